@@ -1,0 +1,100 @@
+//! Command-line arguments, with k6's flag names.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// rk6: a load-testing engine that runs k6 scripts.
+#[derive(Debug, Parser)]
+#[command(name = "rk6", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// rk6's commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a k6 test script.
+    Run(RunArgs),
+    /// Start the built-in demo shop on 127.0.0.1 and run examples/journey.js against it.
+    Demo(DemoArgs),
+    /// Print the version.
+    Version,
+}
+
+/// Flags of `rk6 run` (k6 names; only those rk6 implements are accepted).
+#[derive(Debug, Clone, Args, Default)]
+pub struct RunArgs {
+    /// Path of the script to run.
+    pub script: PathBuf,
+    /// Number of virtual users.
+    #[arg(short = 'u', long = "vus")]
+    pub vus: Option<i64>,
+    /// Test duration (e.g. 30s, 1m30s).
+    #[arg(short = 'd', long = "duration")]
+    pub duration: Option<String>,
+    /// Total iterations shared among the VUs.
+    #[arg(short = 'i', long = "iterations")]
+    pub iterations: Option<i64>,
+    /// Set an __ENV variable (KEY=VALUE); repeatable.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Add a tag to every sample (KEY=VALUE); repeatable.
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+    /// Hide the banner and the progress lines.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Show debug logs (including console.debug).
+    #[arg(short = 'v', long = "verbose")]
+    pub verbose: bool,
+    /// Write the end-of-test summary as JSON (k6's legacy export format).
+    #[arg(long = "summary-export", value_name = "FILE")]
+    pub summary_export: Option<PathBuf>,
+    /// Summary layout: compact or full.
+    #[arg(long = "summary-mode", value_name = "MODE")]
+    pub summary_mode: Option<String>,
+    /// Skip TLS certificate verification.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Do not print the end-of-test summary (also skips handleSummary and --summary-export).
+    #[arg(long = "no-summary")]
+    pub no_summary: bool,
+    /// Do not evaluate thresholds.
+    #[arg(long = "no-thresholds")]
+    pub no_thresholds: bool,
+    /// Do not run setup().
+    #[arg(long = "no-setup")]
+    pub no_setup: bool,
+    /// Do not run teardown().
+    #[arg(long = "no-teardown")]
+    pub no_teardown: bool,
+    /// Disable colours.
+    #[arg(long = "no-color")]
+    pub no_color: bool,
+    /// Include the system environment in __ENV.
+    #[arg(long = "include-system-env-vars", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub include_system_env_vars: bool,
+    /// Maximum redirects to follow.
+    #[arg(long = "max-redirects")]
+    pub max_redirects: Option<i64>,
+    /// User-Agent header to send.
+    #[arg(long = "user-agent")]
+    pub user_agent: Option<String>,
+}
+
+/// Flags of `rk6 demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Port of the demo shop on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Only serve the shop (until Ctrl+C) instead of running the journey.
+    #[arg(long)]
+    pub serve_only: bool,
+    /// Hide the banner and the progress lines.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}

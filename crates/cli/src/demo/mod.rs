@@ -1,0 +1,48 @@
+//! Built-in demo target for `rk6 demo`: a tiny in-memory "shop" HTTP API, and the journey
+//! script that exercises it.
+
+mod shop;
+
+pub use shop::serve;
+
+use crate::args::{DemoArgs, RunArgs};
+use crate::exit::ExitCode;
+
+/// The demo journey, embedded so `rk6 demo` works from any directory.
+const JOURNEY: &str = include_str!("../../../../examples/journey.js");
+
+/// Starts the shop on 127.0.0.1 and runs the journey against it (or only serves).
+pub fn run(args: DemoArgs) -> ExitCode {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("tokio runtime");
+    let listener = match rt.block_on(tokio::net::TcpListener::bind(("127.0.0.1", args.port))) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("rk6 demo: cannot listen on 127.0.0.1:{}: {e}", args.port);
+            return ExitCode::InvalidConfig;
+        }
+    };
+    let addr = listener.local_addr().expect("bound address");
+    let server = rt.spawn(serve(listener));
+    if args.serve_only {
+        println!("demo shop listening on http://{addr} (Ctrl+C to stop)");
+        let _ = rt.block_on(tokio::signal::ctrl_c());
+        return ExitCode::Success;
+    }
+    let dir = std::env::temp_dir().join(format!("rk6-demo-{}", std::process::id()));
+    let script = dir.join("journey.js");
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&script, JOURNEY)) {
+        eprintln!("rk6 demo: cannot write {}: {e}", script.display());
+        return ExitCode::ScriptException;
+    }
+    println!("demo shop listening on http://{addr}; running examples/journey.js against it");
+    let code = crate::run::run(RunArgs {
+        script,
+        env: vec![format!("BASE_URL=http://{addr}")],
+        quiet: args.quiet,
+        include_system_env_vars: true,
+        ..Default::default()
+    });
+    server.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+    code
+}

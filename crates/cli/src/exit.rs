@@ -1,0 +1,19 @@
+//! k6's process exit codes.
+
+/// Exit codes with k6's numbers, so CI pipelines written for k6 work unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ExitCode {
+    /// The test ran; failed checks and iteration errors do not change this.
+    Success = 0,
+    /// A threshold failed.
+    ThresholdsFailed = 99,
+    /// Options or scenarios are invalid.
+    InvalidConfig = 104,
+    /// Stopped by SIGINT/SIGTERM.
+    ExternalAbort = 105,
+    /// The script failed to load, or init/setup threw.
+    ScriptException = 107,
+    /// `exec.test.abort()`.
+    ScriptAborted = 108,
+}

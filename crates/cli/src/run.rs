@@ -1,0 +1,366 @@
+//! `rk6 run`: the whole test, from script to summary and exit code.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use rk6_js::log::{Level, Logger};
+use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
+use rk6_metrics::{builtin, Aggregator, Registry, Sample, TagSet, ThresholdSet};
+use rk6_output::{render_text, summary_export, handle_summary_data, SummaryMode, TextOptions};
+use rk6_scheduler::{scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario, ThreadPool};
+use serde_json::{Map, Value};
+
+use crate::args::RunArgs;
+use crate::collector::Collector;
+use crate::exit::ExitCode;
+use crate::options::consolidate;
+
+use crate::progress;
+
+const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(95)"];
+
+/// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
+pub const USER_AGENT: &str = concat!("rk6/", env!("CARGO_PKG_VERSION"));
+
+fn fail(logger: &Logger, code: ExitCode, msg: &str, hint: Option<&str>) -> ExitCode {
+    let fields: Vec<(&str, &str)> = hint.map(|h| vec![("hint", h)]).unwrap_or_default();
+    logger.log(Level::Error, msg, &fields);
+    code
+}
+
+fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
+    match e.kind {
+        ScriptErrorKind::Aborted => fail(logger, ExitCode::ScriptAborted, &e.message, None),
+        _ => fail(logger, ExitCode::ScriptException, &e.message, Some("script exception")),
+    }
+}
+
+/// Runs a test and returns its exit code.
+pub fn run(args: RunArgs) -> ExitCode {
+    let logger = Logger { verbose: args.verbose };
+    let mut env: BTreeMap<String, String> =
+        if args.include_system_env_vars { std::env::vars().collect() } else { BTreeMap::new() };
+    for kv in &args.env {
+        match kv.split_once('=') {
+            Some((k, v)) => env.insert(k.to_string(), v.to_string()),
+            None => return fail(&logger, ExitCode::InvalidConfig, &format!("invalid -e/--env value \"{kv}\": expected KEY=VALUE"), None),
+        };
+    }
+    let program = match Program::load(&args.script, env) {
+        Ok(p) => p,
+        Err(e) => return script_failure(&logger, &e),
+    };
+    let registry = Arc::new(Registry::new());
+    let init = match read_init(program.clone(), registry.clone(), logger) {
+        Ok(i) => i,
+        Err(e) => return script_failure(&logger, &e),
+    };
+    for key in crate::options::unknown_keys(&init.options) {
+        logger.log(
+            Level::Warning,
+            "There were unknown fields in the options exported in the script",
+            &[("error", &format!("json: unknown field \"{key}\""))],
+        );
+    }
+    let consolidated = match consolidate(&init.options, &args, |k| std::env::var(k).ok()) {
+        Ok(c) => c,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
+    for w in &consolidated.warnings {
+        logger.log(Level::Warning, w, &[]);
+    }
+    let options = consolidated.options;
+    let scenarios: Vec<Arc<Scenario>> = match scenarios_from_options(&options) {
+        Ok(s) => s.into_iter().map(Arc::new).collect(),
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
+    };
+    for s in &scenarios {
+        if !init.functions.iter().any(|f| f == &s.exec) {
+            let msg = if s.exec == "default" {
+                "no exported default function found; export a default function or set `exec` on each scenario".to_string()
+            } else {
+                format!("executor {}: function '{}' not found in exports", s.name, s.exec)
+            };
+            return fail(&logger, ExitCode::InvalidConfig, &msg, None);
+        }
+    }
+    let thresholds = if args.no_thresholds {
+        ThresholdSet::parse(&Value::Null, &registry)
+    } else {
+        ThresholdSet::parse(options.get("thresholds").unwrap_or(&Value::Null), &registry)
+    };
+    let thresholds = match thresholds {
+        Ok(t) => t,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.to_string(), None),
+    };
+    let trend_stats: Vec<String> = match options.get("summaryTrendStats").and_then(Value::as_array) {
+        Some(a) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        None => DEFAULT_TREND_STATS.iter().map(|s| s.to_string()).collect(),
+    };
+    for s in &trend_stats {
+        if rk6_metrics::Stat::parse_trend_stat(s).is_none() {
+            return fail(&logger, ExitCode::InvalidConfig, &format!("invalid summaryTrendStats value \"{s}\""), None);
+        }
+    }
+    let summary_mode = match args.summary_mode.as_deref().or(options.get("summaryMode").and_then(Value::as_str)) {
+        None | Some("compact") => SummaryMode::Compact,
+        Some("full") => SummaryMode::Full,
+        Some(other) => {
+            return fail(&logger, ExitCode::InvalidConfig, &format!("invalid --summary-mode \"{other}\": rk6 supports compact and full"), None)
+        }
+    };
+    let time_unit = options.get("summaryTimeUnit").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+
+    let abort = CancellationToken::new();
+    let started = Instant::now();
+    let collector = Collector::start(Aggregator::new(registry.clone(), thresholds), started, abort.clone());
+    let shared = Arc::new(Shared {
+        program: program.clone(),
+        registry: registry.clone(),
+        samples: collector.sender(),
+        http: Arc::new(http_config(&options)),
+        tags: string_map(options.get("tags")),
+        no_cookies_reset: options.get("noCookiesReset").and_then(Value::as_bool).unwrap_or(false),
+        no_vu_connection_reuse: options.get("noVUConnectionReuse").and_then(Value::as_bool).unwrap_or(false),
+        logger,
+        setup_data: OnceLock::new(),
+    });
+
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("tokio runtime");
+    let outcome = rt.block_on(execute(&args, &logger, shared.clone(), &scenarios, abort.clone(), started));
+    let (aggregator, threshold_abort) = {
+        drop(shared);
+        collector.finish()
+    };
+    let mut aggregator = aggregator;
+    let outcome = match outcome {
+        Ok(end) => end,
+        Err(code) => return code,
+    };
+    let elapsed = outcome.elapsed;
+    let verdict = aggregator.evaluate(elapsed);
+    let data = aggregator.summary(elapsed, &trend_stats);
+
+    if !args.no_summary {
+        let mut printed = false;
+        if let Some(lifecycle) = &outcome.lifecycle {
+            let json = handle_summary_data(
+                &data,
+                &trend_stats,
+                time_unit.as_deref(),
+                args.no_color,
+                std::io::stdout().is_terminal(),
+                std::io::stderr().is_terminal(),
+                shared_setup_json(&outcome.setup_data),
+            );
+            match rt.block_on(lifecycle.handle_summary(json)) {
+                Ok(Some(outputs)) => {
+                    printed = true;
+                    write_outputs(&logger, outputs);
+                }
+                Ok(None) => {}
+                Err(e) => logger.log(Level::Error, &format!("handleSummary() failed: {}", e.message), &[]),
+            }
+        }
+        if !printed {
+            let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+            let text = render_text(&data, &TextOptions { mode: summary_mode, color, time_unit: time_unit.clone() });
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        }
+        if let Some(path) = &args.summary_export {
+            let json = serde_json::to_string_pretty(&summary_export(&data)).unwrap_or_default();
+            if let Err(e) = std::fs::write(path, json) {
+                logger.log(Level::Error, &format!("cannot write the summary export {}: {e}", path.display()), &[]);
+            }
+        }
+    }
+    drop(outcome.lifecycle);
+
+    if verdict.failed {
+        let names = verdict.crossed.join("', '");
+        if threshold_abort {
+            logger.log(Level::Error, &format!("thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"), &[]);
+        } else {
+            logger.log(Level::Error, &format!("thresholds on metrics '{names}' have been crossed"), &[]);
+        }
+    }
+    match outcome.end {
+        _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
+        RunEnd::Aborted => ExitCode::ScriptAborted,
+        RunEnd::Stopped => ExitCode::ExternalAbort,
+        RunEnd::Finished => ExitCode::Success,
+    }
+}
+
+fn shared_setup_json(text: &Option<String>) -> Option<Value> {
+    text.as_deref().and_then(|t| serde_json::from_str(t).ok())
+}
+
+fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
+    for (target, bytes) in outputs {
+        let result = match target.as_str() {
+            "stdout" => std::io::stdout().write_all(&bytes),
+            "stderr" => std::io::stderr().write_all(&bytes),
+            path => std::fs::write(path, &bytes),
+        };
+        if let Err(e) = result {
+            logger.log(Level::Error, &format!("handleSummary() output {target}: {e}"), &[]);
+        }
+    }
+}
+
+fn string_map(v: Option<&Value>) -> Vec<(String, String)> {
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect())
+        .unwrap_or_default()
+}
+
+fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
+    let mut c = rk6_http::ClientConfig::default();
+    c.insecure_skip_tls_verify = options.get("insecureSkipTLSVerify").and_then(Value::as_bool).unwrap_or(false);
+    c.user_agent = match options.get("userAgent") {
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => Some(USER_AGENT.to_string()),
+    };
+    if let Some(n) = options.get("maxRedirects").and_then(Value::as_u64) {
+        c.max_redirects = n as u32;
+    }
+    c.no_connection_reuse = options.get("noConnectionReuse").and_then(Value::as_bool).unwrap_or(false);
+    c
+}
+
+/// What the run phase leaves for the summary phase.
+struct Outcome {
+    end: RunEnd,
+    elapsed: Duration,
+    lifecycle: Option<Lifecycle>,
+    setup_data: Option<String>,
+}
+
+async fn execute(
+    args: &RunArgs,
+    logger: &Logger,
+    shared: Arc<Shared>,
+    scenarios: &[Arc<Scenario>],
+    abort: CancellationToken,
+    started: Instant,
+) -> Result<Outcome, ExitCode> {
+    let max_vus = total_vus(scenarios);
+    if !args.quiet {
+        let script = args.script.display().to_string();
+        print!("{}", progress::banner(&script, scenarios, max_vus));
+        let _ = std::io::stdout().flush();
+    }
+    let lifecycle = match Lifecycle::start(shared.clone()) {
+        Ok(l) => l,
+        Err(e) => return Err(script_failure(logger, &e)),
+    };
+    let setup_data = if args.no_setup {
+        None
+    } else {
+        match lifecycle.setup().await {
+            Ok(d) => d,
+            Err(e) => return Err(script_failure(logger, &e)),
+        }
+    };
+    let _ = shared.setup_data.set(setup_data.clone());
+    let pool = match ThreadPool::start(Arc::new(JsVuFactory::new(shared.clone())), max_vus).await {
+        Ok(p) => p,
+        Err(e) => return Err(fail(logger, ExitCode::ScriptException, &e, Some("script exception"))),
+    };
+    let state = ExecutionState::new(scenarios);
+    state.vus_max.store(max_vus, Ordering::Relaxed);
+
+    let stop = CancellationToken::new();
+    let signals = tokio::spawn(watch_signals(stop.clone(), logger.to_owned()));
+    let stop_on_abort = {
+        let (stop, abort) = (stop.clone(), abort.clone());
+        tokio::spawn(async move {
+            abort.cancelled().await;
+            stop.cancel();
+        })
+    };
+    let ticker = tokio::spawn(tick(state.clone(), shared.clone(), args.quiet, started));
+    let run_start = Instant::now();
+    let end = rk6_scheduler::run(scenarios, &pool, state.clone(), stop.clone()).await;
+    ticker.abort();
+    signals.abort();
+    stop_on_abort.abort();
+    let elapsed = run_start.elapsed();
+    if !args.quiet {
+        print!("{}", progress::snapshot(&state, elapsed));
+        let _ = std::io::stdout().flush();
+    }
+    emit_final(&state, &shared, max_vus);
+    pool.shutdown();
+    if !args.no_teardown {
+        if let Err(e) = lifecycle.teardown().await {
+            logger.log(Level::Error, &e.message, &[("hint", "script exception")]);
+        }
+    }
+    let end = if abort.is_cancelled() && end == RunEnd::Stopped { RunEnd::Finished } else { end };
+    Ok(Outcome { end, elapsed: started.elapsed(), lifecycle: Some(lifecycle), setup_data })
+}
+
+/// Gauges `vus`/`vus_max` once per second, and the progress lines.
+async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, quiet: bool, started: Instant) {
+    let mut interval = tokio::time::interval(Duration::from_secs(1));
+    interval.tick().await;
+    loop {
+        interval.tick().await;
+        let now = SystemTime::now();
+        let empty = TagSet::default();
+        let batch = vec![
+            Sample { metric: builtin::VUS, tags: empty.clone(), value: state.active_vus() as f64, time: now },
+            Sample { metric: builtin::VUS_MAX, tags: empty, value: state.vus_max.load(Ordering::Relaxed) as f64, time: now },
+        ];
+        let _ = shared.samples.send(batch);
+        if !quiet {
+            print!("{}", progress::snapshot(&state, started.elapsed()));
+            let _ = std::io::stdout().flush();
+        }
+    }
+}
+
+fn emit_final(state: &ExecutionState, shared: &Shared, _max_vus: u64) {
+    let now = SystemTime::now();
+    let mut batch = Vec::new();
+    for s in &state.scenarios {
+        let dropped = s.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
+            batch.push(Sample { metric: builtin::DROPPED_ITERATIONS, tags, value: dropped as f64, time: now });
+        }
+    }
+    if !batch.is_empty() {
+        let _ = shared.samples.send(batch);
+    }
+}
+
+/// First SIGINT/SIGTERM: stop gracefully. Second: exit at once.
+async fn watch_signals(stop: CancellationToken, logger: Logger) {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let next = async {
+        #[cfg(unix)]
+        {
+            if let Some(t) = term.as_mut() {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = t.recv() => {}
+                }
+                return;
+            }
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    next.await;
+    logger.log(Level::Warning, "Stopping the test (press Ctrl+C again to stop at once)", &[]);
+    stop.cancel();
+    let _ = tokio::signal::ctrl_c().await;
+    std::process::exit(ExitCode::ExternalAbort as i32);
+}

@@ -1,0 +1,130 @@
+//! Opening a connection: DNS, TCP connect, TLS handshake, hyper handshake.
+//!
+//! Each step is timed separately into [`Progress`] as soon as it completes, so a request
+//! that times out mid-connect still reports the phases it got through.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Instant;
+
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::pki_types::ServerName;
+use tokio::net::TcpStream;
+use url::Host;
+
+use crate::dns::DnsCache;
+use crate::error::{self, HttpError};
+use crate::phases::Progress;
+use crate::pool::{Conn, PoolKey, Sender};
+use crate::timing_io::{IoStats, MeteredIo, Role};
+use crate::tls;
+
+/// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
+pub(crate) async fn connect(
+    key: &PoolKey,
+    dns: &mut DnsCache,
+    tls_config: &Arc<rustls::ClientConfig>,
+    progress: &mut Progress,
+) -> Result<Conn, HttpError> {
+    let host = Host::parse(&key.host)
+        .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid host {:?}: {e}", key.host)))?;
+    let ip = match &host {
+        Host::Ipv4(ip) => IpAddr::V4(*ip),
+        Host::Ipv6(ip) => IpAddr::V6(*ip),
+        Host::Domain(name) => {
+            let t0 = Instant::now();
+            let res = dns.resolve(name, key.port).await;
+            progress.looking_up = t0.elapsed();
+            res?
+        }
+    };
+    let addr = SocketAddr::new(ip, key.port);
+
+    let t0 = Instant::now();
+    let tcp = TcpStream::connect(addr).await;
+    progress.connecting = t0.elapsed();
+    let tcp = tcp.map_err(|e| error::from_dial(&e))?;
+    // Go's dialer disables Nagle; small request heads must not wait for ACKs.
+    let _ = tcp.set_nodelay(true);
+
+    let stats = IoStats::new();
+    if !key.https {
+        let io = MeteredIo::new(tcp, stats.clone(), Role::Both);
+        return handshake_h1(io, stats, "", addr).await;
+    }
+
+    let server_name = match host {
+        Host::Ipv4(ip) => ServerName::IpAddress(IpAddr::V4(ip).into()),
+        Host::Ipv6(ip) => ServerName::IpAddress(IpAddr::V6(ip).into()),
+        Host::Domain(name) => ServerName::try_from(name.to_owned())
+            .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid host {name:?}: {e}")))?,
+    };
+    let counted = MeteredIo::new(tcp, stats.clone(), Role::Count);
+    let t0 = Instant::now();
+    let tls_stream = tokio_rustls::TlsConnector::from(tls_config.clone())
+        .connect(server_name, counted)
+        .await;
+    progress.tls_handshaking = t0.elapsed();
+    let tls_stream = tls_stream.map_err(|e| error::from_tls(&key.host, &e))?;
+    let (_, session) = tls_stream.get_ref();
+    let version = tls::version_name(session.protocol_version());
+    let h2 = session.alpn_protocol() == Some(b"h2");
+    let io = MeteredIo::new(tls_stream, stats.clone(), Role::Time);
+    if h2 {
+        handshake_h2(io, stats, version, addr).await
+    } else {
+        handshake_h1(io, stats, version, addr).await
+    }
+}
+
+async fn handshake_h1<S>(
+    io: MeteredIo<S>,
+    stats: Arc<IoStats>,
+    tls_version: &'static str,
+    remote_addr: SocketAddr,
+) -> Result<Conn, HttpError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::Builder::new()
+        // Real servers send these; Go tolerates them, so a load test should too.
+        .allow_spaces_after_header_name_in_responses(true)
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| error::from_hyper(&e, error::Side::Write))?;
+    tokio::spawn(async move {
+        // Errors surface through the SendRequest; the driver only has to run.
+        let _ = conn.await;
+    });
+    Ok(Conn {
+        sender: Sender::H1(sender),
+        stats,
+        tls_version,
+        remote_addr,
+    })
+}
+
+async fn handshake_h2<S>(
+    io: MeteredIo<S>,
+    stats: Arc<IoStats>,
+    tls_version: &'static str,
+    remote_addr: SocketAddr,
+) -> Result<Conn, HttpError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| error::from_hyper(&e, error::Side::Write))?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(Conn {
+        sender: Sender::H2(sender),
+        stats,
+        tls_version,
+        remote_addr,
+    })
+}

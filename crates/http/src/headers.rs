@@ -1,0 +1,231 @@
+//! Request header assembly and response header presentation.
+
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http_body_util::Full;
+use url::{Position, Url};
+
+use crate::error::{self, HttpError};
+use crate::redirect::HopRequest;
+
+/// What besides the hop itself shapes the request headers.
+pub(crate) struct HeaderInputs<'a> {
+    pub(crate) user_agent: Option<&'a str>,
+    pub(crate) jar_cookies: Vec<(String, String)>,
+    pub(crate) request_cookies: &'a [(String, String)],
+    /// `noConnectionReuse`: ask the server to close, as Go's `DisableKeepAlives` does.
+    pub(crate) close: bool,
+}
+
+/// Builds the hyper request for one hop on an HTTP/1 (`h2 == false`) or HTTP/2 connection.
+pub(crate) fn build_request(
+    hop: &HopRequest,
+    h2: bool,
+    inputs: HeaderInputs<'_>,
+) -> Result<http::Request<Full<Bytes>>, HttpError> {
+    let url = &hop.url;
+    let mut map = HeaderMap::with_capacity(hop.headers.len() + 4);
+    let mut host = host_header(url);
+    let mut has_ua = false;
+    let mut has_len = false;
+    let mut has_auth = false;
+    let mut user_cookie: Option<&str> = None;
+    for (k, v) in &hop.headers {
+        if k.eq_ignore_ascii_case("host") {
+            host.clone_from(v);
+            continue;
+        }
+        if k.eq_ignore_ascii_case("cookie") {
+            user_cookie = Some(v);
+            continue;
+        }
+        has_ua |= k.eq_ignore_ascii_case("user-agent");
+        has_len |= k.eq_ignore_ascii_case("content-length");
+        has_auth |= k.eq_ignore_ascii_case("authorization");
+        map.append(name(k)?, value(k, v)?);
+    }
+    if !h2 {
+        // hyper's low-level client adds no Host; HTTP/2 carries it as :authority instead.
+        map.insert(http::header::HOST, value("Host", &host)?);
+    }
+    if let (Some(ua), false) = (inputs.user_agent, has_ua) {
+        map.insert(http::header::USER_AGENT, value("User-Agent", ua)?);
+    }
+    // Go sends Content-Length: 0 for body-less POST/PUT/PATCH and omits it otherwise.
+    let wants_zero = matches!(hop.method.as_str(), "POST" | "PUT" | "PATCH");
+    if !has_len && (!hop.body.is_empty() || wants_zero) {
+        map.insert(http::header::CONTENT_LENGTH, HeaderValue::from(hop.body.len()));
+    }
+    if !has_auth && !url.username().is_empty() {
+        let user = percent_decode(url.username());
+        let pass = url.password().map(percent_decode).unwrap_or_default();
+        let v = format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()));
+        map.insert(http::header::AUTHORIZATION, value("Authorization", &v)?);
+    }
+    // Order as Go builds it: the user's Cookie header, request-scoped cookies, then the jar.
+    let mut cookie = String::new();
+    let mut add = |segment: &str| {
+        if !segment.is_empty() {
+            if !cookie.is_empty() {
+                cookie.push_str("; ");
+            }
+            cookie.push_str(segment);
+        }
+    };
+    if hop.sensitive {
+        add(user_cookie.unwrap_or_default());
+        for (n, v) in inputs.request_cookies {
+            add(&format!("{n}={v}"));
+        }
+    }
+    for (n, v) in &inputs.jar_cookies {
+        add(&format!("{n}={v}"));
+    }
+    if !cookie.is_empty() {
+        map.insert(http::header::COOKIE, value("Cookie", &cookie)?);
+    }
+    if inputs.close && !h2 {
+        map.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    }
+
+    let uri = if h2 {
+        format!("{}://{}{}", url.scheme(), host, path_and_query(url))
+    } else {
+        path_and_query(url).to_owned()
+    };
+    let mut builder = http::Request::builder().method(hop.method.clone()).uri(uri);
+    if h2 {
+        builder = builder.version(http::Version::HTTP_2);
+    }
+    let mut req = builder
+        .body(Full::new(hop.body.clone()))
+        .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid request: {e}")))?;
+    *req.headers_mut() = map;
+    Ok(req)
+}
+
+fn path_and_query(url: &Url) -> &str {
+    let p = &url[Position::BeforePath..Position::AfterQuery];
+    if p.is_empty() {
+        "/"
+    } else {
+        p
+    }
+}
+
+/// `host[:port]` with the port only when it is not the scheme default.
+fn host_header(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    }
+}
+
+fn name(k: &str) -> Result<HeaderName, HttpError> {
+    HeaderName::from_bytes(k.as_bytes())
+        .map_err(|_| HttpError::new(error::GENERIC, format!("net/http: invalid header field name {k:?}")))
+}
+
+fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
+    HeaderValue::from_str(v).map_err(|_| {
+        HttpError::new(error::GENERIC, format!("net/http: invalid header field value for {k:?}"))
+    })
+}
+
+/// Response headers as k6 shows them: canonical names, repeated values joined with ", ".
+pub(crate) fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(map.keys_len());
+    for key in map.keys() {
+        let mut joined = String::new();
+        for v in map.get_all(key) {
+            if !joined.is_empty() {
+                joined.push_str(", ");
+            }
+            joined.push_str(&String::from_utf8_lossy(v.as_bytes()));
+        }
+        out.push((canonical(key.as_str()), joined));
+    }
+    out
+}
+
+/// Request headers as sent, canonical names, one entry per value.
+pub(crate) fn request_headers(map: &HeaderMap) -> Vec<(String, String)> {
+    map.iter()
+        .map(|(k, v)| (canonical(k.as_str()), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect()
+}
+
+/// Go's `CanonicalMIMEHeaderKey`: `content-type` → `Content-Type`; names with bytes outside
+/// the token set are returned unchanged.
+pub fn canonical(name: &str) -> String {
+    let is_token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if !name.bytes().all(is_token) {
+        return name.to_owned();
+    }
+    let mut upper = true;
+    name.bytes()
+        .map(|b| {
+            let c = if upper { b.to_ascii_uppercase() } else { b.to_ascii_lowercase() };
+            upper = b == b'-';
+            c as char
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn base64(input: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(T[(n >> shift & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(canonical("content-type"), "Content-Type");
+        assert_eq!(canonical("x-FOO-bar"), "X-Foo-Bar");
+        assert_eq!(canonical("bad name"), "bad name");
+    }
+
+    #[test]
+    fn basic_auth_encoding() {
+        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
+        assert_eq!(base64(b"a"), "YQ==");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(percent_decode("a%40b%"), "a@b%");
+    }
+}

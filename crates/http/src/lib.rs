@@ -1,0 +1,232 @@
+//! rk6-http: the HTTP client behind rk6's `k6/http`, with k6's timing phases, per-VU
+//! connection pool and cookie jar, and k6's error codes.
+//!
+//! The crate knows nothing of JavaScript or metrics. One [`Client`] belongs to one VU; it
+//! sends one [`Request`] at a time and returns a [`Response`] that carries, besides the
+//! final answer, one [`Hop`] per request actually put on the wire (redirect hops first).
+//! Each hop has its own [`Timings`], byte counts and error code, which is what the caller
+//! needs to emit k6's `http_req_*`, `data_sent` and `data_received` samples.
+//!
+//! # Phase model
+//!
+//! The client owns the connect path and the pool (hyper's low-level `client::conn` API, not
+//! a pooled client), and every socket is wrapped in an observing I/O layer
+//! (`timing_io`). That makes every phase boundary an instant the crate sees directly:
+//!
+//! | phase | from | to |
+//! |---|---|---|
+//! | `blocked` | asking the pool for a connection | holding one (a new connection includes DNS, TCP and TLS) |
+//! | `looking_up` | DNS query start | answer (0 for IP literals, cache hits and reused connections) |
+//! | `connecting` | TCP connect start | established (0 when reused) |
+//! | `tls_handshaking` | TLS handshake start | finished (0 when reused or plain HTTP) |
+//! | `sending` | holding the connection | last write of the request completed |
+//! | `waiting` | request written | first byte of the response head |
+//! | `receiving` | first response byte | body fully read |
+//!
+//! `duration = sending + waiting + receiving`, as in k6. On HTTP/2 the first response byte
+//! is taken when hyper hands over the parsed head, because connection-level frames make
+//! "first byte read" meaningless there.
+//!
+//! A request that fails or times out still yields a hop with the phases it reached; the
+//! phase that was running is closed at the moment of failure.
+//!
+//! # Errors
+//!
+//! [`Client::send`] never returns `Err` and never panics: transport failures become
+//! [`Response::error`] with k6's code ([`error`] lists them). HTTP 4xx/5xx statuses are not
+//! errors, but [`Response::error_code`] and [`Hop::error_code`] carry `1000 + status` as k6
+//! tags them.
+
+mod client;
+mod connect;
+mod cookies;
+mod decode;
+mod dns;
+pub mod error;
+mod headers;
+mod phases;
+mod pool;
+mod redirect;
+mod timing_io;
+mod tls;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use url::Url;
+
+pub use client::Client;
+pub use cookies::CookieJar;
+pub use error::HttpError;
+pub use headers::canonical as canonical_header_name;
+pub use tls::TlsCache;
+
+/// Settings shared by all VUs of a test (wrap in an `Arc`).
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Accept any server certificate (`insecureSkipTLSVerify`).
+    pub insecure_skip_tls_verify: bool,
+    /// Default `User-Agent`; `None` sends none. A user-set header always wins.
+    pub user_agent: Option<String>,
+    /// Redirects followed before the 3xx itself is returned (`maxRedirects`, default 10).
+    pub max_redirects: u32,
+    /// Default per-request timeout covering redirects and body (default 60 s).
+    pub timeout: Duration,
+    /// Never keep connections alive (`noConnectionReuse`).
+    pub no_connection_reuse: bool,
+    /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
+    pub extra_root_certs_pem: Vec<Vec<u8>>,
+    /// The rustls config built from the fields above on first use; leave at default.
+    pub tls_cache: TlsCache,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            insecure_skip_tls_verify: false,
+            user_agent: None,
+            max_redirects: 10,
+            timeout: Duration::from_secs(60),
+            no_connection_reuse: false,
+            extra_root_certs_pem: Vec::new(),
+            tls_cache: TlsCache::default(),
+        }
+    }
+}
+
+/// One request as the script asked for it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// HTTP method.
+    pub method: http::Method,
+    /// Target URL (`http` or `https`).
+    pub url: Url,
+    /// User headers as given; `Host` here overrides the URL's host.
+    pub headers: Vec<(String, String)>,
+    /// Request body; empty means none.
+    pub body: Bytes,
+    /// Overall deadline incl. redirects and body; `None` uses [`ClientConfig::timeout`].
+    pub timeout: Option<Duration>,
+    /// Redirect limit; `None` uses [`ClientConfig::max_redirects`], 0 returns the 3xx.
+    pub max_redirects: Option<u32>,
+    /// Request-scoped cookies, sent after the user's `Cookie` header and before the jar's.
+    pub cookies: Vec<(String, String)>,
+    /// Read and drop the body (its bytes still count) instead of buffering it.
+    pub discard_body: bool,
+}
+
+impl Request {
+    /// A request with no headers, body or overrides.
+    pub fn new(method: http::Method, url: Url) -> Self {
+        Self {
+            method,
+            url,
+            headers: Vec::new(),
+            body: Bytes::new(),
+            timeout: None,
+            max_redirects: None,
+            cookies: Vec::new(),
+            discard_body: false,
+        }
+    }
+
+    /// Shorthand for a GET.
+    pub fn get(url: Url) -> Self {
+        Self::new(http::Method::GET, url)
+    }
+}
+
+/// The outcome of [`Client::send`].
+#[derive(Clone, Debug)]
+pub struct Response {
+    /// HTTP status; 0 when the request failed.
+    pub status: u16,
+    /// k6 style `"200 OK"`; empty on error.
+    pub status_text: String,
+    /// `"HTTP/1.1"`, `"HTTP/2.0"`, `"HTTP/1.0"`, or empty on error.
+    pub proto: &'static str,
+    /// Canonical header names; repeated headers joined with `", "`.
+    pub headers: Vec<(String, String)>,
+    /// Raw `Set-Cookie` values of the final response (joining them loses information).
+    pub set_cookies: Vec<String>,
+    /// Decoded body (gzip/deflate/br/zstd); empty when discarded or on error.
+    pub body: Bytes,
+    /// Final URL after redirects.
+    pub url: Url,
+    /// Peer address of the final hop's connection.
+    pub remote_addr: Option<SocketAddr>,
+    /// `"tls1.3"`, `"tls1.2"`, or empty for plain HTTP.
+    pub tls_version: &'static str,
+    /// Transport failure, timeout or decode failure; `None` for any HTTP status.
+    pub error: Option<HttpError>,
+    /// k6 `error_code`: the error's code, else `1000 + status` for status >= 400, else 0.
+    pub error_code: u32,
+    /// Headers of the final hop's request as sent (canonical names, one entry per value).
+    pub request_headers: Vec<(String, String)>,
+    /// The redirect limit stopped the chain; this is the last 3xx (k6 logs a warning).
+    pub too_many_redirects: bool,
+    /// One entry per request sent, redirect hops first, final last.
+    pub hops: Vec<Hop>,
+}
+
+impl Response {
+    /// First value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Timings of the final hop (what k6 exposes as `res.timings`).
+    pub fn timings(&self) -> Timings {
+        self.hops.last().map(|h| h.timings).unwrap_or_default()
+    }
+}
+
+/// One request on the wire, for per-hop metric samples.
+#[derive(Clone, Debug)]
+pub struct Hop {
+    /// Method sent.
+    pub method: http::Method,
+    /// URL requested.
+    pub url: Url,
+    /// Status received; 0 if none.
+    pub status: u16,
+    /// Protocol of the response (empty if none).
+    pub proto: &'static str,
+    /// Phase durations.
+    pub timings: Timings,
+    /// Wire bytes written (incl. TLS handshake for a new connection).
+    pub bytes_sent: u64,
+    /// Wire bytes read, headers included.
+    pub bytes_received: u64,
+    /// k6 error code; `1000 + status` for status >= 400; 0 = none.
+    pub error_code: u32,
+    /// Error message if the hop failed.
+    pub error: Option<String>,
+    /// TLS version of the connection.
+    pub tls_version: &'static str,
+}
+
+/// k6's request timing phases; see the crate docs for their boundaries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Waiting for a connection (includes DNS, connect and TLS on a new one).
+    pub blocked: Duration,
+    /// DNS lookup.
+    pub looking_up: Duration,
+    /// TCP connect.
+    pub connecting: Duration,
+    /// TLS handshake.
+    pub tls_handshaking: Duration,
+    /// Writing the request.
+    pub sending: Duration,
+    /// Request written → first response byte.
+    pub waiting: Duration,
+    /// First response byte → body complete.
+    pub receiving: Duration,
+    /// `sending + waiting + receiving`.
+    pub duration: Duration,
+}

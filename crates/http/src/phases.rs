@@ -1,0 +1,140 @@
+//! Turns the instants observed during one hop into k6's timing phases.
+//!
+//! ```text
+//! start ─ blocked ─ conn_at ─ sending ─ send_end ─ waiting ─ first_byte ─ receiving ─ body_done
+//!          └ looking_up, connecting, tls_handshaking (new connections only) ┘
+//! ```
+//! A hop that fails or times out part-way gets the phases reached so far, with `now`
+//! closing the phase that was running.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::timing_io::IoStats;
+use crate::Timings;
+
+/// Everything recorded about the hop in flight; survives a timeout that drops the future.
+#[derive(Debug)]
+pub(crate) struct Progress {
+    pub(crate) start: Instant,
+    pub(crate) looking_up: Duration,
+    pub(crate) connecting: Duration,
+    pub(crate) tls_handshaking: Duration,
+    /// When a connection was held.
+    pub(crate) conn_at: Option<Instant>,
+    pub(crate) stats: Option<Arc<IoStats>>,
+    pub(crate) h2: bool,
+    /// Request fully written; fixed when the head arrives.
+    pub(crate) send_end: Option<Instant>,
+    /// First response byte; fixed when the head arrives.
+    pub(crate) first_byte: Option<Instant>,
+    pub(crate) body_done: Option<Instant>,
+    /// Socket byte counters when the connection was taken (0 for a new connection, so
+    /// handshake bytes count towards the hop that opened it).
+    pub(crate) sent_base: u64,
+    pub(crate) recv_base: u64,
+    pub(crate) proto: &'static str,
+    pub(crate) tls_version: &'static str,
+    pub(crate) remote_addr: Option<SocketAddr>,
+    /// Headers of the request as sent on this hop.
+    pub(crate) request_headers: Option<http::HeaderMap>,
+}
+
+impl Progress {
+    pub(crate) fn new() -> Self {
+        Self {
+            start: Instant::now(),
+            looking_up: Duration::ZERO,
+            connecting: Duration::ZERO,
+            tls_handshaking: Duration::ZERO,
+            conn_at: None,
+            stats: None,
+            h2: false,
+            send_end: None,
+            first_byte: None,
+            body_done: None,
+            sent_base: 0,
+            recv_base: 0,
+            proto: "",
+            tls_version: "",
+            remote_addr: None,
+            request_headers: None,
+        }
+    }
+
+    /// Forgets a connection that turned out stale; `start` stays so `blocked` covers the retry.
+    pub(crate) fn reset_connection(&mut self) {
+        let start = self.start;
+        *self = Self::new();
+        self.start = start;
+    }
+
+    /// Fixes `send_end`/`first_byte` when the response head is available.
+    pub(crate) fn head_arrived(&mut self, now: Instant) {
+        let Some(stats) = &self.stats else { return };
+        if self.h2 {
+            // h2 reads SETTINGS/WINDOW_UPDATE frames at any time, so the first byte read is not
+            // the response's; the head future resolving is the best observable instant.
+            self.send_end = stats.last_write();
+            self.first_byte = Some(now);
+        } else {
+            self.first_byte = Some(stats.first_read().unwrap_or(now));
+            self.send_end = stats.write_before_first_read().or_else(|| stats.last_write());
+        }
+    }
+
+    /// Phase durations as of `now`.
+    pub(crate) fn timings(&self, now: Instant) -> Timings {
+        let mut t = Timings {
+            looking_up: self.looking_up,
+            connecting: self.connecting,
+            tls_handshaking: self.tls_handshaking,
+            ..Timings::default()
+        };
+        let Some(conn_at) = self.conn_at else {
+            t.blocked = now.saturating_duration_since(self.start);
+            return t;
+        };
+        t.blocked = conn_at.saturating_duration_since(self.start);
+        let (send_end, first_byte) = if self.first_byte.is_some() {
+            (self.send_end, self.first_byte)
+        } else if let Some(stats) = &self.stats {
+            // No head yet: take what the socket has seen.
+            if self.h2 {
+                (stats.last_write(), None)
+            } else {
+                match stats.first_read() {
+                    Some(fr) => (stats.write_before_first_read(), Some(fr)),
+                    None => (stats.last_write(), None),
+                }
+            }
+        } else {
+            (None, None)
+        };
+        match send_end {
+            None => t.sending = now.saturating_duration_since(conn_at),
+            Some(se) => {
+                t.sending = se.saturating_duration_since(conn_at);
+                let fb = first_byte.unwrap_or(now);
+                t.waiting = fb.saturating_duration_since(se);
+                if let Some(fb) = first_byte {
+                    t.receiving = self.body_done.unwrap_or(now).saturating_duration_since(fb);
+                }
+            }
+        }
+        t.duration = t.sending + t.waiting + t.receiving;
+        t
+    }
+
+    /// Bytes written and read on the socket for this hop.
+    pub(crate) fn bytes(&self) -> (u64, u64) {
+        match &self.stats {
+            Some(s) => (
+                s.bytes_written().saturating_sub(self.sent_base),
+                s.bytes_read().saturating_sub(self.recv_base),
+            ),
+            None => (0, 0),
+        }
+    }
+}

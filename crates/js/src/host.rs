@@ -1,0 +1,95 @@
+//! Per-VU host state, reachable from every native function through the JS context.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use boa_engine::{Context, JsNativeError, JsResult};
+use rk6_http::Client;
+
+use crate::coroutine::{BlockError, Suspender};
+use crate::samples::SampleBuffer;
+use crate::shared::Shared;
+
+/// Where the VU's code is running; some calls are only allowed in some phases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Top-level module code.
+    Init,
+    /// setup(), teardown(), handleSummary() or an iteration.
+    Run,
+}
+
+/// The scenario an iteration belongs to, as its samples are tagged.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScenarioTags {
+    pub(crate) name: String,
+    pub(crate) tags: Vec<(String, String)>,
+}
+
+/// Everything a VU's natives need besides the JS context itself.
+pub(crate) struct Host {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) suspender: RefCell<Option<Rc<Suspender>>>,
+    pub(crate) phase: Cell<Phase>,
+    pub(crate) http: RefCell<Client>,
+    pub(crate) samples: RefCell<SampleBuffer>,
+    /// Current group path: "" at the root, "::a::b" inside nested groups.
+    pub(crate) group: RefCell<String>,
+    pub(crate) scenario: RefCell<ScenarioTags>,
+    pub(crate) data_sent: Cell<u64>,
+    pub(crate) data_received: Cell<u64>,
+    /// State of the seeded `Math.random` (`randomSeed`).
+    pub(crate) rng: Cell<u64>,
+    /// Prototype of response objects, made on first use.
+    pub(crate) response_proto: RefCell<Option<boa_engine::JsObject>>,
+}
+
+impl Host {
+    pub(crate) fn new(shared: Arc<Shared>) -> Rc<Host> {
+        let http = Client::new(shared.http.clone());
+        Rc::new(Host {
+            shared,
+            suspender: RefCell::new(None),
+            phase: Cell::new(Phase::Init),
+            http: RefCell::new(http),
+            samples: RefCell::default(),
+            group: RefCell::default(),
+            scenario: RefCell::default(),
+            data_sent: Cell::new(0),
+            data_received: Cell::new(0),
+            rng: Cell::new(0),
+            response_proto: RefCell::new(None),
+        })
+    }
+
+    /// The host of the VU that owns `ctx`.
+    pub(crate) fn of(ctx: &Context) -> Rc<Host> {
+        ctx.get_data::<Rc<Host>>().expect("every rk6 context has a host").clone()
+    }
+
+    /// Waits for `fut` from synchronous JS, suspending only this VU. `what` names the call
+    /// for the error thrown in the init context.
+    pub(crate) fn block_on<F: std::future::Future>(&self, what: &str, fut: F) -> JsResult<F::Output> {
+        let suspender = self.suspender.borrow().clone();
+        let result = match suspender {
+            Some(s) if self.phase.get() == Phase::Run => s.block_on(fut),
+            _ => Err(BlockError::NotInCoroutine),
+        };
+        match result {
+            Ok(v) => Ok(v),
+            Err(BlockError::Interrupted) => Err(crate::runtime::interrupted_error()),
+            Err(BlockError::NotInCoroutine) => Err(JsNativeError::error()
+                .with_message(format!("{what} is not supported in the init context"))
+                .into()),
+        }
+    }
+
+    /// Fails with an uncatchable error if the current iteration was interrupted.
+    pub(crate) fn check_interrupted(&self) -> JsResult<()> {
+        match &*self.suspender.borrow() {
+            Some(s) if s.is_interrupted() => Err(crate::runtime::interrupted_error()),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Log lines in k6's logfmt-like format:
+//! `time="2026-11-30T01:48:26Z" level=info msg="hello" source=console`.
+
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Severity of a log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Shown only with `-v`.
+    Debug,
+    /// `console.log` / `console.info`.
+    Info,
+    /// `console.warn`, failed requests.
+    Warning,
+    /// `console.error`, exceptions.
+    Error,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// Where log lines go; shared by all VUs of a test.
+#[derive(Debug, Clone, Copy)]
+pub struct Logger {
+    /// Whether debug lines are printed (`-v`).
+    pub verbose: bool,
+}
+
+impl Logger {
+    /// Writes one line to stderr with extra `key=value` fields after `msg`.
+    pub fn log(&self, level: Level, msg: &str, fields: &[(&str, &str)]) {
+        if level == Level::Debug && !self.verbose {
+            return;
+        }
+        let line = format_line(SystemTime::now(), level, msg, fields);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+/// Formats one log line (with its trailing newline).
+pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &str)]) -> String {
+    let mut line = format!("time=\"{}\" level={} msg={}", rfc3339(time), level.as_str(), quote(msg));
+    for (k, v) in fields {
+        line.push(' ');
+        line.push_str(k);
+        line.push('=');
+        line.push_str(&quote(v));
+    }
+    line.push('\n');
+    line
+}
+
+/// Quotes a logfmt value when it holds anything but plain word characters, escaping like
+/// Go's `strconv.Quote`.
+fn quote(v: &str) -> String {
+    let plain = !v.is_empty()
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
+    if plain {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// UTC time as `2026-11-30T01:48:26Z`.
+pub fn rfc3339(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn formats_like_k6() {
+        let t = UNIX_EPOCH + Duration::from_secs(1_796_003_369);
+        assert_eq!(rfc3339(t), "2026-11-30T01:49:29Z");
+        let line = format_line(t, Level::Info, "hello world", &[("source", "console")]);
+        assert_eq!(line, "time=\"2026-11-30T01:49:29Z\" level=info msg=\"hello world\" source=console\n");
+        let line = format_line(t, Level::Error, "Error: a \"b\"\n\tat x", &[]);
+        assert!(line.contains(r#"msg="Error: a \"b\"\n\tat x""#), "{line}");
+        assert_eq!(quote("plain"), "plain");
+        assert_eq!(quote(""), "\"\"");
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}

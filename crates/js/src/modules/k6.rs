@@ -1,0 +1,131 @@
+//! The `k6` module: `check`, `group`, `sleep`, `fail`, `randomSeed`.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use boa_engine::property::PropertyKey;
+use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
+use rk6_metrics::builtin;
+
+use super::Export;
+use crate::host::Host;
+
+pub(super) fn functions() -> Vec<Export> {
+    vec![
+        ("check", 2, NativeFunction::from_fn_ptr(check)),
+        ("group", 2, NativeFunction::from_fn_ptr(group)),
+        ("sleep", 1, NativeFunction::from_fn_ptr(sleep)),
+        ("fail", 1, NativeFunction::from_fn_ptr(fail)),
+        ("randomSeed", 1, NativeFunction::from_fn_ptr(random_seed)),
+    ]
+}
+
+/// `check(value, {name: predicate, ...}, [tags])`: one `checks` sample per predicate.
+fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let host = Host::of(ctx);
+    let value = args.first().cloned().unwrap_or_default();
+    let Some(sets) = args.get(1).and_then(JsValue::as_object) else {
+        return Err(JsNativeError::typ().with_message("check() needs an object of named checks as its second argument").into());
+    };
+    let extra = super::http::string_map(args.get(2), ctx)?;
+    let mut all = true;
+    for key in sets.own_property_keys(ctx)? {
+        if matches!(key, PropertyKey::Symbol(_)) {
+            continue;
+        }
+        let name = key.to_string();
+        let predicate = sets.get(key, ctx)?;
+        let ok = match predicate.as_callable() {
+            Some(f) => f.call(&JsValue::undefined(), std::slice::from_ref(&value), ctx)?.to_boolean(),
+            None => predicate.to_boolean(),
+        };
+        all &= ok;
+        let scenario = host.scenario.borrow();
+        let group = host.group.borrow();
+        let mut pairs: Vec<(&str, &str)> = scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        pairs.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        pairs.push(("check", &name));
+        pairs.push(("group", &group));
+        pairs.push(("scenario", &scenario.name));
+        let mut samples = host.samples.borrow_mut();
+        let tags = samples.tags(&pairs);
+        samples.push(builtin::CHECKS, tags, if ok { 1.0 } else { 0.0 }, SystemTime::now());
+    }
+    Ok(all.into())
+}
+
+/// `group(name, fn)`: runs `fn` with the group tag `::name` appended; returns its result.
+fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let host = Host::of(ctx);
+    let name = args.first().cloned().unwrap_or_default().to_string(ctx)?.to_std_string_escaped();
+    if name.contains("::") {
+        return Err(JsNativeError::error().with_message("group and check names may not contain '::'").into());
+    }
+    let Some(f) = args.get(1).and_then(JsValue::as_callable) else {
+        return Err(JsNativeError::typ().with_message("group() needs a function as its second argument").into());
+    };
+    let outer_len = host.group.borrow().len();
+    {
+        let mut g = host.group.borrow_mut();
+        g.push_str("::");
+        g.push_str(&name);
+    }
+    let start = Instant::now();
+    let result = f.call(&JsValue::undefined(), &[], ctx);
+    let elapsed = start.elapsed().as_secs_f64() * 1000.0;
+    if result.is_ok() {
+        let scenario = host.scenario.borrow();
+        let group = host.group.borrow();
+        let mut pairs: Vec<(&str, &str)> = scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        pairs.push(("group", &group));
+        pairs.push(("scenario", &scenario.name));
+        let mut samples = host.samples.borrow_mut();
+        let tags = samples.tags(&pairs);
+        samples.push(builtin::GROUP_DURATION, tags, elapsed, SystemTime::now());
+    }
+    host.group.borrow_mut().truncate(outer_len);
+    result
+}
+
+/// `sleep(seconds)`: suspends this VU only.
+fn sleep(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let host = Host::of(ctx);
+    let secs = args.first().cloned().unwrap_or_default().to_number(ctx)?;
+    let secs = if secs.is_finite() && secs > 0.0 { secs } else { 0.0 };
+    host.block_on("sleep()", tokio::time::sleep(Duration::from_secs_f64(secs)))?;
+    Ok(JsValue::undefined())
+}
+
+/// `fail([message])`: throws, which ends the iteration.
+fn fail(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let msg = match args.first() {
+        Some(m) if !m.is_undefined() => m.to_string(ctx)?.to_std_string_escaped(),
+        _ => String::new(),
+    };
+    Err(JsNativeError::error().with_message(msg).into())
+}
+
+/// `randomSeed(n)`: makes `Math.random` a deterministic sequence for this VU.
+fn random_seed(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let seed = args.first().cloned().unwrap_or_default().to_number(ctx)? as i64 as u64;
+    Host::of(ctx).rng.set(seed);
+    let math = ctx.global_object().get(js_string!("Math"), ctx)?;
+    if let Some(math) = math.as_object() {
+        let f = boa_engine::object::FunctionObjectBuilder::new(ctx.realm(), NativeFunction::from_fn_ptr(seeded_random))
+            .name(js_string!("random"))
+            .length(0)
+            .build();
+        math.set(js_string!("random"), f, true, ctx)?;
+    }
+    Ok(JsValue::undefined())
+}
+
+fn seeded_random(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    // splitmix64: small, fast and good enough for test data.
+    let host = Host::of(ctx);
+    let mut z = host.rng.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+    host.rng.set(z);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    Ok(((z >> 11) as f64 / (1u64 << 53) as f64).into())
+}

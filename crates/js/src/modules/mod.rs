@@ -1,0 +1,105 @@
+//! k6's built-in modules. Each is a synthetic ES module whose default export is an object
+//! holding the same functions as its named exports.
+
+mod http;
+mod k6;
+mod response;
+
+use boa_engine::module::SyntheticModuleInitializer;
+use boa_engine::object::ObjectInitializer;
+use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsString, Module, NativeFunction};
+
+/// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
+const NOT_YET: &[&str] = &[
+    "k6/metrics",
+    "k6/execution",
+    "k6/data",
+    "k6/encoding",
+    "k6/crypto",
+    "k6/crypto/x509",
+    "k6/timers",
+    "k6/html",
+    "k6/ws",
+    "k6/net/grpc",
+    "k6/browser",
+    "k6/secrets",
+    "k6/experimental/csv",
+    "k6/experimental/fs",
+    "k6/experimental/redis",
+    "k6/experimental/streams",
+    "k6/experimental/websockets",
+];
+
+/// Modules k6 removed, with the replacement k6 names in its error.
+const REMOVED: &[(&str, &str)] = &[
+    ("k6/experimental/browser", "k6/browser"),
+    ("k6/experimental/grpc", "k6/net/grpc"),
+    ("k6/experimental/timers", "the global timer functions or k6/timers"),
+    ("k6/experimental/tracing", "the jslib http-instrumentation-tempo module"),
+    ("k6/experimental/webcrypto", "the global crypto object"),
+];
+
+/// Builds the module `spec` ("k6", "k6/http", ...) in `ctx`.
+pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
+    match spec {
+        "k6" => Ok(synthetic(k6::functions(), ctx)),
+        "k6/http" => Ok(synthetic(http::functions(), ctx)),
+        _ => {
+            if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
+                return Err(JsNativeError::typ()
+                    .with_message(format!("{spec} has been removed; use {instead} instead"))
+                    .into());
+            }
+            if NOT_YET.contains(&spec) {
+                return Err(JsNativeError::typ()
+                    .with_message(format!(
+                        "the module {spec} is not supported by rk6 yet (see docs/compatibility.md)"
+                    ))
+                    .into());
+            }
+            Err(JsNativeError::typ().with_message(format!("unknown module: {spec}")).into())
+        }
+    }
+}
+
+/// A native function exported by a module.
+pub(crate) type Export = (&'static str, usize, NativeFunction);
+
+fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
+    let mut init = ObjectInitializer::new(ctx);
+    let mut names = vec![js_string!("default")];
+    for (name, len, f) in exports {
+        init.function(f, JsString::from(name), len);
+        names.push(JsString::from(name));
+    }
+    let object = init.build();
+    let captures: (JsObject, Vec<JsString>) = (object, names.clone());
+    Module::synthetic(
+        &names,
+        SyntheticModuleInitializer::from_copy_closure_with_captures(
+            |module, (object, names), ctx| {
+                module.set_export(&js_string!("default"), object.clone().into())?;
+                for name in names.iter().skip(1) {
+                    module.set_export(name, object.get(name.clone(), ctx)?)?;
+                }
+                Ok(())
+            },
+            captures,
+        ),
+        None,
+        None,
+        ctx,
+    )
+}
+
+/// Reads an own enumerable property `key` of `obj` if `obj` is an object.
+pub(crate) fn prop(obj: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult<Option<boa_engine::JsValue>> {
+    match obj {
+        Some(o) => {
+            let v = o.get(JsString::from(key), ctx)?;
+            Ok((!v.is_undefined() && !v.is_null()).then_some(v))
+        }
+        None => Ok(None),
+    }
+}
+

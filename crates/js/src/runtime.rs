@@ -1,0 +1,309 @@
+//! One VU's JavaScript runtime: a Boa context with k6's globals and modules, the evaluated
+//! script, and the calls the test lifecycle makes into it.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use boa_engine::builtins::promise::PromiseState;
+use boa_engine::error::{EngineError, PanicError};
+use boa_engine::object::builtins::JsArrayBuffer;
+use boa_engine::{js_string, Context, JsError, JsObject, JsResult, JsString, JsValue};
+use rk6_metrics::builtin;
+use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
+
+use crate::globals;
+use crate::host::{Host, Phase, ScenarioTags};
+use crate::loader::Loader;
+use crate::log::Level;
+use crate::program::{ScriptError, ScriptErrorKind};
+use crate::shared::Shared;
+
+const INTERRUPTED: &str = "rk6: iteration interrupted";
+
+/// The uncatchable error natives return to unwind an interrupted iteration.
+pub(crate) fn interrupted_error() -> JsError {
+    EngineError::Panic(PanicError::new(INTERRUPTED)).into()
+}
+
+fn is_interrupted(err: &JsError) -> bool {
+    matches!(err.as_engine(), Some(EngineError::Panic(p)) if p.message() == INTERRUPTED)
+}
+
+/// A VU's context after its init code ran.
+pub(crate) struct Runtime {
+    ctx: Context,
+    pub(crate) host: Rc<Host>,
+    namespace: JsObject,
+    functions: HashMap<String, JsObject>,
+    setup_data: Option<JsValue>,
+    scenario: Option<Arc<Scenario>>,
+}
+
+impl Runtime {
+    /// Builds the context and evaluates the script's init code.
+    pub(crate) fn init(vu_id: u64, shared: Arc<Shared>) -> Result<Runtime, ScriptError> {
+        let loader = Rc::new(Loader::new(shared.program.clone()));
+        let mut ctx = Context::builder()
+            .module_loader(loader.clone())
+            .build()
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
+        let host = Host::new(shared.clone());
+        ctx.insert_data(host.clone());
+        globals::install(&mut ctx, vu_id, &shared.program.env)
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
+        let module = loader
+            .parse_file(&shared.program.main, &mut ctx)
+            .map_err(|e| script_error(&e, &mut ctx))?;
+        let promise = module.load_link_evaluate(&mut ctx);
+        ctx.run_jobs().map_err(|e| script_error(&e, &mut ctx))?;
+        match promise.state() {
+            PromiseState::Fulfilled(_) => {}
+            PromiseState::Rejected(v) => return Err(script_error(&JsError::from_opaque(v), &mut ctx)),
+            PromiseState::Pending => {
+                return Err(ScriptError::new(
+                    ScriptErrorKind::Unsupported,
+                    "the init context awaited something that never finished (top-level await is not supported)",
+                ))
+            }
+        }
+        let namespace = module.namespace(&mut ctx);
+        host.phase.set(Phase::Run);
+        Ok(Runtime { ctx, host, namespace, functions: HashMap::new(), setup_data: None, scenario: None })
+    }
+
+    /// The exported `options` as JSON (`{}` when not exported).
+    pub(crate) fn options(&mut self) -> Result<serde_json::Value, ScriptError> {
+        let v = self.namespace.get(js_string!("options"), &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        if v.is_undefined() || v.is_null() {
+            return Ok(serde_json::Value::Object(Default::default()));
+        }
+        match v.to_json(&mut self.ctx) {
+            Ok(Some(json)) => Ok(json),
+            Ok(None) => Ok(serde_json::Value::Object(Default::default())),
+            Err(e) => Err(ScriptError::new(ScriptErrorKind::Exception, format!("the exported options cannot be read: {e}"))),
+        }
+    }
+
+    /// Names of the exported functions.
+    pub(crate) fn exported_functions(&mut self) -> Vec<String> {
+        let Ok(keys) = self.namespace.own_property_keys(&mut self.ctx) else { return Vec::new() };
+        keys.into_iter()
+            .filter_map(|k| {
+                let name = k.to_string();
+                let v = self.namespace.get(k, &mut self.ctx).ok()?;
+                v.as_callable().map(|_| name)
+            })
+            .collect()
+    }
+
+    fn function(&mut self, name: &str) -> Option<JsObject> {
+        if let Some(f) = self.functions.get(name) {
+            return Some(f.clone());
+        }
+        let v = self.namespace.get(JsString::from(name), &mut self.ctx).ok()?;
+        let f = v.as_callable()?.clone();
+        self.functions.insert(name.to_string(), f.clone());
+        Some(f)
+    }
+
+    fn setup_arg(&mut self) -> JsValue {
+        if self.setup_data.is_none() {
+            let text = self.host.shared.setup_data.get().cloned().flatten();
+            let v = match text {
+                Some(t) => serde_json::from_str(&t)
+                    .ok()
+                    .and_then(|json: serde_json::Value| JsValue::from_json(&json, &mut self.ctx).ok())
+                    .unwrap_or_default(),
+                None => JsValue::undefined(),
+            };
+            self.setup_data = Some(v);
+        }
+        self.setup_data.clone().unwrap_or_default()
+    }
+
+    fn enter_scenario(&mut self, scenario: &Arc<Scenario>) {
+        if self.scenario.as_ref().is_some_and(|s| Arc::ptr_eq(s, scenario)) {
+            return;
+        }
+        let mut tags = self.host.shared.tags.clone();
+        tags.extend(scenario.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
+        *self.host.scenario.borrow_mut() = ScenarioTags { name: scenario.name.clone(), tags };
+        if !scenario.env.is_empty() {
+            globals::extend_env(&mut self.ctx, &scenario.env);
+        }
+        self.scenario = Some(scenario.clone());
+    }
+
+    /// Runs one iteration of the scenario's exec function.
+    pub(crate) fn run_iteration(&mut self, it: &Iteration, vu_iteration: u64) -> IterationOutcome {
+        self.enter_scenario(&it.scenario);
+        let host = self.host.clone();
+        host.group.borrow_mut().clear();
+        host.data_sent.set(0);
+        host.data_received.set(0);
+        if !host.shared.no_cookies_reset {
+            host.http.borrow_mut().cookies().clear();
+        }
+        if host.shared.no_vu_connection_reuse {
+            host.http.borrow_mut().close_idle();
+        }
+        let _ = self.ctx.global_object().set(js_string!("__ITER"), vu_iteration as f64, false, &mut self.ctx);
+        let Some(f) = self.function(&it.scenario.exec) else {
+            // Validated before the test starts; reaching this is a bug, not a script error.
+            return IterationOutcome::Interrupted;
+        };
+        let data = self.setup_arg();
+        let start = Instant::now();
+        let result = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
+        let result = result.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        let outcome = match result {
+            Err(e) if is_interrupted(&e) => IterationOutcome::Interrupted,
+            Err(e) => {
+                let msg = describe(&e, &mut self.ctx);
+                let executor = it.scenario.executor_name();
+                host.shared.logger.log(
+                    Level::Error,
+                    &msg,
+                    &[("executor", executor), ("scenario", &it.scenario.name), ("source", "stacktrace")],
+                );
+                IterationOutcome::Completed
+            }
+            Ok(_) => IterationOutcome::Completed,
+        };
+        if outcome == IterationOutcome::Completed {
+            self.emit_iteration(start.elapsed().as_secs_f64() * 1000.0);
+        }
+        host.samples.borrow_mut().flush(&host.shared.samples);
+        outcome
+    }
+
+    fn emit_iteration(&mut self, duration_ms: f64) {
+        let host = &self.host;
+        let scenario = host.scenario.borrow();
+        let mut pairs: Vec<(&str, &str)> = Vec::with_capacity(scenario.tags.len() + 2);
+        pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        pairs.push(("group", ""));
+        pairs.push(("scenario", &scenario.name));
+        let mut samples = host.samples.borrow_mut();
+        let tags = samples.tags(&pairs);
+        let now = SystemTime::now();
+        samples.push(builtin::DATA_SENT, tags.clone(), host.data_sent.get() as f64, now);
+        samples.push(builtin::DATA_RECEIVED, tags.clone(), host.data_received.get() as f64, now);
+        samples.push(builtin::ITERATION_DURATION, tags.clone(), duration_ms, now);
+        samples.push(builtin::ITERATIONS, tags, 1.0, now);
+    }
+
+    /// Calls `setup()` if exported; returns its result as JSON text.
+    pub(crate) fn setup(&mut self) -> Result<Option<String>, ScriptError> {
+        let Some(f) = self.function("setup") else { return Ok(None) };
+        self.enter_lifecycle("setup");
+        let v = f.call(&JsValue::undefined(), &[], &mut self.ctx);
+        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        self.host.samples.borrow_mut().flush(&self.host.shared.samples);
+        let v = v.map_err(|e| script_error(&e, &mut self.ctx))?;
+        if v.is_undefined() {
+            return Ok(None);
+        }
+        let json = v
+            .to_json(&mut self.ctx)
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, format!("setup() returned data that cannot be serialized: {e}")))?;
+        Ok(json.map(|j| j.to_string()))
+    }
+
+    /// Calls `teardown(data)` if exported.
+    pub(crate) fn teardown(&mut self) -> Result<(), ScriptError> {
+        let Some(f) = self.function("teardown") else { return Ok(()) };
+        self.enter_lifecycle("teardown");
+        let data = self.setup_arg();
+        let v = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
+        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        self.host.samples.borrow_mut().flush(&self.host.shared.samples);
+        v.map(drop).map_err(|e| script_error(&e, &mut self.ctx))
+    }
+
+    fn enter_lifecycle(&mut self, name: &str) {
+        let _ = self.ctx.global_object().set(js_string!("__ITER"), 0, false, &mut self.ctx);
+        self.host.group.borrow_mut().clear();
+        *self.host.scenario.borrow_mut() = ScenarioTags { name: name.to_string(), tags: self.host.shared.tags.clone() };
+    }
+
+    /// Calls `handleSummary(data)` if exported; returns the outputs it asked for
+    /// (`stdout`, `stderr` or a file path → contents).
+    pub(crate) fn handle_summary(
+        &mut self,
+        data: &serde_json::Value,
+    ) -> Result<Option<Vec<(String, Vec<u8>)>>, ScriptError> {
+        let Some(f) = self.function("handleSummary") else { return Ok(None) };
+        let arg = JsValue::from_json(data, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        let v = f.call(&JsValue::undefined(), &[arg], &mut self.ctx);
+        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v)).map_err(|e| script_error(&e, &mut self.ctx))?;
+        let Some(obj) = v.as_object() else {
+            return Err(ScriptError::new(ScriptErrorKind::Exception, "handleSummary() must return an object"));
+        };
+        let mut out = Vec::new();
+        let keys = obj.own_property_keys(&mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        for key in keys {
+            let name = key.to_string();
+            let value = obj.get(key, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+            let bytes = match value.as_object().and_then(|o| JsArrayBuffer::from_object(o.clone()).ok()) {
+                Some(buf) => buf.to_vec().unwrap_or_default(),
+                None => value
+                    .to_string(&mut self.ctx)
+                    .map_err(|e| script_error(&e, &mut self.ctx))?
+                    .to_std_string_escaped()
+                    .into_bytes(),
+            };
+            out.push((name, bytes));
+        }
+        Ok(Some(out))
+    }
+}
+
+/// A script error with k6's shape: message, then the JS stack as `\tat ...` lines.
+pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
+    let (mut text, stack) = match err.as_opaque() {
+        Some(v) => {
+            let stack = v
+                .as_object()
+                .and_then(|o| o.get(js_string!("stack"), ctx).ok())
+                .filter(|s| s.is_string())
+                .map(|s| s.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_default());
+            let text = v.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_else(|_| err.to_string());
+            (text, stack)
+        }
+        None => (err.as_native().map_or_else(|| err.to_string(), |n| format!("{}: {}", n.kind(), n.message())), None),
+    };
+    if let Some(stack) = stack {
+        for line in stack.lines().filter(|l| !l.trim().is_empty()) {
+            text.push_str("\n\t");
+            // k6 names script files by URL.
+            text.push_str(&line.trim_start().replace(" (/", " (file:///"));
+        }
+    }
+    text.push('\n');
+    text
+}
+
+fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
+    let syntax = err.as_native().is_some_and(|n| n.is_syntax())
+        || err
+            .as_opaque()
+            .and_then(|v| v.as_object())
+            .and_then(|o| o.get(js_string!("name"), ctx).ok())
+            .is_some_and(|n| n.as_string().is_some_and(|s| s.to_std_string_escaped() == "SyntaxError"));
+    let kind = if syntax { ScriptErrorKind::Syntax } else { ScriptErrorKind::Exception };
+    ScriptError::new(kind, describe(err, ctx).trim_end().to_string())
+}
+
+/// Makes an `ArrayBuffer` holding `bytes`.
+pub(crate) fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
+    let block = boa_engine::object::builtins::AlignedVec::from_iter(0, bytes.iter().copied());
+    Ok(JsArrayBuffer::from_byte_block(block, ctx)?.into())
+}
+
+/// Sets a plain enumerable data property.
+pub(crate) fn define(obj: &JsObject, key: &str, value: impl Into<JsValue>, ctx: &mut Context) {
+    let _ = obj.create_data_property_or_throw(JsString::from(key), value, ctx);
+}

@@ -1,0 +1,502 @@
+//! The single owner of all sinks: routes sample batches, evaluates thresholds, snapshots.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::builtin;
+use crate::group_tree::GroupTree;
+use crate::metric::{MetricId, MetricInfo, MetricType};
+use crate::registry::Registry;
+use crate::sample::Sample;
+use crate::sink::Sink;
+use crate::stat::Stat;
+use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
+use crate::threshold::{Target, ThresholdSet};
+
+/// The sub-metric k6 always keeps, so the summary can show successful request times.
+const EXPECTED_RESPONSE_SUBMETRIC: &str = "http_req_duration{expected_response:true}";
+
+/// Outcome of one threshold evaluation pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Some threshold fails.
+    pub failed: bool,
+    /// A failing threshold has `abortOnFail` and its `delayAbortEval` has passed.
+    pub abort: bool,
+    /// Names of metrics (with selector for sub-metrics) with a failing threshold, sorted.
+    pub crossed: Vec<String>,
+}
+
+/// A sub-metric's selector and sink.
+#[derive(Debug)]
+struct SubSink {
+    tags: Vec<(Box<str>, Box<str>)>,
+    sink: Sink,
+}
+
+/// Aggregates samples into per-metric and per-sub-metric sinks. Not shared: one task owns
+/// it and feeds it batches.
+#[derive(Debug)]
+pub struct Aggregator {
+    registry: Arc<Registry>,
+    thresholds: ThresholdSet,
+    /// Metric infos cached by id, so `summary` needs no lock per metric.
+    infos: Vec<MetricInfo>,
+    sinks: Vec<Sink>,
+    subs: Vec<SubSink>,
+    /// Sub-metric indices per parent metric id.
+    subs_by_metric: Vec<Vec<usize>>,
+    groups: GroupTree,
+}
+
+impl Aggregator {
+    /// Creates sinks for every registered metric, a sub-metric sink for every `metric{...}`
+    /// threshold key, and always one for `http_req_duration{expected_response:true}`.
+    pub fn new(registry: Arc<Registry>, mut thresholds: ThresholdSet) -> Self {
+        thresholds.submetric(
+            builtin::HTTP_REQ_DURATION,
+            EXPECTED_RESPONSE_SUBMETRIC.to_owned(),
+            vec![("expected_response".into(), "true".into())],
+        );
+        let mut agg = Aggregator {
+            registry,
+            infos: Vec::new(),
+            sinks: Vec::new(),
+            subs: Vec::new(),
+            subs_by_metric: Vec::new(),
+            groups: GroupTree::default(),
+            thresholds,
+        };
+        agg.sync_registry();
+        for (i, spec) in agg.thresholds.submetrics.iter().enumerate() {
+            agg.subs.push(SubSink {
+                tags: spec
+                    .tags
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
+                    .collect(),
+                sink: Sink::new(agg.infos[spec.parent.index()].kind),
+            });
+            agg.subs_by_metric[spec.parent.index()].push(i);
+        }
+        agg
+    }
+
+    /// Picks up metrics registered after construction.
+    fn sync_registry(&mut self) {
+        for (_, info) in self.registry.all().into_iter().skip(self.infos.len()) {
+            self.sinks.push(Sink::new(info.kind));
+            self.subs_by_metric.push(Vec::new());
+            self.infos.push(info);
+        }
+    }
+
+    /// Routes each sample to its metric's sink and every sub-metric whose selector tags it
+    /// carries; tallies checks per (group, check name) and records groups seen.
+    pub fn add(&mut self, samples: &[Sample]) {
+        for s in samples {
+            let i = s.metric.index();
+            if i >= self.sinks.len() {
+                self.sync_registry();
+                if i >= self.sinks.len() {
+                    continue; // an id from another registry; nothing to attach it to
+                }
+            }
+            self.sinks[i].add(s.value);
+            for &sub in &self.subs_by_metric[i] {
+                let sub = &mut self.subs[sub];
+                if sub.tags.iter().all(|(k, v)| s.tags.get(k) == Some(&**v)) {
+                    sub.sink.add(s.value);
+                }
+            }
+            let group = s.tags.get("group").unwrap_or("");
+            if s.metric == builtin::CHECKS {
+                if let Some(check) = s.tags.get("check") {
+                    self.groups.add_check(group, check, s.value != 0.0);
+                }
+            } else if !group.is_empty() {
+                // A map hit borrows the &str; only a new group allocates.
+                self.groups.see(group);
+            }
+        }
+    }
+
+    /// Evaluates every threshold now (every 2 s during the run and once at the end).
+    /// `elapsed` is the test run time so far, the divisor of Counter rates.
+    pub fn evaluate(&mut self, elapsed: Duration) -> Verdict {
+        let mut verdict = Verdict::default();
+        for t in &self.thresholds.thresholds {
+            let (ok, _) = t.check(self.sink(t.target), elapsed);
+            if !ok {
+                verdict.failed = true;
+                verdict.crossed.push(t.metric.clone());
+                if t.abort_on_fail && elapsed >= t.delay_abort_eval {
+                    verdict.abort = true;
+                }
+            }
+        }
+        verdict.crossed.sort();
+        verdict.crossed.dedup();
+        verdict
+    }
+
+    /// Snapshot for the end-of-test outputs. `trend_stats` are `summaryTrendStats` entries
+    /// (`avg`, `min`, `med`, `max`, `count`, `p(N)`); unknown ones are skipped.
+    pub fn summary(&self, elapsed: Duration, trend_stats: &[String]) -> SummaryData {
+        let mut metrics = Vec::new();
+        for (i, (info, sink)) in self.infos.iter().zip(&self.sinks).enumerate() {
+            let target = Target::Metric(MetricId(i as u32));
+            if let Some(m) =
+                self.metric_summary(&info.name, info, sink, target, elapsed, trend_stats)
+            {
+                metrics.push(m);
+            }
+        }
+        for (i, (spec, sub)) in self
+            .thresholds
+            .submetrics
+            .iter()
+            .zip(&self.subs)
+            .enumerate()
+        {
+            let info = &self.infos[spec.parent.index()];
+            if let Some(mut m) = self.metric_summary(
+                &spec.name,
+                info,
+                &sub.sink,
+                Target::SubMetric(i),
+                elapsed,
+                trend_stats,
+            ) {
+                m.parent = Some(info.name.clone());
+                m.submetric_tags = spec.tags.clone();
+                metrics.push(m);
+            }
+        }
+        metrics.sort_by(|a, b| a.name.cmp(&b.name));
+        SummaryData {
+            metrics,
+            root_group: self.groups.summary(),
+            duration: elapsed,
+        }
+    }
+
+    /// The registry this aggregator reads.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The thresholds it evaluates (including the implicit sub-metric specs).
+    pub fn thresholds(&self) -> &ThresholdSet {
+        &self.thresholds
+    }
+
+    fn sink(&self, target: Target) -> &Sink {
+        match target {
+            Target::Metric(id) => &self.sinks[id.index()],
+            Target::SubMetric(i) => &self.subs[i].sink,
+        }
+    }
+
+    /// A metric's summary, or `None` when it has neither samples nor thresholds.
+    fn metric_summary(
+        &self,
+        name: &str,
+        info: &MetricInfo,
+        sink: &Sink,
+        target: Target,
+        elapsed: Duration,
+        trend_stats: &[String],
+    ) -> Option<MetricSummary> {
+        let thresholds: Vec<ThresholdResult> = self
+            .thresholds
+            .thresholds
+            .iter()
+            .filter(|t| t.target == target)
+            .map(|t| {
+                let (ok, value) = t.check(sink, elapsed);
+                ThresholdResult {
+                    source: t.source.clone(),
+                    ok,
+                    stat: t.stat_text.clone(),
+                    value,
+                }
+            })
+            .collect();
+        if sink.is_empty() && thresholds.is_empty() {
+            return None;
+        }
+        let keyed = |keys: &[(&str, Stat)]| -> Vec<(String, f64)> {
+            keys.iter()
+                .map(|(k, st)| ((*k).to_owned(), sink.stat(*st, elapsed).unwrap_or(0.0)))
+                .collect()
+        };
+        let values = match info.kind {
+            MetricType::Counter => keyed(&[("count", Stat::Count), ("rate", Stat::Rate)]),
+            MetricType::Gauge => keyed(&[
+                ("value", Stat::Value),
+                ("min", Stat::Min),
+                ("max", Stat::Max),
+            ]),
+            MetricType::Rate => keyed(&[
+                ("rate", Stat::Rate),
+                ("passes", Stat::Passes),
+                ("fails", Stat::Fails),
+            ]),
+            MetricType::Trend => trend_stats
+                .iter()
+                .filter_map(|k| {
+                    let st = Stat::parse_trend_stat(k)?;
+                    Some((k.clone(), sink.stat(st, elapsed).unwrap_or(0.0)))
+                })
+                .collect(),
+        };
+        Some(MetricSummary {
+            name: name.to_owned(),
+            kind: info.kind,
+            contains: info.contains,
+            values,
+            thresholds,
+            parent: None,
+            submetric_tags: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::ValueType;
+    use crate::tags::TagSet;
+    use serde_json::json;
+    use std::time::SystemTime;
+
+    fn sample(metric: MetricId, value: f64, tags: &[(&str, &str)]) -> Sample {
+        Sample {
+            metric,
+            tags: TagSet::from_pairs(tags.iter().copied()),
+            value,
+            time: SystemTime::UNIX_EPOCH,
+        }
+    }
+
+    fn aggregator(thresholds: serde_json::Value) -> Aggregator {
+        let registry = Arc::new(Registry::new());
+        let set = ThresholdSet::parse(&thresholds, &registry).unwrap();
+        Aggregator::new(registry, set)
+    }
+
+    fn stats() -> Vec<String> {
+        ["avg", "min", "med", "max", "p(90)", "p(95)"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    const SECS2: Duration = Duration::from_secs(2);
+
+    #[test]
+    fn routes_to_metric_and_matching_submetrics() {
+        let mut agg = aggregator(json!({
+            "http_req_duration{scenario:a}": ["p(99)<1000"],
+            "http_req_duration{scenario:a,status:200}": ["max<1000"],
+        }));
+        let d = builtin::HTTP_REQ_DURATION;
+        agg.add(&[
+            sample(
+                d,
+                10.0,
+                &[
+                    ("scenario", "a"),
+                    ("status", "200"),
+                    ("expected_response", "true"),
+                ],
+            ),
+            sample(
+                d,
+                20.0,
+                &[
+                    ("scenario", "a"),
+                    ("status", "404"),
+                    ("expected_response", "false"),
+                ],
+            ),
+            sample(
+                d,
+                30.0,
+                &[
+                    ("scenario", "b"),
+                    ("status", "200"),
+                    ("expected_response", "true"),
+                ],
+            ),
+            sample(builtin::HTTP_REQS, 1.0, &[("scenario", "a")]),
+        ]);
+        let s = agg.summary(SECS2, &stats());
+        let names: Vec<_> = s.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "http_req_duration",
+                "http_req_duration{expected_response:true}",
+                "http_req_duration{scenario:a,status:200}",
+                "http_req_duration{scenario:a}",
+                "http_reqs",
+            ]
+        );
+        let all = s.metric("http_req_duration").unwrap();
+        assert_eq!(all.value("avg"), Some(20.0));
+        assert_eq!(all.parent, None);
+        let exp = s
+            .metric("http_req_duration{expected_response:true}")
+            .unwrap();
+        assert_eq!(
+            (exp.value("min"), exp.value("max")),
+            (Some(10.0), Some(30.0))
+        );
+        assert_eq!(exp.parent.as_deref(), Some("http_req_duration"));
+        assert_eq!(
+            exp.submetric_tags,
+            vec![("expected_response".to_string(), "true".to_string())]
+        );
+        let a = s.metric("http_req_duration{scenario:a}").unwrap();
+        assert_eq!(a.value("avg"), Some(15.0));
+        assert_eq!(a.thresholds[0].source, "p(99)<1000");
+        let a200 = s
+            .metric("http_req_duration{scenario:a,status:200}")
+            .unwrap();
+        assert_eq!(a200.value("max"), Some(10.0));
+        assert_eq!(a200.kind, MetricType::Trend);
+        assert_eq!(a200.contains, ValueType::Time);
+    }
+
+    #[test]
+    fn values_use_k6_keys_and_order() {
+        let mut agg = aggregator(json!(null));
+        agg.add(&[
+            sample(builtin::ITERATIONS, 1.0, &[]),
+            sample(builtin::ITERATIONS, 1.0, &[]),
+            sample(builtin::VUS, 2.0, &[]),
+            sample(builtin::VUS, 1.0, &[]),
+            sample(builtin::HTTP_REQ_FAILED, 1.0, &[]),
+            sample(builtin::HTTP_REQ_FAILED, 0.0, &[]),
+            sample(builtin::ITERATION_DURATION, 4.0, &[]),
+        ]);
+        let keys = ["count", "p(99.9)", "avg", "bogus"].map(String::from);
+        let s = agg.summary(SECS2, &keys);
+        let v = |n: &str| s.metric(n).unwrap().values.clone();
+        let pairs = |p: &[(&str, f64)]| {
+            p.iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(v("iterations"), pairs(&[("count", 2.0), ("rate", 1.0)]));
+        assert_eq!(
+            v("vus"),
+            pairs(&[("value", 1.0), ("min", 1.0), ("max", 2.0)])
+        );
+        assert_eq!(
+            v("http_req_failed"),
+            pairs(&[("rate", 0.5), ("passes", 1.0), ("fails", 1.0)])
+        );
+        assert_eq!(
+            v("iteration_duration"),
+            pairs(&[("count", 1.0), ("p(99.9)", 4.0), ("avg", 4.0)])
+        );
+        assert!(
+            s.metric("http_reqs").is_none(),
+            "metrics without samples are left out"
+        );
+        assert!(s
+            .metric("http_req_duration{expected_response:true}")
+            .is_none());
+        assert_eq!(s.duration, SECS2);
+    }
+
+    #[test]
+    fn checks_are_tallied_per_group_and_groups_remembered() {
+        let mut agg = aggregator(json!(null));
+        let c = builtin::CHECKS;
+        agg.add(&[
+            sample(builtin::HTTP_REQS, 1.0, &[("group", "::g2")]),
+            sample(c, 1.0, &[("group", ""), ("check", "status is 200")]),
+            sample(c, 0.0, &[("group", ""), ("check", "status is 200")]),
+            sample(c, 1.0, &[("group", "::g1"), ("check", "ok")]),
+            sample(c, 1.0, &[("group", "::g1::inner"), ("check", "deep")]),
+            sample(builtin::GROUP_DURATION, 5.0, &[("group", "::g1")]),
+        ]);
+        let s = agg.summary(SECS2, &stats());
+        let root = &s.root_group;
+        assert_eq!(root.checks.len(), 1);
+        assert_eq!((root.checks[0].passes, root.checks[0].fails), (1, 1));
+        let groups: Vec<_> = root.groups.iter().map(|g| g.path.as_str()).collect();
+        assert_eq!(groups, ["::g2", "::g1"]);
+        assert_eq!(root.groups[1].checks[0].name, "ok");
+        assert_eq!(root.groups[1].groups[0].checks[0].path, "::g1::inner::deep");
+        let checks = s.metric("checks").unwrap();
+        assert_eq!(checks.value("passes"), Some(3.0));
+        assert_eq!(checks.value("fails"), Some(1.0));
+    }
+
+    #[test]
+    fn thresholds_evaluate_and_empty_sinks_pass() {
+        let mut agg = aggregator(json!({
+            "http_req_duration": ["p(95)<500", "avg<100"],
+            "http_req_failed": ["rate<0.01"],
+            "iterations": ["count>=2", "rate>0.4"],
+        }));
+        let v = agg.evaluate(SECS2);
+        assert_eq!(v, Verdict::default(), "no samples yet: everything passes");
+        agg.add(&[
+            sample(builtin::HTTP_REQ_DURATION, 50.0, &[]),
+            sample(builtin::HTTP_REQ_DURATION, 600.0, &[]),
+            sample(builtin::ITERATIONS, 1.0, &[]),
+        ]);
+        let v = agg.evaluate(SECS2);
+        assert!(v.failed);
+        assert!(!v.abort);
+        assert_eq!(v.crossed, ["http_req_duration", "iterations"]);
+        let s = agg.summary(SECS2, &stats());
+        let d = s.metric("http_req_duration").unwrap();
+        assert_eq!(d.thresholds.len(), 2);
+        assert!(!d.thresholds[0].ok);
+        assert_eq!(d.thresholds[0].stat, "p(95)");
+        assert!((d.thresholds[0].value.unwrap() - 572.5).abs() < 1e-9);
+        assert!(!d.thresholds[1].ok, "avg 325 is not < 100");
+        let failed = s
+            .metric("http_req_failed")
+            .expect("metrics with thresholds are kept");
+        assert!(failed.thresholds[0].ok);
+        assert_eq!(failed.thresholds[0].value, None);
+        let it = s.metric("iterations").unwrap();
+        assert_eq!(
+            it.thresholds.iter().map(|t| t.ok).collect::<Vec<_>>(),
+            [false, true]
+        );
+    }
+
+    #[test]
+    fn abort_waits_for_delay() {
+        let mut agg = aggregator(json!({
+            "http_req_failed": [{"threshold": "rate<0.5", "abortOnFail": true, "delayAbortEval": "10s"}],
+            "checks": ["rate>0.9"],
+        }));
+        agg.add(&[sample(builtin::HTTP_REQ_FAILED, 1.0, &[])]);
+        let early = agg.evaluate(Duration::from_secs(5));
+        assert!(early.failed && !early.abort);
+        let late = agg.evaluate(Duration::from_secs(10));
+        assert!(late.failed && late.abort);
+        assert_eq!(late.crossed, ["http_req_failed"]);
+    }
+
+    #[test]
+    fn custom_metrics_registered_later_are_picked_up() {
+        let registry = Arc::new(Registry::new());
+        let mut agg = Aggregator::new(registry.clone(), ThresholdSet::default());
+        let id = registry
+            .register("my_trend", MetricType::Trend, ValueType::Time)
+            .unwrap();
+        agg.add(&[sample(id, 3.0, &[]), sample(MetricId(999), 1.0, &[])]);
+        let s = agg.summary(SECS2, &stats());
+        assert_eq!(s.metric("my_trend").unwrap().value("max"), Some(3.0));
+    }
+}

@@ -1,0 +1,116 @@
+//! Immutable, cheaply cloned tag sets.
+
+use std::sync::Arc;
+
+/// Tags of a sample: sorted by key, keys unique. Cloning bumps a reference count, so
+/// a VU builds a set once and reuses it for every sample of a request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TagSet(Arc<[(Box<str>, Box<str>)]>);
+
+impl TagSet {
+    /// Builds a set from key/value pairs; for a repeated key the later value wins.
+    pub fn from_pairs<K: Into<Box<str>>, V: Into<Box<str>>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        let mut v: Vec<(Box<str>, Box<str>)> = pairs
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        // A stable sort keeps equal keys in input order, so keeping the last of each
+        // run implements "later duplicates win".
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(Box<str>, Box<str>)> = Vec::with_capacity(v.len());
+        for pair in v {
+            match out.last_mut() {
+                Some(last) if last.0 == pair.0 => *last = pair,
+                _ => out.push(pair),
+            }
+        }
+        TagSet(out.into())
+    }
+
+    /// The value of `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .binary_search_by(|(k, _)| k.as_ref().cmp(key))
+            .ok()
+            .map(|i| self.0[i].1.as_ref())
+    }
+
+    /// Whether every `(key, value)` of `selector` is present with that value.
+    pub fn contains_all<'a>(&self, selector: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
+        selector.into_iter().all(|(k, v)| self.get(k) == Some(v))
+    }
+
+    /// The pairs in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))
+    }
+
+    /// Number of tags.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no tags.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// A new set with `key` set to `value` (replacing any previous value).
+    pub fn with(&self, key: &str, value: &str) -> TagSet {
+        TagSet::from_pairs(
+            self.iter()
+                .filter(|(k, _)| *k != key)
+                .chain(std::iter::once((key, value))),
+        )
+    }
+}
+
+impl<K: Into<Box<str>>, V: Into<Box<str>>> FromIterator<(K, V)> for TagSet {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        TagSet::from_pairs(iter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorted_unique_later_wins() {
+        let t = TagSet::from_pairs([("b", "1"), ("a", "2"), ("b", "3"), ("c", "4"), ("a", "5")]);
+        let pairs: Vec<_> = t.iter().collect();
+        assert_eq!(pairs, vec![("a", "5"), ("b", "3"), ("c", "4")]);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.get("b"), Some("3"));
+        assert_eq!(t.get("z"), None);
+    }
+
+    #[test]
+    fn empty_and_equality() {
+        let e = TagSet::default();
+        assert!(e.is_empty());
+        assert_eq!(e.get("a"), None);
+        let x = TagSet::from_pairs([("k", "v"), ("j", "w")]);
+        let y = TagSet::from_pairs(vec![
+            ("j".to_string(), "w".to_string()),
+            ("k".into(), "v".into()),
+        ]);
+        assert_eq!(x, y);
+        assert_eq!(TagSet::from_pairs(Vec::<(&str, &str)>::new()), e);
+    }
+
+    #[test]
+    fn contains_all_and_with() {
+        let t = TagSet::from_pairs([("status", "200"), ("group", "::g")]);
+        assert!(t.contains_all([("status", "200")]));
+        assert!(t.contains_all([]));
+        assert!(!t.contains_all([("status", "404")]));
+        assert!(!t.contains_all([("status", "200"), ("name", "x")]));
+        let u = t.with("status", "500").with("name", "n");
+        assert_eq!(u.get("status"), Some("500"));
+        assert_eq!(u.len(), 3);
+        assert_eq!(t.get("status"), Some("200"), "original is unchanged");
+    }
+}

@@ -1,0 +1,329 @@
+//! Trend sink: bounded-memory distribution of samples.
+//!
+//! The first [`EXACT_LIMIT`] samples are kept verbatim, so small tests get exactly k6's
+//! percentiles (sort, then interpolate linearly at index `p·(n−1)`). Past that the values
+//! move into HDR histograms with 3 significant figures over integers of `value ×
+//! 1_000_000` (a millisecond value keeps nanosecond units): values below 0.002048 are
+//! exact to 1e-6, larger ones to within 0.1 % relative. Negative values go to a second
+//! histogram of their magnitudes. Count, sum, min and max stay exact in both modes.
+
+use hdrhistogram::Histogram;
+
+/// Samples kept verbatim before switching to histograms.
+pub const EXACT_LIMIT: usize = 10_000;
+
+/// Multiplier from a sample value to its histogram integer.
+const SCALE: f64 = 1_000_000.0;
+
+/// The largest integer an auto-resizing `Histogram` accepts.
+const MAX_SCALED: u64 = (i64::MAX / 2) as u64;
+
+/// Distribution of a Trend metric's values.
+#[derive(Debug, Clone)]
+pub struct TrendSink {
+    count: u64,
+    sum: f64,
+    min: f64,
+    max: f64,
+    store: Store,
+}
+
+#[derive(Debug, Clone)]
+enum Store {
+    Exact(Vec<f64>),
+    Histograms {
+        positive: Histogram<u64>,
+        negative: Histogram<u64>,
+    },
+}
+
+impl Default for TrendSink {
+    fn default() -> Self {
+        TrendSink {
+            count: 0,
+            sum: 0.0,
+            min: 0.0,
+            max: 0.0,
+            store: Store::Exact(Vec::new()),
+        }
+    }
+}
+
+impl TrendSink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one value; NaN is ignored (k6 rejects it before it becomes a sample).
+    pub fn add(&mut self, value: f64) {
+        if value.is_nan() {
+            return;
+        }
+        if self.count == 0 {
+            self.min = value;
+            self.max = value;
+        } else {
+            self.min = self.min.min(value);
+            self.max = self.max.max(value);
+        }
+        self.count += 1;
+        self.sum += value;
+        match &mut self.store {
+            Store::Exact(values) if values.len() < EXACT_LIMIT => values.push(value),
+            Store::Exact(values) => {
+                let mut positive = new_histogram();
+                let mut negative = new_histogram();
+                for &v in values.iter().chain(std::iter::once(&value)) {
+                    record(&mut positive, &mut negative, v);
+                }
+                self.store = Store::Histograms { positive, negative };
+            }
+            Store::Histograms { positive, negative } => record(positive, negative, value),
+        }
+    }
+
+    /// Number of values added.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether no value was added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Exact sum.
+    pub fn sum(&self) -> f64 {
+        self.sum
+    }
+
+    /// Exact minimum (0 when empty).
+    pub fn min(&self) -> f64 {
+        self.min
+    }
+
+    /// Exact maximum (0 when empty).
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// Mean (0 when empty).
+    pub fn avg(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+
+    /// Median, `p(50)`.
+    pub fn med(&self) -> f64 {
+        self.percentile(50.0)
+    }
+
+    /// The `pct` percentile (`0..=100`), interpolated linearly between the values at the
+    /// ranks around `pct/100·(n−1)` like k6, and clamped to the exact min and max.
+    pub fn percentile(&self, pct: f64) -> f64 {
+        let n = self.count;
+        if n == 0 {
+            return 0.0;
+        }
+        let pos = (pct / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
+        let lo = pos.floor() as u64;
+        let hi = pos.ceil() as u64;
+        let frac = pos - lo as f64;
+        let v = match &self.store {
+            Store::Exact(values) => {
+                let mut sorted = values.clone();
+                sorted.sort_by(f64::total_cmp);
+                let a = sorted[lo as usize];
+                let b = sorted[hi as usize];
+                a + (b - a) * frac
+            }
+            Store::Histograms { positive, negative } => {
+                let a = self.value_at_rank(positive, negative, lo);
+                let b = if hi == lo {
+                    a
+                } else {
+                    self.value_at_rank(positive, negative, hi)
+                };
+                a + (b - a) * frac
+            }
+        };
+        v.clamp(self.min, self.max)
+    }
+
+    /// The value at 0-based `rank` in ascending order, from the histograms.
+    fn value_at_rank(
+        &self,
+        positive: &Histogram<u64>,
+        negative: &Histogram<u64>,
+        rank: u64,
+    ) -> f64 {
+        // The ends are known exactly; buckets only approximate them.
+        if rank == 0 {
+            return self.min;
+        }
+        if rank + 1 >= self.count {
+            return self.max;
+        }
+        let neg = negative.len();
+        if rank < neg {
+            // Ascending values are descending magnitudes.
+            -bucket_at_rank(negative, neg - 1 - rank)
+        } else {
+            bucket_at_rank(positive, rank - neg)
+        }
+    }
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant figures is a valid histogram precision")
+}
+
+fn record(positive: &mut Histogram<u64>, negative: &mut Histogram<u64>, value: f64) {
+    let (h, magnitude) = if value < 0.0 {
+        (negative, -value)
+    } else {
+        (positive, value)
+    };
+    // `as` saturates on overflow; extreme values are clamped to the histogram's range,
+    // while min/max/sum still hold them exactly.
+    let scaled = ((magnitude * SCALE).round() as u64).min(MAX_SCALED);
+    if h.record(scaled).is_err() {
+        h.saturating_record(scaled);
+    }
+}
+
+/// The representative value of the bucket holding 0-based `rank`.
+fn bucket_at_rank(h: &Histogram<u64>, rank: u64) -> f64 {
+    let mut seen = 0u64;
+    for step in h.iter_recorded() {
+        seen += step.count_at_value();
+        if seen > rank {
+            return h.median_equivalent(step.value_iterated_to()) as f64 / SCALE;
+        }
+    }
+    h.max() as f64 / SCALE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// k6's algorithm on a sorted copy, for comparison.
+    fn k6_percentile(values: &[f64], pct: f64) -> f64 {
+        let mut s = values.to_vec();
+        s.sort_by(f64::total_cmp);
+        let i = pct / 100.0 * (s.len() - 1) as f64;
+        let (a, b) = (s[i.floor() as usize], s[i.ceil() as usize]);
+        a + (b - a) * (i - i.floor())
+    }
+
+    #[test]
+    fn empty_sink_reports_zero() {
+        let t = TrendSink::new();
+        assert!(t.is_empty());
+        assert_eq!(
+            (t.avg(), t.min(), t.max(), t.med(), t.percentile(95.0)),
+            (0.0, 0.0, 0.0, 0.0, 0.0)
+        );
+    }
+
+    #[test]
+    fn exact_mode_matches_k6_interpolation() {
+        let mut t = TrendSink::new();
+        for v in [5.0, 1.0, 4.0, 2.0, 3.0, 10.0] {
+            t.add(v);
+        }
+        assert_eq!(t.count(), 6);
+        assert_eq!(t.min(), 1.0);
+        assert_eq!(t.max(), 10.0);
+        assert!((t.avg() - 25.0 / 6.0).abs() < 1e-12);
+        assert_eq!(t.med(), 3.5);
+        // index 0.9·5 = 4.5 → between 5 and 10
+        assert_eq!(t.percentile(90.0), 7.5);
+        assert_eq!(t.percentile(0.0), 1.0);
+        assert_eq!(t.percentile(100.0), 10.0);
+        let mut one = TrendSink::new();
+        one.add(7.25);
+        assert_eq!(one.percentile(95.0), 7.25);
+    }
+
+    #[test]
+    fn nan_is_ignored() {
+        let mut t = TrendSink::new();
+        t.add(f64::NAN);
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn histogram_mode_stays_within_a_tenth_of_a_percent() {
+        let mut t = TrendSink::new();
+        // Latency-like values in ms, deterministic spread from 0.3 ms to ~300 ms.
+        let values: Vec<f64> = (0..50_000u64)
+            .map(|i| 0.3 + ((i * 7919) % 50_000) as f64 * 0.006)
+            .collect();
+        for &v in &values {
+            t.add(v);
+        }
+        assert!(matches!(t.store, Store::Histograms { .. }));
+        assert_eq!(t.count(), 50_000);
+        assert_eq!(t.min(), 0.3);
+        assert!((t.max() - (0.3 + 49_999.0 * 0.006)).abs() < 1e-9);
+        for p in [1.0, 50.0, 90.0, 95.0, 99.0, 99.9] {
+            let want = k6_percentile(&values, p);
+            let got = t.percentile(p);
+            assert!(
+                ((got - want) / want).abs() < 1e-3,
+                "p({p}): got {got}, want {want}"
+            );
+        }
+        assert_eq!(t.percentile(0.0), t.min());
+        assert_eq!(t.percentile(100.0), t.max());
+    }
+
+    #[test]
+    fn negative_and_fractional_values_in_histogram_mode() {
+        let mut t = TrendSink::new();
+        let values: Vec<f64> = (0..(EXACT_LIMIT as i64 + 5_001))
+            .map(|i| (i - 7_500) as f64 * 0.001)
+            .collect();
+        for &v in &values {
+            t.add(v);
+        }
+        assert!(matches!(t.store, Store::Histograms { .. }));
+        assert_eq!(t.min(), -7.5);
+        assert!((t.max() - 7.5).abs() < 1e-9);
+        for p in [5.0, 25.0, 50.0, 75.0, 95.0] {
+            let want = k6_percentile(&values, p);
+            let got = t.percentile(p);
+            assert!((got - want).abs() < 0.01, "p({p}): got {got}, want {want}");
+        }
+        assert!(t.med().abs() < 0.002);
+    }
+
+    #[test]
+    fn small_values_keep_microunit_resolution() {
+        let mut t = TrendSink::new();
+        for i in 0..(EXACT_LIMIT + 1) {
+            t.add(if i % 2 == 0 { 0.0007 } else { 0.0009 });
+        }
+        assert!(matches!(t.store, Store::Histograms { .. }));
+        assert!((t.percentile(25.0) - 0.0007).abs() < 1e-9);
+        assert!((t.percentile(75.0) - 0.0009).abs() < 1e-9);
+    }
+
+    #[test]
+    fn huge_values_are_clamped_in_buckets_but_exact_at_the_ends() {
+        let mut t = TrendSink::new();
+        for _ in 0..EXACT_LIMIT {
+            t.add(1.0);
+        }
+        t.add(1e300);
+        assert_eq!(t.max(), 1e300);
+        assert_eq!(t.percentile(100.0), 1e300);
+        assert!((t.med() - 1.0).abs() < 1e-3);
+    }
+}

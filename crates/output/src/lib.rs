@@ -1,0 +1,22 @@
+//! End-of-test outputs of rk6, built from [`rk6_metrics::SummaryData`].
+//!
+//! * [`render_text`] prints the k6 1.x text summary (`█ THRESHOLDS`, `█ TOTAL RESULTS`,
+//!   metrics by category) byte for byte in k6's layout; [`format`] holds its number,
+//!   duration and byte rules (truncation, SI units).
+//! * [`summary_export`] builds the `--summary-export` JSON (legacy shape: Rates as
+//!   `passes/fails/value`, `thresholds` maps are `true` when the threshold failed).
+//! * [`handle_summary_data`] builds the argument of a script's `handleSummary(data)`
+//!   (`thresholds` maps are `{ok}`; groups and checks are arrays).
+//!
+//! The outputs only read the snapshot; they never see samples or sinks.
+
+pub mod category;
+mod export;
+pub mod format;
+mod handle_summary;
+mod json;
+mod text;
+
+pub use export::summary_export;
+pub use handle_summary::handle_summary_data;
+pub use text::{render_text, SummaryMode, TextOptions};

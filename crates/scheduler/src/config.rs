@@ -1,0 +1,360 @@
+//! Scenario configuration: k6's `scenarios` option, the shortcut options that derive a
+//! `default` scenario, and their validation.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::duration::{duration_from_json, format_duration};
+
+/// A scenario configuration k6 would reject (the CLI exits with 104).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+fn bad(msg: impl Into<String>) -> ConfigError {
+    ConfigError(msg.into())
+}
+
+/// What a scenario's VUs do; one variant per executor rk6 runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Executor {
+    /// A fixed number of iterations shared among VUs.
+    SharedIterations { vus: u64, iterations: u64, max_duration: Duration },
+    /// Each VU runs the same number of iterations.
+    PerVuIterations { vus: u64, iterations: u64, max_duration: Duration },
+    /// A fixed number of VUs loop for a duration.
+    ConstantVus { vus: u64, duration: Duration },
+}
+
+/// One named scenario with the options every executor shares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// Scenario name (the `scenario` tag).
+    pub name: String,
+    /// Executor and its own options.
+    pub executor: Executor,
+    /// Offset from the test start.
+    pub start_time: Duration,
+    /// Time running iterations get after the scenario ends before they are interrupted.
+    pub graceful_stop: Duration,
+    /// Exported function to run for each iteration.
+    pub exec: String,
+    /// Extra `__ENV` entries for this scenario.
+    pub env: BTreeMap<String, String>,
+    /// Tags added to every sample of this scenario.
+    pub tags: BTreeMap<String, String>,
+}
+
+const EXECUTORS: &[&str] = &[
+    "shared-iterations",
+    "per-vu-iterations",
+    "constant-vus",
+    "ramping-vus",
+    "constant-arrival-rate",
+    "ramping-arrival-rate",
+    "externally-controlled",
+];
+const COMMON_KEYS: &[&str] = &["executor", "startTime", "gracefulStop", "exec", "env", "tags", "options"];
+
+impl Scenario {
+    /// Parses one entry of the `scenarios` option.
+    pub fn from_json(name: &str, value: &Value) -> Result<Scenario, ConfigError> {
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(bad(format!(
+                "the scenario name \"{name}\" is invalid: it may contain only letters, digits, '_' and '-'"
+            )));
+        }
+        let obj = value
+            .as_object()
+            .ok_or_else(|| bad(format!("scenario {name}: the configuration must be an object")))?;
+        let executor = obj
+            .get("executor")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad(format!("scenario {name}: executor type is required")))?;
+        if !EXECUTORS.contains(&executor) {
+            return Err(bad(format!(
+                "scenario {name}: unknown executor type '{executor}'; valid types are: {}",
+                EXECUTORS.join(", ")
+            )));
+        }
+        let own_keys: &[&str] = match executor {
+            "shared-iterations" | "per-vu-iterations" => &["vus", "iterations", "maxDuration"],
+            "constant-vus" => &["vus", "duration"],
+            _ => {
+                return Err(bad(format!(
+                    "scenario {name}: the '{executor}' executor is not supported by rk6 yet \
+                     (supported: shared-iterations, per-vu-iterations, constant-vus)"
+                )))
+            }
+        };
+        for key in obj.keys() {
+            if !COMMON_KEYS.contains(&key.as_str()) && !own_keys.contains(&key.as_str()) {
+                return Err(bad(format!(
+                    "scenario {name}: json: unknown field \"{key}\" (executor '{executor}')"
+                )));
+            }
+        }
+        let dur = |key: &str, default: Duration| -> Result<Duration, ConfigError> {
+            obj.get(key).map_or(Ok(default), |v| {
+                duration_from_json(v).map_err(|e| bad(format!("scenario {name}: {key}: {e}")))
+            })
+        };
+        let int = |key: &str, default: Option<i64>| -> Result<i64, ConfigError> {
+            match obj.get(key) {
+                None => default.ok_or_else(|| bad(format!("scenario {name}: {key} is required"))),
+                Some(v) => v
+                    .as_i64()
+                    .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+                    .ok_or_else(|| bad(format!("scenario {name}: {key} must be an integer, got {v}"))),
+            }
+        };
+        let executor = match executor {
+            "shared-iterations" | "per-vu-iterations" => {
+                let vus = int("vus", Some(1))?;
+                let iterations = int("iterations", Some(1))?;
+                let max_duration = dur("maxDuration", Duration::from_secs(600))?;
+                if vus <= 0 {
+                    return Err(bad(format!("scenario {name}: the number of VUs must be more than 0")));
+                }
+                if iterations <= 0 {
+                    return Err(bad(format!("scenario {name}: the number of iterations must be more than 0")));
+                }
+                if max_duration < Duration::from_secs(1) {
+                    return Err(bad(format!(
+                        "scenario {name}: the maxDuration must be at least 1s, but is {}",
+                        format_duration(max_duration)
+                    )));
+                }
+                let (vus, iterations) = (vus as u64, iterations as u64);
+                if executor == "shared-iterations" {
+                    if iterations < vus {
+                        return Err(bad(format!(
+                            "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
+                        )));
+                    }
+                    Executor::SharedIterations { vus, iterations, max_duration }
+                } else {
+                    Executor::PerVuIterations { vus, iterations, max_duration }
+                }
+            }
+            _ => {
+                let vus = int("vus", Some(1))?;
+                if vus <= 0 {
+                    return Err(bad(format!("scenario {name}: the number of VUs must be more than 0")));
+                }
+                if !obj.contains_key("duration") {
+                    return Err(bad(format!("scenario {name}: the duration is unspecified")));
+                }
+                let duration = dur("duration", Duration::ZERO)?;
+                if duration < Duration::from_secs(1) {
+                    return Err(bad(format!(
+                        "scenario {name}: the duration must be at least 1s, but is {}",
+                        format_duration(duration)
+                    )));
+                }
+                Executor::ConstantVus { vus: vus as u64, duration }
+            }
+        };
+        let strings = |key: &str| -> Result<BTreeMap<String, String>, ConfigError> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(BTreeMap::new()),
+                Some(Value::Object(m)) => Ok(m
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .collect()),
+                Some(v) => Err(bad(format!("scenario {name}: {key} must be an object, got {v}"))),
+            }
+        };
+        Ok(Scenario {
+            name: name.to_string(),
+            executor,
+            start_time: dur("startTime", Duration::ZERO)?,
+            graceful_stop: dur("gracefulStop", Duration::from_secs(30))?,
+            exec: match obj.get("exec") {
+                None | Some(Value::Null) => "default".into(),
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => return Err(bad(format!("scenario {name}: exec must be a string, got {v}"))),
+            },
+            env: strings("env")?,
+            tags: strings("tags")?,
+        })
+    }
+
+    /// The most VUs this scenario uses at once.
+    pub fn max_vus(&self) -> u64 {
+        match self.executor {
+            Executor::SharedIterations { vus, .. }
+            | Executor::PerVuIterations { vus, .. }
+            | Executor::ConstantVus { vus, .. } => vus,
+        }
+    }
+
+    /// How long the scenario may run from its own start, graceful stop included.
+    pub fn max_duration(&self) -> Duration {
+        let run = match self.executor {
+            Executor::SharedIterations { max_duration, .. } | Executor::PerVuIterations { max_duration, .. } => {
+                max_duration
+            }
+            Executor::ConstantVus { duration, .. } => duration,
+        };
+        self.start_time + run + self.graceful_stop
+    }
+
+    /// The executor name as k6 spells it.
+    pub fn executor_name(&self) -> &'static str {
+        match self.executor {
+            Executor::SharedIterations { .. } => "shared-iterations",
+            Executor::PerVuIterations { .. } => "per-vu-iterations",
+            Executor::ConstantVus { .. } => "constant-vus",
+        }
+    }
+
+    /// The one-line description k6 prints in its start banner.
+    pub fn description(&self) -> String {
+        // k6 lists the executor's own facts, then exec, startTime and gracefulStop.
+        let mut tail = String::new();
+        if self.exec != "default" {
+            tail.push_str(&format!(", exec: {}", self.exec));
+        }
+        if !self.start_time.is_zero() {
+            tail.push_str(&format!(", startTime: {}", format_duration(self.start_time)));
+        }
+        tail.push_str(&format!(", gracefulStop: {}", format_duration(self.graceful_stop)));
+        match self.executor {
+            Executor::SharedIterations { vus, iterations, max_duration } => format!(
+                "{iterations} iterations shared among {vus} VUs (maxDuration: {}{tail})",
+                format_duration(max_duration)
+            ),
+            Executor::PerVuIterations { vus, iterations, max_duration } => format!(
+                "{iterations} iterations for each of {vus} VUs (maxDuration: {}{tail})",
+                format_duration(max_duration)
+            ),
+            Executor::ConstantVus { vus, duration } => {
+                format!("{vus} looping VUs for {} ({})", format_duration(duration), &tail[2..])
+            }
+        }
+    }
+}
+
+/// Turns consolidated options into the scenarios to run, deriving a `default` scenario from
+/// the shortcut options (`vus`, `duration`, `iterations`) as k6 does.
+/// Layering (a shortcut on a higher layer replacing `scenarios`) is the caller's job.
+pub fn scenarios_from_options(options: &Map<String, Value>) -> Result<Vec<Scenario>, ConfigError> {
+    let get = |k: &str| options.get(k).filter(|v| !v.is_null());
+    let has_stages = get("stages").is_some_and(|v| v.as_array().is_none_or(|a| !a.is_empty()));
+    if has_stages {
+        return Err(bad(
+            "the `stages` option (ramping-vus) is not supported by rk6 yet; use constant-vus or iterations",
+        ));
+    }
+    let iterations = get("iterations");
+    let duration = get("duration");
+    let vus = get("vus");
+    if let Some(scenarios) = get("scenarios") {
+        if iterations.is_some() || duration.is_some() {
+            return Err(bad(
+                "using multiple execution config shortcuts (`duration`, `iterations`) simultaneously with `scenarios` is not allowed",
+            ));
+        }
+        let map = scenarios
+            .as_object()
+            .ok_or_else(|| bad("the `scenarios` option must be an object"))?;
+        let mut out = Vec::with_capacity(map.len());
+        for (name, cfg) in map {
+            out.push(Scenario::from_json(name, cfg)?);
+        }
+        if out.is_empty() {
+            return Err(bad("no scenarios are configured"));
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        return Ok(out);
+    }
+    let mut cfg = Map::new();
+    if let Some(iters) = iterations {
+        cfg.insert("executor".into(), "shared-iterations".into());
+        cfg.insert("iterations".into(), iters.clone());
+        if let Some(v) = vus {
+            cfg.insert("vus".into(), v.clone());
+        }
+        if let Some(d) = duration {
+            cfg.insert("maxDuration".into(), d.clone());
+        }
+    } else if let Some(d) = duration {
+        let zero = duration_from_json(d).map(|d| d.is_zero()).unwrap_or(false);
+        if zero {
+            return Err(bad("the duration must be more than 0 (an unlimited duration is not supported)"));
+        }
+        cfg.insert("executor".into(), "constant-vus".into());
+        cfg.insert("duration".into(), d.clone());
+        if let Some(v) = vus {
+            cfg.insert("vus".into(), v.clone());
+        }
+    } else {
+        cfg.insert("executor".into(), "per-vu-iterations".into());
+        cfg.insert("vus".into(), 1.into());
+        cfg.insert("iterations".into(), 1.into());
+    }
+    Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn opts(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn nothing_set_is_one_vu_one_iteration() {
+        let s = scenarios_from_options(&Map::new()).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].executor, Executor::PerVuIterations { vus: 1, iterations: 1, max_duration: Duration::from_secs(600) });
+        assert_eq!(s[0].description(), "1 iterations for each of 1 VUs (maxDuration: 10m0s, gracefulStop: 30s)");
+    }
+
+    #[test]
+    fn shortcuts_map_like_k6() {
+        let s = scenarios_from_options(&opts(json!({"vus": 2, "iterations": 3, "duration": "5s"}))).unwrap();
+        assert_eq!(s[0].description(), "3 iterations shared among 2 VUs (maxDuration: 5s, gracefulStop: 30s)");
+        let s = scenarios_from_options(&opts(json!({"vus": 2, "duration": "2s"}))).unwrap();
+        assert_eq!(s[0].description(), "2 looping VUs for 2s (gracefulStop: 30s)");
+        assert_eq!(s[0].max_duration(), Duration::from_secs(32));
+    }
+
+    #[test]
+    fn rejects_bad_configs_with_k6_messages() {
+        let e = scenarios_from_options(&opts(json!({"vus": 4, "iterations": 2}))).unwrap_err();
+        assert_eq!(e.0, "the number of iterations (2) can't be less than the number of VUs (4)");
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1, "duration": "1s", "bogus": 1}}})))
+            .unwrap_err();
+        assert!(e.0.contains("unknown field \"bogus\""), "{e}");
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "nope"}}}))).unwrap_err();
+        assert!(e.0.contains("unknown executor type 'nope'"), "{e}");
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1}}}))).unwrap_err();
+        assert!(e.0.contains("duration is unspecified"), "{e}");
+        let e = scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
+        assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
+    }
+
+    #[test]
+    fn scenarios_are_sorted_and_keep_common_options() {
+        let s = scenarios_from_options(&opts(json!({"scenarios": {
+            "b": {"executor": "per-vu-iterations", "vus": 2, "iterations": 3, "exec": "other", "startTime": "1s", "env": {"X": "1"}, "tags": {"t": "v"}},
+            "a": {"executor": "shared-iterations", "iterations": 4, "gracefulStop": "5s"}
+        }})))
+        .unwrap();
+        assert_eq!(s[0].name, "a");
+        assert_eq!(s[0].graceful_stop, Duration::from_secs(5));
+        assert_eq!(s[1].exec, "other");
+        assert_eq!(s[1].env.get("X").map(String::as_str), Some("1"));
+        assert_eq!(s[1].tags.get("t").map(String::as_str), Some("v"));
+        assert_eq!(
+            s[1].description(),
+            "3 iterations for each of 2 VUs (maxDuration: 10m0s, exec: other, startTime: 1s, gracefulStop: 30s)"
+        );
+    }
+}

@@ -1,0 +1,30 @@
+//! `constant-vus`: a fixed number of VUs loop until the duration is over.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::IterationSource;
+
+pub(super) struct ConstantVus {
+    next: AtomicU64,
+    end: Instant,
+    duration: Duration,
+}
+
+impl ConstantVus {
+    pub(super) fn new(end: Instant, duration: Duration) -> Self {
+        ConstantVus { next: AtomicU64::new(0), end, duration }
+    }
+}
+
+impl IterationSource for ConstantVus {
+    fn next(&self, _vu_iterations: u64) -> Option<u64> {
+        (Instant::now() < self.end).then(|| self.next.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn run_time(&self) -> Duration {
+        self.duration
+    }
+}

@@ -1,0 +1,39 @@
+//! `per-vu-iterations`: every VU runs the same number of iterations.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::IterationSource;
+
+pub(super) struct PerVuIterations {
+    per_vu: u64,
+    total: u64,
+    started: AtomicU64,
+    deadline: Instant,
+    max_duration: Duration,
+}
+
+impl PerVuIterations {
+    pub(super) fn new(vus: u64, per_vu: u64, deadline: Instant, max_duration: Duration) -> Self {
+        PerVuIterations { per_vu, total: vus * per_vu, started: AtomicU64::new(0), deadline, max_duration }
+    }
+}
+
+impl IterationSource for PerVuIterations {
+    fn next(&self, vu_iterations: u64) -> Option<u64> {
+        if vu_iterations >= self.per_vu || Instant::now() >= self.deadline {
+            return None;
+        }
+        Some(self.started.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn dropped(&self) -> u64 {
+        self.total.saturating_sub(self.started.load(Ordering::Relaxed))
+    }
+
+    fn run_time(&self) -> Duration {
+        self.max_duration
+    }
+}

@@ -1,0 +1,27 @@
+//! The scenario scheduler of rk6. It knows nothing of JavaScript or HTTP.
+//!
+//! How the types fit: options become [`Scenario`]s ([`scenarios_from_options`]); a
+//! [`VuFactory`] supplied by the caller builds [`Vu`]s inside a [`Pool`] (worker threads in
+//! production, the current thread in tests); [`run`] starts each scenario at its start time,
+//! hands every VU a [`Job`] whose executor-specific [`IterationSource`] decides how many
+//! iterations it runs, and interrupts iterations still running when the graceful stop expires.
+//! [`ExecutionState`] exposes live counters to the progress display and metrics ticker.
+
+pub mod config;
+pub mod duration;
+pub mod executor;
+pub mod job;
+pub mod pool;
+pub mod run;
+pub mod state;
+pub mod vu;
+
+pub use config::{scenarios_from_options, ConfigError, Executor, Scenario};
+pub use duration::{duration_from_json, format_duration, parse_duration, DurationError};
+pub use executor::IterationSource;
+pub use job::Job;
+pub use pool::{LocalPool, Pool, ThreadPool};
+pub use run::{run, total_vus, RunEnd};
+pub use state::{ExecutionState, ScenarioState};
+pub use tokio_util::sync::CancellationToken;
+pub use vu::{Iteration, IterationOutcome, Vu, VuFactory};

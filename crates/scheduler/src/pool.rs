@@ -1,0 +1,155 @@
+//! VU pools: where VUs live and how a scenario asks one of them to run a [`Job`].
+//!
+//! [`ThreadPool`] is production: worker OS threads, each with a current-thread tokio runtime
+//! and a `LocalSet`, owning a fixed share of the VUs (VUs are `!Send`: a JS context never
+//! leaves its thread). [`LocalPool`] keeps all VUs on the caller's `LocalSet`, so executors can
+//! be tested with fake VUs and paused time.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::job::{run_vu_loop, Job};
+use crate::vu::VuFactory;
+
+/// Runs jobs on VUs.
+pub trait Pool: Send + Sync {
+    /// Asks VU `vu_id` to run `job`; the receiver completes when its loop ends.
+    fn run(&self, vu_id: u64, job: Arc<Job>) -> oneshot::Receiver<()>;
+}
+
+enum Command {
+    Create { id: u64, reply: oneshot::Sender<Result<(), String>> },
+    Run { id: u64, job: Arc<Job>, done: oneshot::Sender<()> },
+}
+
+/// VUs spread over worker threads.
+pub struct ThreadPool {
+    workers: Vec<mpsc::UnboundedSender<Command>>,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+/// The most VUs one worker holds: Boa's GC stops the whole thread, so its pause grows with the
+/// VUs on it (see docs/design/001-vu-execution-model.md).
+pub const VUS_PER_WORKER: u64 = 48;
+
+/// Worker threads get a big stack because Boa's parser is recursive.
+const WORKER_STACK: usize = 64 << 20;
+
+impl ThreadPool {
+    /// Starts enough workers for `vus` VUs and creates VUs `1..=vus` on them in parallel.
+    pub async fn start<F: VuFactory>(factory: Arc<F>, vus: u64) -> Result<ThreadPool, String> {
+        let count = vus.div_ceil(VUS_PER_WORKER).max(1) as usize;
+        let mut workers = Vec::with_capacity(count);
+        let mut threads = Vec::with_capacity(count);
+        for w in 0..count {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let factory = factory.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("rk6-worker-{w}"))
+                .stack_size(WORKER_STACK)
+                .spawn(move || worker_main(factory, rx))
+                .map_err(|e| format!("cannot start a worker thread: {e}"))?;
+            workers.push(tx);
+            threads.push(handle);
+        }
+        let pool = ThreadPool { workers, threads: Mutex::new(threads) };
+        let mut replies = Vec::with_capacity(vus as usize);
+        for id in 1..=vus {
+            let (reply, rx) = oneshot::channel();
+            pool.worker(id)
+                .send(Command::Create { id, reply })
+                .map_err(|_| "a worker thread died".to_string())?;
+            replies.push(rx);
+        }
+        for rx in replies {
+            rx.await.map_err(|_| "a worker thread died while creating VUs".to_string())??;
+        }
+        Ok(pool)
+    }
+
+    fn worker(&self, vu_id: u64) -> &mpsc::UnboundedSender<Command> {
+        &self.workers[(vu_id as usize - 1) % self.workers.len()]
+    }
+
+    /// Drops all VUs on their own threads and joins the workers.
+    pub fn shutdown(self) {
+        drop(self.workers);
+        for t in self.threads.into_inner().unwrap_or_default() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Pool for ThreadPool {
+    fn run(&self, vu_id: u64, job: Arc<Job>) -> oneshot::Receiver<()> {
+        let (done, rx) = oneshot::channel();
+        let _ = self.worker(vu_id).send(Command::Run { id: vu_id, job, done });
+        rx
+    }
+}
+
+fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Command>) {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        return;
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        let vus: Rc<RefCell<HashMap<u64, F::Vu>>> = Rc::default();
+        while let Some(cmd) = rx.recv().await {
+            match cmd {
+                Command::Create { id, reply } => {
+                    // VU init (parse, compile) runs here, on the worker's big stack.
+                    let result = factory.create(id).map(|vu| {
+                        vus.borrow_mut().insert(id, vu);
+                    });
+                    let _ = reply.send(result);
+                }
+                Command::Run { id, job, done } => {
+                    let Some(mut vu) = vus.borrow_mut().remove(&id) else {
+                        continue;
+                    };
+                    let vus = vus.clone();
+                    tokio::task::spawn_local(async move {
+                        run_vu_loop(&mut vu, &job).await;
+                        vus.borrow_mut().insert(id, vu);
+                        let _ = done.send(());
+                    });
+                }
+            }
+        }
+        // Let running loops finish before the VUs are dropped with the LocalSet.
+    });
+}
+
+/// All VUs on the current thread's `LocalSet`; for tests.
+pub struct LocalPool<F: VuFactory> {
+    factory: Arc<F>,
+    // A VU is created lazily on its first job; `Send` is required by [`Pool`], and the
+    // pool is only ever used from the thread that created it.
+    _not_send: std::marker::PhantomData<F>,
+}
+
+impl<F: VuFactory> LocalPool<F> {
+    /// A pool that creates VUs with `factory` on demand.
+    pub fn new(factory: Arc<F>) -> Self {
+        LocalPool { factory, _not_send: std::marker::PhantomData }
+    }
+}
+
+impl<F: VuFactory> Pool for LocalPool<F> {
+    fn run(&self, vu_id: u64, job: Arc<Job>) -> oneshot::Receiver<()> {
+        let (done, rx) = oneshot::channel();
+        let factory = self.factory.clone();
+        tokio::task::spawn_local(async move {
+            if let Ok(mut vu) = factory.create(vu_id) {
+                run_vu_loop(&mut vu, &job).await;
+            }
+            let _ = done.send(());
+        });
+        rx
+    }
+}

@@ -1,0 +1,303 @@
+//! Runs all scenarios of a test concurrently, each with its own VUs, start time and
+//! graceful stop.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tokio::time::{sleep_until, Instant};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Scenario;
+use crate::executor::source_for;
+use crate::job::Job;
+use crate::pool::Pool;
+use crate::state::ExecutionState;
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every scenario finished.
+    Finished,
+    /// `stop` was cancelled from outside (signal, threshold abort).
+    Stopped,
+    /// A VU asked to abort the test.
+    Aborted,
+}
+
+/// The number of VUs the scenarios need in all; VU ids `1..=total` are handed out to the
+/// scenarios in order.
+pub fn total_vus(scenarios: &[Arc<Scenario>]) -> u64 {
+    scenarios.iter().map(|s| s.max_vus()).sum()
+}
+
+/// Runs `scenarios` (sorted by name, as in [`ExecutionState::scenarios`]) on `pool`.
+/// Cancelling `stop` interrupts every running iteration at once.
+pub async fn run(
+    scenarios: &[Arc<Scenario>],
+    pool: &dyn Pool,
+    state: Arc<ExecutionState>,
+    stop: CancellationToken,
+) -> RunEnd {
+    let test_start = Instant::now();
+    let abort = CancellationToken::new();
+    let mut next_vu = 1u64;
+    let mut running = Vec::with_capacity(scenarios.len());
+    for (index, scenario) in scenarios.iter().enumerate() {
+        let first_vu = next_vu;
+        next_vu += scenario.max_vus();
+        running.push(run_scenario(
+            scenario.clone(),
+            index,
+            first_vu,
+            test_start,
+            pool,
+            state.clone(),
+            stop.clone(),
+            abort.clone(),
+        ));
+    }
+    join_all(running).await;
+    if abort.is_cancelled() {
+        RunEnd::Aborted
+    } else if stop.is_cancelled() {
+        RunEnd::Stopped
+    } else {
+        RunEnd::Finished
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_scenario(
+    scenario: Arc<Scenario>,
+    index: usize,
+    first_vu: u64,
+    test_start: Instant,
+    pool: &dyn Pool,
+    state: Arc<ExecutionState>,
+    stop: CancellationToken,
+    abort: CancellationToken,
+) {
+    let counters = &state.scenarios[index];
+    tokio::select! {
+        _ = sleep_until(test_start + scenario.start_time) => {}
+        _ = stop.cancelled() => { counters.done.store(true, Ordering::Relaxed); return; }
+        _ = abort.cancelled() => { counters.done.store(true, Ordering::Relaxed); return; }
+    }
+    let start = Instant::now();
+    let source: Arc<dyn crate::executor::IterationSource> = source_for(&scenario, start).into();
+    let interrupt = CancellationToken::new();
+    let job = Arc::new(Job {
+        scenario: scenario.clone(),
+        index,
+        source: source.clone(),
+        interrupt: interrupt.clone(),
+        abort: abort.clone(),
+        state: state.clone(),
+    });
+    let loops: Vec<_> = (0..scenario.max_vus()).map(|i| pool.run(first_vu + i, job.clone())).collect();
+    let all_done = join_all(loops.into_iter().map(|rx| async move {
+        let _ = rx.await;
+    }));
+    tokio::pin!(all_done);
+    let hard_deadline = start + source.run_time() + scenario.graceful_stop;
+    let ticker = async {
+        loop {
+            counters
+                .elapsed_us
+                .store(start.elapsed().min(source.run_time()).as_micros() as u64, Ordering::Relaxed);
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    tokio::select! {
+        _ = &mut all_done => {}
+        _ = sleep_until(hard_deadline) => { interrupt.cancel(); all_done.await; }
+        _ = stop.cancelled() => { interrupt.cancel(); all_done.await; }
+        _ = abort.cancelled() => { interrupt.cancel(); all_done.await; }
+        _ = ticker => {}
+    }
+    counters
+        .elapsed_us
+        .store(start.elapsed().min(source.run_time()).as_micros() as u64, Ordering::Relaxed);
+    counters.dropped.store(source.dropped(), Ordering::Relaxed);
+    counters.done.store(true, Ordering::Relaxed);
+}
+
+/// Awaits all futures concurrently on the current task (no `Send` needed).
+async fn join_all<F: std::future::Future<Output = ()>>(futures: impl IntoIterator<Item = F>) {
+    let mut futures: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    std::future::poll_fn(|cx| {
+        futures.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if futures.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::scenarios_from_options;
+    use crate::pool::LocalPool;
+    use crate::vu::{Iteration, IterationOutcome, Vu, VuFactory};
+
+    /// A VU whose iteration is a sleep that honours interruption.
+    struct FakeVu {
+        work: Duration,
+        starts: Arc<std::sync::Mutex<Vec<(u64, Duration)>>>,
+        origin: Instant,
+        id: u64,
+    }
+
+    impl Vu for FakeVu {
+        fn run_iteration(&mut self, it: Iteration) -> impl std::future::Future<Output = IterationOutcome> + '_ {
+            async move {
+                self.starts.lock().unwrap().push((self.id, self.origin.elapsed()));
+                tokio::select! {
+                    _ = tokio::time::sleep(self.work) => IterationOutcome::Completed,
+                    _ = it.interrupt.cancelled() => IterationOutcome::Interrupted,
+                }
+            }
+        }
+    }
+
+    struct FakeFactory {
+        work: Duration,
+        created: AtomicU64,
+        starts: Arc<std::sync::Mutex<Vec<(u64, Duration)>>>,
+        origin: Instant,
+    }
+
+    impl VuFactory for FakeFactory {
+        type Vu = FakeVu;
+        fn create(&self, id: u64) -> Result<FakeVu, String> {
+            self.created.fetch_add(1, Ordering::Relaxed);
+            Ok(FakeVu { work: self.work, starts: self.starts.clone(), origin: self.origin, id })
+        }
+    }
+
+    struct Outcome {
+        end: RunEnd,
+        state: Arc<ExecutionState>,
+        took: Duration,
+        starts: Vec<(u64, Duration)>,
+    }
+
+    async fn run_fake(options: serde_json::Value, work_ms: u64) -> Outcome {
+        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options.as_object().unwrap())
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        let factory = Arc::new(FakeFactory {
+            work: Duration::from_millis(work_ms),
+            created: AtomicU64::new(0),
+            starts: Arc::default(),
+            origin: Instant::now(),
+        });
+        let pool = LocalPool::new(factory.clone());
+        let state = ExecutionState::new(&scenarios);
+        let local = tokio::task::LocalSet::new();
+        let t0 = Instant::now();
+        let end = local.run_until(run(&scenarios, &pool, state.clone(), CancellationToken::new())).await;
+        let starts = factory.starts.lock().unwrap().clone();
+        Outcome { end, state, took: t0.elapsed(), starts }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn per_vu_iterations_runs_each_vu_n_times() {
+        let o = run_fake(json!({"scenarios": {"p": {"executor": "per-vu-iterations", "vus": 3, "iterations": 4}}}), 10).await;
+        assert_eq!(o.end, RunEnd::Finished);
+        assert_eq!(o.state.completed(), 12);
+        for vu in 1..=3 {
+            assert_eq!(o.starts.iter().filter(|(id, _)| *id == vu).count(), 4, "vu {vu}");
+        }
+        assert_eq!(o.took, Duration::from_millis(40));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn shared_iterations_are_shared() {
+        let o = run_fake(json!({"vus": 2, "iterations": 10}), 10).await;
+        assert_eq!(o.state.completed(), 10);
+        assert_eq!(o.took, Duration::from_millis(50));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn constant_vus_loop_for_the_duration() {
+        let o = run_fake(json!({"vus": 2, "duration": "1s"}), 100).await;
+        assert_eq!(o.state.completed(), 20);
+        assert_eq!(o.state.interrupted(), 0);
+        assert_eq!(o.took, Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn graceful_stop_interrupts_long_iterations() {
+        let o = run_fake(
+            json!({"scenarios": {"c": {"executor": "constant-vus", "vus": 1, "duration": "1s", "gracefulStop": "1s"}}}),
+            5000,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 0);
+        assert_eq!(o.state.interrupted(), 1);
+        assert_eq!(o.took, Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn iterations_left_at_max_duration_are_dropped() {
+        let o = run_fake(
+            json!({"scenarios": {"s": {"executor": "shared-iterations", "vus": 1, "iterations": 100, "maxDuration": "1s", "gracefulStop": "0s"}}}),
+            100,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 10);
+        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 90);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn scenarios_run_concurrently_from_their_start_time() {
+        let o = run_fake(
+            json!({"scenarios": {
+                "a": {"executor": "per-vu-iterations", "vus": 1, "iterations": 1},
+                "b": {"executor": "per-vu-iterations", "vus": 2, "iterations": 1, "startTime": "2s"}
+            }}),
+            10,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 3);
+        let mut starts = o.starts.clone();
+        starts.sort();
+        assert_eq!(starts, vec![(1, Duration::ZERO), (2, Duration::from_secs(2)), (3, Duration::from_secs(2))]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stop_interrupts_everything() {
+        let scenarios = vec![Arc::new(
+            scenarios_from_options(json!({"vus": 3, "duration": "1m"}).as_object().unwrap()).unwrap().remove(0),
+        )];
+        let factory = Arc::new(FakeFactory {
+            work: Duration::from_secs(10),
+            created: AtomicU64::new(0),
+            starts: Arc::default(),
+            origin: Instant::now(),
+        });
+        let pool = LocalPool::new(factory);
+        let state = ExecutionState::new(&scenarios);
+        let stop = CancellationToken::new();
+        let local = tokio::task::LocalSet::new();
+        let stopper = stop.clone();
+        local.spawn_local(async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            stopper.cancel();
+        });
+        let end = local.run_until(run(&scenarios, &pool, state.clone(), stop)).await;
+        assert_eq!(end, RunEnd::Stopped);
+        assert_eq!(state.interrupted(), 3);
+    }
+}
