@@ -160,7 +160,9 @@ impl Client {
         loop {
             chain.begin(&hop);
             let key = pool_key(&hop.url)?;
-            let head = self.round_trip(&hop, &key, req, &mut chain.progress).await?;
+            let head = self
+                .round_trip(&hop, &key, req, &mut chain.progress)
+                .await?;
             let status = head.parts.status.as_u16();
             let proto = proto_name(head.parts.version);
             chain.progress.proto = proto;
@@ -185,7 +187,9 @@ impl Client {
                 conn,
                 key,
             } = head;
-            let body = self.read_body(body, discard, conn, key, &parts, &mut chain.progress).await?;
+            let body = self
+                .read_body(body, discard, conn, key, &parts, &mut chain.progress)
+                .await?;
             chain.push_hop(status, proto, None);
 
             if let (true, Some(location)) = (follow, &location) {
@@ -198,7 +202,11 @@ impl Client {
             let body = if req.discard_body {
                 Bytes::new()
             } else {
-                match parts.headers.get(http::header::CONTENT_ENCODING).and_then(|v| v.to_str().ok()) {
+                match parts
+                    .headers
+                    .get(http::header::CONTENT_ENCODING)
+                    .and_then(|v| v.to_str().ok())
+                {
                     Some(enc) => decode(body, enc).unwrap_or_else(|e| {
                         error = Some(e);
                         Bytes::new()
@@ -246,7 +254,11 @@ impl Client {
         let reuse = !self.config.no_connection_reuse;
         let mut fresh_only = false;
         loop {
-            let mut pooled = if reuse && !fresh_only { self.pool.take(key) } else { None };
+            let mut pooled = if reuse && !fresh_only {
+                self.pool.take(key)
+            } else {
+                None
+            };
             if let Some(c) = &mut pooled {
                 if c.ready().await.is_err() {
                     pooled = None;
@@ -270,7 +282,7 @@ impl Client {
 
             let inputs = HeaderInputs {
                 user_agent: self.config.user_agent.as_deref(),
-                jar_cookies: self.jar.cookies_for_url(&hop.url),
+                jar: &self.jar,
                 request_cookies: &req.cookies,
                 close: !reuse,
             };
@@ -315,12 +327,16 @@ impl Client {
         parts: &http::response::Parts,
         progress: &mut Progress,
     ) -> Result<Bytes, HttpError> {
-        let hint = content_length(&parts.headers).unwrap_or(0).min(MAX_PREALLOC);
+        let hint = content_length(&parts.headers)
+            .unwrap_or(0)
+            .min(MAX_PREALLOC);
         let mut first: Option<Bytes> = None;
         let mut buf = BytesMut::new();
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| error::from_hyper(&e, Side::Read))?;
-            let Ok(data) = frame.into_data() else { continue };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
             if discard || data.is_empty() {
                 continue;
             }
@@ -369,18 +385,33 @@ fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
     };
     let host = match url.host_str() {
         Some(h) if !h.is_empty() => h.to_owned(),
-        _ => return Err(HttpError::new(error::INVALID_URL, format!("no Host in request URL {:?}", url.as_str()))),
+        _ => {
+            return Err(HttpError::new(
+                error::INVALID_URL,
+                format!("no Host in request URL {:?}", url.as_str()),
+            ))
+        }
     };
-    let port = url.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
+    let port = url
+        .port_or_known_default()
+        .unwrap_or(if https { 443 } else { 80 });
     Ok(PoolKey { https, host, port })
 }
 
 fn idempotent(m: &Method) -> bool {
-    matches!(m.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE")
+    matches!(
+        m.as_str(),
+        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+    )
 }
 
 fn content_length(h: &HeaderMap) -> Option<usize> {
-    h.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+    h.get(http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// HTTP/1 connection semantics: `Connection: close`, or HTTP/1.0 without keep-alive.
@@ -415,5 +446,15 @@ fn status_text(parts: &http::response::Parts) -> String {
     match reason {
         Some(r) if !r.is_empty() => format!("{code} {r}"),
         _ => code.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The binding may drive `send` from a multi-thread runtime, so the future must be `Send`.
+    #[allow(dead_code)]
+    fn send_future_is_send(c: &mut super::Client, r: crate::Request) {
+        fn check<T: Send>(_: &T) {}
+        check(&c.send(r));
     }
 }

@@ -26,8 +26,12 @@ pub(crate) async fn connect(
     tls_config: &Arc<rustls::ClientConfig>,
     progress: &mut Progress,
 ) -> Result<Conn, HttpError> {
-    let host = Host::parse(&key.host)
-        .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid host {:?}: {e}", key.host)))?;
+    let host = Host::parse(&key.host).map_err(|e| {
+        HttpError::new(
+            error::INVALID_URL,
+            format!("invalid host {:?}: {e}", key.host),
+        )
+    })?;
     let ip = match &host {
         Host::Ipv4(ip) => IpAddr::V4(*ip),
         Host::Ipv6(ip) => IpAddr::V6(*ip),
@@ -56,8 +60,9 @@ pub(crate) async fn connect(
     let server_name = match host {
         Host::Ipv4(ip) => ServerName::IpAddress(IpAddr::V4(ip).into()),
         Host::Ipv6(ip) => ServerName::IpAddress(IpAddr::V6(ip).into()),
-        Host::Domain(name) => ServerName::try_from(name.to_owned())
-            .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid host {name:?}: {e}")))?,
+        Host::Domain(name) => ServerName::try_from(name.to_owned()).map_err(|e| {
+            HttpError::new(error::INVALID_URL, format!("invalid host {name:?}: {e}"))
+        })?,
     };
     let counted = MeteredIo::new(tcp, stats.clone(), Role::Count);
     let t0 = Instant::now();

@@ -76,7 +76,11 @@ impl CookieJar {
     }
 
     /// Stores every `Set-Cookie` value of a response to `url`; bad cookies are ignored, as Go does.
-    pub(crate) fn store_response<'a>(&mut self, url: &Url, set_cookies: impl Iterator<Item = &'a str>) {
+    pub(crate) fn store_response<'a>(
+        &mut self,
+        url: &Url,
+        set_cookies: impl Iterator<Item = &'a str>,
+    ) {
         for value in set_cookies {
             let _ = self.store.parse(value, url);
         }
@@ -100,7 +104,10 @@ mod tests {
         jar.set(&u, "y=2; Path=/").unwrap();
         let mut got = jar.cookies_for_url(&u);
         got.sort();
-        assert_eq!(got, vec![("x".into(), "1".into()), ("y".into(), "2".into())]);
+        assert_eq!(
+            got,
+            vec![("x".into(), "1".into()), ("y".into(), "2".into())]
+        );
         let other = Url::parse("http://example.com/c").unwrap();
         assert_eq!(jar.cookies_for_url(&other), vec![("y".into(), "2".into())]);
         jar.delete(&u, "x");

@@ -62,7 +62,15 @@ mod tests {
 
     #[test]
     fn garbage_is_1701_and_unknown_is_kept() {
-        assert_eq!(decode(Bytes::from_static(b"nope"), "gzip").unwrap_err().code, 1701);
-        assert_eq!(&decode(Bytes::from_static(b"raw"), "identity, foo").unwrap()[..], b"raw");
+        assert_eq!(
+            decode(Bytes::from_static(b"nope"), "gzip")
+                .unwrap_err()
+                .code,
+            1701
+        );
+        assert_eq!(
+            &decode(Bytes::from_static(b"raw"), "identity, foo").unwrap()[..],
+            b"raw"
+        );
     }
 }

@@ -36,7 +36,12 @@ impl DnsCache {
             .find(|ip| ip.is_ipv4())
             .or_else(|| addrs.first())
             .copied()
-            .ok_or_else(|| HttpError::new(error::DNS_NO_SUCH_HOST, format!("lookup {host}: no such host")))?;
+            .ok_or_else(|| {
+                HttpError::new(
+                    error::DNS_NO_SUCH_HOST,
+                    format!("lookup {host}: no such host"),
+                )
+            })?;
         self.entries.insert(host.to_owned(), (ip, now));
         Ok(ip)
     }

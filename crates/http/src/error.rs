@@ -105,7 +105,9 @@ impl fmt::Display for Side {
 /// Maps an error from `TcpStream::connect`.
 pub(crate) fn from_dial(e: &io::Error) -> HttpError {
     match e.kind() {
-        io::ErrorKind::ConnectionRefused => HttpError::new(TCP_DIAL_REFUSED, "dial: connection refused"),
+        io::ErrorKind::ConnectionRefused => {
+            HttpError::new(TCP_DIAL_REFUSED, "dial: connection refused")
+        }
         io::ErrorKind::TimedOut => HttpError::new(TCP_DIAL_TIMEOUT, "dial: i/o timeout"),
         _ => HttpError::new(TCP_DIAL, format!("dial: {e}")),
     }
@@ -142,12 +144,12 @@ fn from_rustls(host: &str, e: &rustls::Error) -> HttpError {
             TLS_UNKNOWN_AUTHORITY,
             "x509: certificate signed by unknown authority",
         ),
-        rustls::Error::InvalidCertificate(C::NotValidForName | C::NotValidForNameContext { .. }) => {
-            HttpError::new(
-                TLS_HOSTNAME_MISMATCH,
-                format!("x509: certificate is not valid for {host}"),
-            )
-        }
+        rustls::Error::InvalidCertificate(
+            C::NotValidForName | C::NotValidForNameContext { .. },
+        ) => HttpError::new(
+            TLS_HOSTNAME_MISMATCH,
+            format!("x509: certificate is not valid for {host}"),
+        ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
 }
@@ -158,9 +160,10 @@ pub(crate) fn from_io(e: &io::Error, side: Side) -> HttpError {
         return HttpError::new(TLS_GENERIC, format!("tls: {tls}"));
     }
     match e.kind() {
-        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => {
-            HttpError::new(TCP_RESET_BY_PEER, format!("{side}: connection reset by peer"))
-        }
+        io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => HttpError::new(
+            TCP_RESET_BY_PEER,
+            format!("{side}: connection reset by peer"),
+        ),
         io::ErrorKind::BrokenPipe => HttpError::new(TCP_BROKEN_PIPE, "write: broken pipe"),
         io::ErrorKind::UnexpectedEof => HttpError::new(GENERIC, "unexpected EOF"),
         io::ErrorKind::TimedOut => HttpError::new(TCP_GENERIC, format!("{side}: i/o timeout")),
@@ -221,14 +224,26 @@ mod tests {
     #[test]
     fn dial_refused_message() {
         let e = io::Error::from(io::ErrorKind::ConnectionRefused);
-        assert_eq!(from_dial(&e), HttpError::new(1212, "dial: connection refused"));
+        assert_eq!(
+            from_dial(&e),
+            HttpError::new(1212, "dial: connection refused")
+        );
     }
 
     #[test]
     fn reset_and_pipe() {
-        assert_eq!(from_io(&io::ErrorKind::ConnectionReset.into(), Side::Read).code, 1220);
-        assert_eq!(from_io(&io::ErrorKind::BrokenPipe.into(), Side::Write).code, 1201);
-        assert_eq!(from_io(&io::ErrorKind::Other.into(), Side::Write).code, 1200);
+        assert_eq!(
+            from_io(&io::ErrorKind::ConnectionReset.into(), Side::Read).code,
+            1220
+        );
+        assert_eq!(
+            from_io(&io::ErrorKind::BrokenPipe.into(), Side::Write).code,
+            1201
+        );
+        assert_eq!(
+            from_io(&io::ErrorKind::Other.into(), Side::Write).code,
+            1200
+        );
     }
 
     #[test]

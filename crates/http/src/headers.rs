@@ -5,13 +5,14 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http_body_util::Full;
 use url::{Position, Url};
 
+use crate::cookies::CookieJar;
 use crate::error::{self, HttpError};
 use crate::redirect::HopRequest;
 
 /// What besides the hop itself shapes the request headers.
 pub(crate) struct HeaderInputs<'a> {
     pub(crate) user_agent: Option<&'a str>,
-    pub(crate) jar_cookies: Vec<(String, String)>,
+    pub(crate) jar: &'a CookieJar,
     pub(crate) request_cookies: &'a [(String, String)],
     /// `noConnectionReuse`: ask the server to close, as Go's `DisableKeepAlives` does.
     pub(crate) close: bool,
@@ -54,7 +55,10 @@ pub(crate) fn build_request(
     // Go sends Content-Length: 0 for body-less POST/PUT/PATCH and omits it otherwise.
     let wants_zero = matches!(hop.method.as_str(), "POST" | "PUT" | "PATCH");
     if !has_len && (!hop.body.is_empty() || wants_zero) {
-        map.insert(http::header::CONTENT_LENGTH, HeaderValue::from(hop.body.len()));
+        map.insert(
+            http::header::CONTENT_LENGTH,
+            HeaderValue::from(hop.body.len()),
+        );
     }
     if !has_auth && !url.username().is_empty() {
         let user = percent_decode(url.username());
@@ -78,7 +82,7 @@ pub(crate) fn build_request(
             add(&format!("{n}={v}"));
         }
     }
-    for (n, v) in &inputs.jar_cookies {
+    for (n, v) in inputs.jar.store().get_request_values(url) {
         add(&format!("{n}={v}"));
     }
     if !cookie.is_empty() {
@@ -123,13 +127,20 @@ fn host_header(url: &Url) -> String {
 }
 
 fn name(k: &str) -> Result<HeaderName, HttpError> {
-    HeaderName::from_bytes(k.as_bytes())
-        .map_err(|_| HttpError::new(error::GENERIC, format!("net/http: invalid header field name {k:?}")))
+    HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+        HttpError::new(
+            error::GENERIC,
+            format!("net/http: invalid header field name {k:?}"),
+        )
+    })
 }
 
 fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
     HeaderValue::from_str(v).map_err(|_| {
-        HttpError::new(error::GENERIC, format!("net/http: invalid header field value for {k:?}"))
+        HttpError::new(
+            error::GENERIC,
+            format!("net/http: invalid header field value for {k:?}"),
+        )
     })
 }
 
@@ -152,7 +163,12 @@ pub(crate) fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
 /// Request headers as sent, canonical names, one entry per value.
 pub(crate) fn request_headers(map: &HeaderMap) -> Vec<(String, String)> {
     map.iter()
-        .map(|(k, v)| (canonical(k.as_str()), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .map(|(k, v)| {
+            (
+                canonical(k.as_str()),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
         .collect()
 }
 
@@ -166,7 +182,11 @@ pub fn canonical(name: &str) -> String {
     let mut upper = true;
     name.bytes()
         .map(|b| {
-            let c = if upper { b.to_ascii_uppercase() } else { b.to_ascii_lowercase() };
+            let c = if upper {
+                b.to_ascii_uppercase()
+            } else {
+                b.to_ascii_lowercase()
+            };
             upper = b == b'-';
             c as char
         })

@@ -37,6 +37,8 @@
 //! errors, but [`Response::error_code`] and [`Hop::error_code`] carry `1000 + status` as k6
 //! tags them.
 
+#![warn(missing_docs)]
+
 mod client;
 mod connect;
 mod cookies;

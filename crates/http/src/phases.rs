@@ -80,7 +80,9 @@ impl Progress {
             self.first_byte = Some(now);
         } else {
             self.first_byte = Some(stats.first_read().unwrap_or(now));
-            self.send_end = stats.write_before_first_read().or_else(|| stats.last_write());
+            self.send_end = stats
+                .write_before_first_read()
+                .or_else(|| stats.last_write());
         }
     }
 

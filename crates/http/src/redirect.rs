@@ -37,9 +37,18 @@ pub(crate) fn next_hop(
         )
     })?;
     // 301/302/303 turn anything but GET/HEAD into a body-less GET; 307/308 replay as is.
-    let keep = matches!(status, 307 | 308) || prev.method == Method::GET || prev.method == Method::HEAD;
-    let method = if keep { prev.method.clone() } else { Method::GET };
-    let body = if matches!(status, 307 | 308) { prev.body.clone() } else { Bytes::new() };
+    let keep =
+        matches!(status, 307 | 308) || prev.method == Method::GET || prev.method == Method::HEAD;
+    let method = if keep {
+        prev.method.clone()
+    } else {
+        Method::GET
+    };
+    let body = if matches!(status, 307 | 308) {
+        prev.body.clone()
+    } else {
+        Bytes::new()
+    };
     let sensitive = prev.sensitive && url.host_str().is_some_and(|h| same_or_sub(h, first_host));
 
     let mut headers: Vec<(String, String)> = prev
@@ -59,7 +68,10 @@ pub(crate) fn next_hop(
         })
         .cloned()
         .collect();
-    let explicit_ref = prev.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("referer"));
+    let explicit_ref = prev
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("referer"));
     if let Some(r) = explicit_ref {
         headers.push(r.clone());
     } else if let Some(r) = referer(&prev.url, &url) {
@@ -118,16 +130,27 @@ mod tests {
         assert!(n.body.is_empty());
         assert_eq!(n.url.as_str(), "http://a.test/y");
         assert!(n.headers.iter().all(|(k, _)| k != "Content-Type"));
-        assert!(n.headers.contains(&("Referer".into(), "http://a.test/x".into())));
+        assert!(n
+            .headers
+            .contains(&("Referer".into(), "http://a.test/x".into())));
     }
 
     #[test]
     fn put_307_keeps_and_cross_host_drops_auth() {
-        let n = next_hop(&hop(Method::PUT, "https://a.test/x"), "a.test", 307, "http://b.test/").unwrap();
+        let n = next_hop(
+            &hop(Method::PUT, "https://a.test/x"),
+            "a.test",
+            307,
+            "http://b.test/",
+        )
+        .unwrap();
         assert_eq!(n.method, Method::PUT);
         assert_eq!(&n.body[..], b"data");
         assert!(!n.sensitive);
-        assert!(n.headers.iter().all(|(k, _)| k != "Authorization" && k != "Referer"));
+        assert!(n
+            .headers
+            .iter()
+            .all(|(k, _)| k != "Authorization" && k != "Referer"));
         assert!(same_or_sub("api.a.test", "a.test") && !same_or_sub("xa.test", "a.test"));
     }
 }

@@ -177,7 +177,11 @@ impl<S: AsyncRead + Unpin> AsyncRead for MeteredIo<S> {
 }
 
 impl<S: AsyncWrite + Unpin> AsyncWrite for MeteredIo<S> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let res = Pin::new(&mut this.inner).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = res {

@@ -21,13 +21,21 @@ pub struct TlsCache(OnceLock<Arc<rustls::ClientConfig>>);
 
 impl fmt::Debug for TlsCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.get().is_some() { "TlsCache(built)" } else { "TlsCache(empty)" })
+        f.write_str(if self.0.get().is_some() {
+            "TlsCache(built)"
+        } else {
+            "TlsCache(empty)"
+        })
     }
 }
 
 /// Returns the shared rustls config for `config`, building it on first use.
 pub(crate) fn client_tls(config: &ClientConfig) -> Arc<rustls::ClientConfig> {
-    config.tls_cache.0.get_or_init(|| Arc::new(build(config))).clone()
+    config
+        .tls_cache
+        .0
+        .get_or_init(|| Arc::new(build(config)))
+        .clone()
 }
 
 fn build(config: &ClientConfig) -> rustls::ClientConfig {

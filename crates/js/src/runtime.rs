@@ -237,6 +237,12 @@ impl Runtime {
     ) -> Result<Option<Vec<(String, Vec<u8>)>>, ScriptError> {
         let Some(f) = self.function("handleSummary") else { return Ok(None) };
         let arg = JsValue::from_json(data, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        if let Some(obj) = arg.as_object() {
+            // k6 always has the key, `undefined` when there was no setup().
+            if !obj.has_own_property(js_string!("setup_data"), &mut self.ctx).unwrap_or(true) {
+                define(&obj, "setup_data", JsValue::undefined(), &mut self.ctx);
+            }
+        }
         let v = f.call(&JsValue::undefined(), &[arg], &mut self.ctx);
         let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v)).map_err(|e| script_error(&e, &mut self.ctx))?;
         let Some(obj) = v.as_object() else {

@@ -31,8 +31,13 @@ async fn echo_get_defaults_and_reuse() {
     assert!(b.starts_with("GET /echo?q=1 HTTP/1.1\n"), "{b}");
     assert!(b.contains(&format!("host: {}\n", srv.addr)), "{b}");
     assert!(b.contains("user-agent: rk6-test/1\n"));
-    assert!(!b.contains("accept-encoding"), "k6 sends no Accept-Encoding");
-    assert!(r.request_headers.contains(&("User-Agent".into(), "rk6-test/1".into())));
+    assert!(
+        !b.contains("accept-encoding"),
+        "k6 sends no Accept-Encoding"
+    );
+    assert!(r
+        .request_headers
+        .contains(&("User-Agent".into(), "rk6-test/1".into())));
     let hop = &r.hops[0];
     assert!(hop.bytes_sent > 50 && hop.bytes_received > r.body.len() as u64);
     for _ in 0..3 {
@@ -46,19 +51,34 @@ async fn user_headers_post_body_and_no_user_agent() {
     let srv = http_server().await;
     let mut c = client();
     let mut req = Request::new(Method::POST, url(&srv.url("/echo")));
-    req.headers = vec![("X-Custom".into(), "v".into()), ("User-Agent".into(), "mine".into())];
+    req.headers = vec![
+        ("X-Custom".into(), "v".into()),
+        ("User-Agent".into(), "mine".into()),
+    ];
     req.body = Bytes::from_static(b"a=1&b=x+y");
     let b = body(&c.send(req).await);
-    assert!(b.contains("x-custom: v\n") && b.contains("user-agent: mine\n"), "{b}");
+    assert!(
+        b.contains("x-custom: v\n") && b.contains("user-agent: mine\n"),
+        "{b}"
+    );
     assert!(b.contains("content-length: 9\n"));
     assert!(b.ends_with("\n\na=1&b=x+y"));
 
     let b = body(&get(&mut c, &srv.url("/echo")).await);
     assert!(!b.contains("user-agent"), "None → no User-Agent: {b}");
-    assert!(!b.contains("content-length"), "GET without body has no Content-Length");
+    assert!(
+        !b.contains("content-length"),
+        "GET without body has no Content-Length"
+    );
 
-    let b = body(&c.send(Request::new(Method::PUT, url(&srv.url("/echo")))).await);
-    assert!(b.contains("content-length: 0\n"), "PUT without body sends 0 like Go");
+    let b = body(
+        &c.send(Request::new(Method::PUT, url(&srv.url("/echo"))))
+            .await,
+    );
+    assert!(
+        b.contains("content-length: 0\n"),
+        "PUT without body sends 0 like Go"
+    );
 }
 
 #[tokio::test]
@@ -88,7 +108,11 @@ async fn status_404_is_not_an_error_but_has_code() {
 async fn headers_are_canonical_and_joined() {
     let srv = http_server().await;
     let r = get(&mut client(), &srv.url("/multi")).await;
-    assert!(r.headers.contains(&("X-Multi".into(), "a, b".into())), "{:?}", r.headers);
+    assert!(
+        r.headers.contains(&("X-Multi".into(), "a, b".into())),
+        "{:?}",
+        r.headers
+    );
     assert!(r.headers.contains(&("X-Lower-Case".into(), "v".into())));
     assert!(r.headers.iter().any(|(k, _)| k == "Content-Length"));
 }
@@ -173,7 +197,13 @@ async fn redirect_method_rewrite_and_referer() {
         assert!(b.starts_with(&format!("{method} /echo")), "{code}: {b}");
         assert_eq!(b.ends_with("\n\npayload"), has_body, "{code}: {b}");
         assert_eq!(b.contains("content-type"), has_body, "{code}: {b}");
-        assert!(b.contains(&format!("referer: http://{}/status/{code}/echo\n", srv.addr)), "{b}");
+        assert!(
+            b.contains(&format!(
+                "referer: http://{}/status/{code}/echo\n",
+                srv.addr
+            )),
+            "{b}"
+        );
     }
 }
 
@@ -186,12 +216,18 @@ async fn cookies_stored_from_every_hop_and_sent() {
     let u = url(&srv.url("/"));
     let mut jar = c.cookies().cookies_for_url(&u);
     jar.sort();
-    assert_eq!(jar, vec![("a".into(), "1".into()), ("b".into(), "2".into())]);
+    assert_eq!(
+        jar,
+        vec![("a".into(), "1".into()), ("b".into(), "2".into())]
+    );
 
     // A redirect's Set-Cookie applies to the next hop.
     let r = get(&mut c, &srv.url("/redirect-cookie")).await;
     let b = body(&r);
-    assert!(b.contains("r=9") && b.contains("a=1") && b.contains("b=2"), "{b}");
+    assert!(
+        b.contains("r=9") && b.contains("a=1") && b.contains("b=2"),
+        "{b}"
+    );
 
     // User header, request-scoped cookies, then the jar.
     c.cookies().clear();
@@ -201,7 +237,11 @@ async fn cookies_stored_from_every_hop_and_sent() {
     req.cookies = vec![("s".into(), "2".into())];
     let r = c.send(req).await;
     assert_eq!(body(&r), "h=0; s=2; j=1");
-    assert_eq!(c.cookies().cookies_for_url(&u), vec![("j".into(), "1".into())], "request cookies not stored");
+    assert_eq!(
+        c.cookies().cookies_for_url(&u),
+        vec![("j".into(), "1".into())],
+        "request cookies not stored"
+    );
 }
 
 #[tokio::test]

@@ -45,7 +45,11 @@ async fn unknown_host_is_dns_error() {
 async fn reset_mid_body_is_1220() {
     let srv = raw_server(|mut s, _| async move {
         if read_request(&mut s).await.is_some() {
-            write(&mut s, b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial").await;
+            write(
+                &mut s,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial",
+            )
+            .await;
             tokio::time::sleep(Duration::from_millis(20)).await;
             reset(s);
         }
@@ -62,7 +66,11 @@ async fn reset_mid_body_is_1220() {
 async fn eof_mid_body_is_generic() {
     let srv = raw_server(|mut s, _| async move {
         if read_request(&mut s).await.is_some() {
-            write(&mut s, b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial").await;
+            write(
+                &mut s,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial",
+            )
+            .await;
         }
     })
     .await;

@@ -31,7 +31,10 @@ async fn waiting_is_time_to_first_byte() {
     zeroish("receiving", t.receiving);
     zeroish("sending", t.sending);
     assert_eq!(t.duration, t.sending + t.waiting + t.receiving);
-    assert!(t.connecting > Duration::ZERO, "new connection has a connect time");
+    assert!(
+        t.connecting > Duration::ZERO,
+        "new connection has a connect time"
+    );
     assert!(t.blocked >= t.connecting);
     assert_eq!(t.looking_up, Duration::ZERO, "IP literal skips DNS");
 
@@ -49,7 +52,11 @@ async fn waiting_is_time_to_first_byte() {
 async fn receiving_spans_a_trickled_body() {
     let srv = raw_server(|mut s, _| async move {
         if read_request(&mut s).await.is_some() {
-            write(&mut s, b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello").await;
+            write(
+                &mut s,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello",
+            )
+            .await;
             tokio::time::sleep(delay()).await;
             write(&mut s, b"wor").await;
             tokio::time::sleep(delay()).await;
@@ -86,7 +93,9 @@ async fn sending_covers_a_slowly_consumed_upload() {
     // 16 MiB cannot fit in socket buffers, so the write blocks until the server reads.
     const LEN: usize = 16 << 20;
     let srv = raw_server(|mut s, _| async move {
-        let Some(head) = read_head(&mut s).await else { return };
+        let Some(head) = read_head(&mut s).await else {
+            return;
+        };
         tokio::time::sleep(delay()).await;
         let mut body = vec![0u8; content_length_of(&head)];
         let _ = tokio::io::AsyncReadExt::read_exact(&mut s, &mut body).await;
@@ -99,8 +108,8 @@ async fn sending_covers_a_slowly_consumed_upload() {
     let r = c.send(req).await;
     assert_eq!(r.status, 200, "{:?}", r.error);
     let t = r.timings();
-    // Reading 16 MiB one byte per syscall is not free on the server side; allow for it.
-    near("sending", t.sending, D, 400.0);
+    // Copying 16 MiB through loopback adds a little on top of the injected delay.
+    near("sending", t.sending, D, 100.0);
     assert!(ms(t.waiting) < 50.0, "waiting {:?}", t.waiting);
     assert!(r.hops[0].bytes_sent > LEN as u64);
 }
@@ -164,9 +173,17 @@ async fn dns_lookup_is_timed_and_cached() {
     assert_eq!(r.status, 200, "{:?}", r.error);
     assert!(r.timings().looking_up > Duration::ZERO);
     assert!(r.timings().blocked >= r.timings().looking_up + r.timings().connecting);
-    assert_eq!(r.remote_addr.unwrap().ip().to_string(), "127.0.0.1", "prefers IPv4");
+    assert_eq!(
+        r.remote_addr.unwrap().ip().to_string(),
+        "127.0.0.1",
+        "prefers IPv4"
+    );
     c.close_idle();
     let r = get(&mut c, &u).await;
     assert_eq!(srv.conns(), 2, "close_idle dropped the pooled connection");
-    assert!(ms(r.timings().looking_up) < 2.0, "cached: {:?}", r.timings().looking_up);
+    assert!(
+        ms(r.timings().looking_up) < 2.0,
+        "cached: {:?}",
+        r.timings().looking_up
+    );
 }

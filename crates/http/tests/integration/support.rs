@@ -47,6 +47,7 @@ pub fn ms(d: Duration) -> f64 {
 #[track_caller]
 pub fn near(what: &str, d: Duration, want_ms: f64, slack_ms: f64) {
     let got = ms(d);
+    eprintln!("{what}: {got:.2}ms (want ~{want_ms}ms)");
     assert!(
         got >= want_ms - 5.0 && got <= want_ms + slack_ms,
         "{what}: got {got:.1}ms, want ~{want_ms}ms (+{slack_ms})"
@@ -128,7 +129,12 @@ async fn route(req: hyper::Request<Incoming>) -> Result<Resp, Infallible> {
         .get("cookie")
         .map(|v| v.to_str().unwrap().to_owned())
         .unwrap_or_default();
-    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
     let r = match path.as_str() {
         "/echo" => {
             head.push('\n');
@@ -137,24 +143,43 @@ async fn route(req: hyper::Request<Incoming>) -> Result<Resp, Infallible> {
             resp(200, &[("content-type", "text/plain")], out)
         }
         "/404" => resp(404, &[], "nope"),
-        "/multi" => resp(200, &[("x-multi", "a"), ("x-multi", "b"), ("x-lower-case", "v")], "m"),
+        "/multi" => resp(
+            200,
+            &[("x-multi", "a"), ("x-multi", "b"), ("x-lower-case", "v")],
+            "m",
+        ),
         "/setcookie" => resp(
             200,
-            &[("set-cookie", "a=1; Path=/"), ("set-cookie", "b=2; Path=/; HttpOnly")],
+            &[
+                ("set-cookie", "a=1; Path=/"),
+                ("set-cookie", "b=2; Path=/; HttpOnly"),
+            ],
             "set",
         ),
         "/cookies" => resp(200, &[], cookie),
-        "/redirect-cookie" => resp(302, &[("set-cookie", "r=9; Path=/"), ("location", "/cookies")], ""),
+        "/redirect-cookie" => resp(
+            302,
+            &[("set-cookie", "r=9; Path=/"), ("location", "/cookies")],
+            "",
+        ),
         "/close" => resp(200, &[("connection", "close")], "bye"),
         "/bad-gzip" => resp(200, &[("content-encoding", "gzip")], "definitely not gzip"),
         "/big" => resp(200, &[], vec![b'x'; 1 << 20]),
         p if p.starts_with("/enc/") => {
             let kind = &p[5..];
-            resp(200, &[("content-encoding", kind)], compress(kind, b"hello compressed world"))
+            resp(
+                200,
+                &[("content-encoding", kind)],
+                compress(kind, b"hello compressed world"),
+            )
         }
         p if p.starts_with("/status/") => {
             let (code, to) = p[8..].split_once('/').unwrap_or((&p[8..], "echo"));
-            resp(code.parse().unwrap(), &[("location", &format!("/{to}"))], "moved")
+            resp(
+                code.parse().unwrap(),
+                &[("location", &format!("/{to}"))],
+                "moved",
+            )
         }
         p if p.starts_with("/chain/") => {
             let n: u32 = p[7..].parse().unwrap();
@@ -177,7 +202,9 @@ pub async fn http_server() -> TestServer {
     let counter = conns.clone();
     tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
             counter.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(async move {
                 let _ = hyper::server::conn::http1::Builder::new()
@@ -204,7 +231,9 @@ where
     let handler = Arc::new(handler);
     tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
             let n = counter.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(handler(stream, n));
         }
@@ -247,14 +276,19 @@ pub fn content_length_of(head: &str) -> usize {
     head.lines()
         .find_map(|l| {
             let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
         })
         .unwrap_or(0)
 }
 
 /// A minimal `200 OK` with a body.
 pub fn ok_response(body: &str) -> Vec<u8> {
-    format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 /// Closes with RST instead of FIN (a zero linger does not block on drop).
@@ -278,11 +312,16 @@ pub fn pki(names: &[&str]) -> Pki {
     use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
     let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name.push(DnType::CommonName, "rk6 test CA");
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    ca.distinguished_name
+        .push(DnType::CommonName, "rk6 test CA");
+    ca.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
     let ca_key = KeyPair::generate().unwrap();
     let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let leaf = CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let leaf =
+        CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
     let leaf_key = KeyPair::generate().unwrap();
     let leaf_cert = leaf.signed_by(&leaf_key, &ca_cert, &ca_key).unwrap();
     Pki {
@@ -321,7 +360,9 @@ pub async fn tls_server(pki: &Pki, opts: TlsOpts) -> TestServer {
         let acceptor = acceptor.clone();
         async move {
             tokio::time::sleep(delay).await;
-            let Ok(tls) = acceptor.accept(stream).await else { return };
+            let Ok(tls) = acceptor.accept(stream).await else {
+                return;
+            };
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             let io = TokioIo::new(tls);
             if h2 {

@@ -27,7 +27,11 @@ async fn trusted_ca_h1() {
     assert_eq!(r.hops[0].tls_version, "tls1.3");
     assert!(r.timings().tls_handshaking > Duration::ZERO);
     // A host name also verifies (and goes through DNS).
-    let r = get(&mut c, &format!("https://localhost:{}/echo", srv.addr.port())).await;
+    let r = get(
+        &mut c,
+        &format!("https://localhost:{}/echo", srv.addr.port()),
+    )
+    .await;
     assert_eq!(r.status, 200, "{:?}", r.error);
 }
 
@@ -44,9 +48,16 @@ async fn h2_negotiated_by_alpn() {
     assert_eq!(r.proto, "HTTP/2.0");
     assert_eq!(r.status_text, "200 OK");
     let b = String::from_utf8_lossy(&r.body).into_owned();
-    assert!(b.starts_with(&format!("POST https://{}/echo HTTP/2.0", srv.addr)), "{b}");
+    assert!(
+        b.starts_with(&format!("POST https://{}/echo HTTP/2.0", srv.addr)),
+        "{b}"
+    );
     assert!(b.contains("x-h: 1\n") && b.ends_with("h2 body"), "{b}");
-    assert!(r.headers.iter().any(|(k, _)| k == "Content-Type"), "{:?}", r.headers);
+    assert!(
+        r.headers.iter().any(|(k, _)| k == "Content-Type"),
+        "{:?}",
+        r.headers
+    );
     let t = r.timings();
     assert_eq!(t.duration, t.sending + t.waiting + t.receiving);
 
@@ -71,7 +82,10 @@ async fn unknown_authority_is_1310_unless_insecure() {
     let r = get(&mut client(), &https(&srv, "/echo")).await;
     assert_eq!(r.status, 0);
     assert_eq!(r.error_code, 1310, "{:?}", r.error);
-    assert_eq!(r.error.unwrap().message, "x509: certificate signed by unknown authority");
+    assert_eq!(
+        r.error.unwrap().message,
+        "x509: certificate signed by unknown authority"
+    );
     assert!(r.hops[0].timings.tls_handshaking > Duration::ZERO);
 
     let mut c = client_with(ClientConfig {
@@ -127,8 +141,12 @@ async fn h2_stream_reset_maps_to_163x() {
     let srv = raw_server(move |s, _| {
         let acceptor = acceptor.clone();
         async move {
-            let Ok(tls) = acceptor.accept(s).await else { return };
-            let Ok(mut conn) = h2::server::handshake(tls).await else { return };
+            let Ok(tls) = acceptor.accept(s).await else {
+                return;
+            };
+            let Ok(mut conn) = h2::server::handshake(tls).await else {
+                return;
+            };
             while let Some(Ok((_req, mut respond))) = conn.accept().await {
                 respond.send_reset(h2::Reason::REFUSED_STREAM);
             }

@@ -125,13 +125,14 @@ pub(super) fn build(
         define(&h, k, JsString::from(v.as_str()), ctx);
     }
     define(&obj, "headers", h, ctx);
-    define(&obj, "cookies", JsObject::with_object_proto(ctx.intrinsics()), ctx);
+    let cookies = response_cookies(&resp.set_cookies, ctx);
+    define(&obj, "cookies", cookies, ctx);
     let last = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let t = timings(&last, ctx);
     define(&obj, "timings", t, ctx);
     let (error, code) = match &resp.error {
         Some(e) => (e.message.as_str(), e.code),
-        None => ("", resp.hops.last().map_or(0, |h| h.error_code)),
+        None => ("", resp.error_code),
     };
     define(&obj, "error", JsString::from(error), ctx);
     define(&obj, "error_code", code, ctx);
@@ -139,9 +140,42 @@ pub(super) fn build(
     define(&obj, "remote_ip", JsString::from(ip.as_str()), ctx);
     define(&obj, "remote_port", port, ctx);
     define(&obj, "tls_version", JsString::from(resp.tls_version), ctx);
-    let req = request_object(method, url, headers, body, ctx);
+    let sent = if resp.request_headers.is_empty() { headers } else { &resp.request_headers[..] };
+    let req = request_object(method, url, sent, body, ctx);
     define(&obj, "request", req, ctx);
     Ok(obj.into())
+}
+
+/// `{name: [{name, value, domain, path, http_only, secure, max_age, expires}]}` from the
+/// final response's Set-Cookie headers.
+fn response_cookies(set_cookies: &[String], ctx: &mut Context) -> JsObject {
+    let out = JsObject::with_object_proto(ctx.intrinsics());
+    for raw in set_cookies {
+        let Ok(c) = cookie::Cookie::parse(raw.as_str()) else { continue };
+        let item = JsObject::with_object_proto(ctx.intrinsics());
+        define(&item, "name", JsString::from(c.name()), ctx);
+        define(&item, "value", JsString::from(c.value()), ctx);
+        define(&item, "domain", JsString::from(c.domain().unwrap_or("")), ctx);
+        define(&item, "path", JsString::from(c.path().unwrap_or("")), ctx);
+        define(&item, "http_only", c.http_only().unwrap_or(false), ctx);
+        define(&item, "secure", c.secure().unwrap_or(false), ctx);
+        define(&item, "max_age", c.max_age().map_or(0.0, |d| d.whole_seconds() as f64), ctx);
+        let expires = c.expires_datetime().map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
+        define(&item, "expires", expires, ctx);
+        let key = JsString::from(c.name());
+        let list = out.get(key.clone(), ctx).ok().and_then(|v| v.as_object());
+        match list {
+            Some(arr) => {
+                let len = arr.get(js_string!("length"), ctx).ok().and_then(|l| l.as_number()).unwrap_or(0.0) as u32;
+                let _ = arr.set(len, item, false, ctx);
+            }
+            None => {
+                let arr = boa_engine::object::builtins::JsArray::from_iter([JsValue::from(item)], ctx);
+                let _ = out.create_data_property_or_throw(key, arr, ctx);
+            }
+        }
+    }
+    out
 }
 
 /// `Response.json([selector])`.
