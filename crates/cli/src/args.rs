@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a k6 test script.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Start the built-in demo shop on 127.0.0.1 and run examples/journey.js against it.
     Demo(DemoArgs),
     /// Print the version.

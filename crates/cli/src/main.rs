@@ -15,7 +15,7 @@ use args::{Cli, Command};
 fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));

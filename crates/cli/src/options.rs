@@ -16,7 +16,10 @@ pub struct Consolidated {
 fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>, String> {
     let mut m = Map::new();
     let int = |k: &str, v: String| -> Result<Value, String> {
-        v.trim().parse::<i64>().map(Value::from).map_err(|_| format!("{k}: \"{v}\" is not an integer"))
+        v.trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .map_err(|_| format!("{k}: \"{v}\" is not an integer"))
     };
     if let Some(v) = env("K6_VUS") {
         m.insert("vus".into(), int("K6_VUS", v)?);
@@ -34,7 +37,10 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
         m.insert("userAgent".into(), Value::String(v));
     }
     if let Some(v) = env("K6_INSECURE_SKIP_TLS_VERIFY") {
-        m.insert("insecureSkipTLSVerify".into(), Value::Bool(v == "true" || v == "1"));
+        m.insert(
+            "insecureSkipTLSVerify".into(),
+            Value::Bool(v == "true" || v == "1"),
+        );
     }
     Ok(m)
 }
@@ -63,7 +69,10 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
         let tags: Map<String, Value> = args
             .tag
             .iter()
-            .filter_map(|t| t.split_once('=').map(|(k, v)| (k.to_string(), Value::String(v.to_string()))))
+            .filter_map(|t| {
+                t.split_once('=')
+                    .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            })
             .collect();
         m.insert("tags".into(), Value::Object(tags));
     }
@@ -74,20 +83,61 @@ const SHORTCUTS: &[&str] = &["duration", "iterations", "stages"];
 
 /// Every option key k6 1.1 accepts in a script's `options` (k6 warns about others and runs).
 const KNOWN: &[&str] = &[
-    "paused", "vus", "duration", "iterations", "stages", "scenarios", "executionSegment",
-    "executionSegmentSequence", "noSetup", "setupTimeout", "noTeardown", "teardownTimeout", "rps",
-    "dns", "maxRedirects", "userAgent", "batch", "batchPerHost", "httpDebug", "insecureSkipTLSVerify",
-    "tlsCipherSuites", "tlsVersion", "tlsAuth", "throw", "thresholds", "blacklistIPs", "blockHostnames",
-    "hosts", "noConnectionReuse", "noVUConnectionReuse", "minIterationDuration", "ext", "summaryTrendStats",
-    "summaryTimeUnit", "systemTags", "tags", "metricSamplesBufferSize", "noCookiesReset",
-    "discardResponseBodies", "consoleOutput", "localIPs", "cloud", "summaryMode",
+    "paused",
+    "vus",
+    "duration",
+    "iterations",
+    "stages",
+    "scenarios",
+    "executionSegment",
+    "executionSegmentSequence",
+    "noSetup",
+    "setupTimeout",
+    "noTeardown",
+    "teardownTimeout",
+    "rps",
+    "dns",
+    "maxRedirects",
+    "userAgent",
+    "batch",
+    "batchPerHost",
+    "httpDebug",
+    "insecureSkipTLSVerify",
+    "tlsCipherSuites",
+    "tlsVersion",
+    "tlsAuth",
+    "throw",
+    "thresholds",
+    "blacklistIPs",
+    "blockHostnames",
+    "hosts",
+    "noConnectionReuse",
+    "noVUConnectionReuse",
+    "minIterationDuration",
+    "ext",
+    "summaryTrendStats",
+    "summaryTimeUnit",
+    "systemTags",
+    "tags",
+    "metricSamplesBufferSize",
+    "noCookiesReset",
+    "discardResponseBodies",
+    "consoleOutput",
+    "localIPs",
+    "cloud",
+    "summaryMode",
 ];
 
 /// Script option keys k6 does not know, in the order given.
 pub fn unknown_keys(script: &Value) -> Vec<String> {
     script
         .as_object()
-        .map(|m| m.keys().filter(|k| !KNOWN.contains(&k.as_str())).cloned().collect())
+        .map(|m| {
+            m.keys()
+                .filter(|k| !KNOWN.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -104,7 +154,9 @@ pub fn consolidate(
         let sets_shortcut = SHORTCUTS.iter().any(|k| layer.contains_key(*k));
         if sets_shortcut && options.contains_key("scenarios") {
             options.remove("scenarios");
-            warnings.push(format!("\"{layer_name}\" level configuration overrode scenarios configuration entirely"));
+            warnings.push(format!(
+                "\"{layer_name}\" level configuration overrode scenarios configuration entirely"
+            ));
         }
         for (k, v) in layer {
             options.insert(k, v);
@@ -125,7 +177,11 @@ mod tests {
     #[test]
     fn cli_beats_env_beats_script() {
         let script = json!({"vus": 2, "iterations": 2, "userAgent": "script-ua"});
-        let args = RunArgs { vus: Some(5), iterations: Some(10), ..Default::default() };
+        let args = RunArgs {
+            vus: Some(5),
+            iterations: Some(10),
+            ..Default::default()
+        };
         let env = |k: &str| (k == "K6_USER_AGENT").then(|| "env-ua".to_string());
         let c = consolidate(&script, &args, env).unwrap();
         assert_eq!(c.options["vus"], json!(5));
@@ -138,17 +194,26 @@ mod tests {
     #[test]
     fn cli_shortcut_replaces_scenarios() {
         let script = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
-        let args = RunArgs { duration: Some("1s".into()), ..Default::default() };
+        let args = RunArgs {
+            duration: Some("1s".into()),
+            ..Default::default()
+        };
         let c = consolidate(&script, &args, no_env).unwrap();
         assert!(!c.options.contains_key("scenarios"));
-        assert_eq!(c.warnings, vec!["\"cli\" level configuration overrode scenarios configuration entirely"]);
+        assert_eq!(
+            c.warnings,
+            vec!["\"cli\" level configuration overrode scenarios configuration entirely"]
+        );
     }
 
     #[test]
     fn layers_merge_field_by_field() {
         // As in k6: script iterations + CLI duration = shared-iterations with a maxDuration.
         let script = json!({"vus": 2, "iterations": 5});
-        let args = RunArgs { duration: Some("1s".into()), ..Default::default() };
+        let args = RunArgs {
+            duration: Some("1s".into()),
+            ..Default::default()
+        };
         let c = consolidate(&script, &args, no_env).unwrap();
         assert_eq!(c.options["iterations"], json!(5));
         assert_eq!(c.options["duration"], json!("1s"));
@@ -156,7 +221,10 @@ mod tests {
 
     #[test]
     fn unknown_script_options_are_found() {
-        assert_eq!(unknown_keys(&json!({"vus": 1, "vuss": 2, "thresholds": {}})), vec!["vuss"]);
+        assert_eq!(
+            unknown_keys(&json!({"vus": 1, "vuss": 2, "thresholds": {}})),
+            vec!["vuss"]
+        );
     }
 
     #[test]

@@ -7,7 +7,11 @@ use rk6_scheduler::{format_duration, ExecutionState, Executor, Scenario};
 
 /// The banner: execution, script, output, and one line per scenario.
 pub fn banner(script: &str, scenarios: &[std::sync::Arc<Scenario>], max_vus: u64) -> String {
-    let max_duration = scenarios.iter().map(|s| s.max_duration()).max().unwrap_or_default();
+    let max_duration = scenarios
+        .iter()
+        .map(|s| s.max_duration())
+        .max()
+        .unwrap_or_default();
     let mut out = String::new();
     out.push_str("\n  rk6 — k6 scripts, natively\n\n");
     out.push_str("     execution: local\n");
@@ -20,7 +24,11 @@ pub fn banner(script: &str, scenarios: &[std::sync::Arc<Scenario>], max_vus: u64
         format_duration(max_duration)
     ));
     for s in scenarios {
-        out.push_str(&format!("              * {}: {}\n", s.name, s.description()));
+        out.push_str(&format!(
+            "              * {}: {}\n",
+            s.name,
+            s.description()
+        ));
     }
     out.push('\n');
     out
@@ -39,7 +47,12 @@ fn clock(d: Duration) -> String {
 
 /// One snapshot in k6's non-terminal progress format.
 pub fn snapshot(state: &ExecutionState, elapsed: Duration) -> String {
-    let width = state.scenarios.iter().map(|s| s.scenario.name.len()).max().unwrap_or(0);
+    let width = state
+        .scenarios
+        .iter()
+        .map(|s| s.scenario.name.len())
+        .max()
+        .unwrap_or(0);
     let mut out = format!(
         "running ({}), {:02}/{:02} VUs, {} complete and {} interrupted iterations\n",
         clock(elapsed),
@@ -55,13 +68,29 @@ pub fn snapshot(state: &ExecutionState, elapsed: Duration) -> String {
         let (fraction, detail) = match s.scenario.executor {
             Executor::ConstantVus { vus, duration } => (
                 ran.as_secs_f64() / duration.as_secs_f64(),
-                format!("{vus} VUs  {}/{}", clock_short(ran), format_duration(duration)),
+                format!(
+                    "{vus} VUs  {}/{}",
+                    clock_short(ran),
+                    format_duration(duration)
+                ),
             ),
-            Executor::SharedIterations { vus, iterations, max_duration } => (
+            Executor::SharedIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => (
                 completed as f64 / iterations as f64,
-                format!("{vus} VUs  {}/{}  {completed}/{iterations} shared iters", clock_short(ran), format_duration(max_duration)),
+                format!(
+                    "{vus} VUs  {}/{}  {completed}/{iterations} shared iters",
+                    clock_short(ran),
+                    format_duration(max_duration)
+                ),
             ),
-            Executor::PerVuIterations { vus, iterations, max_duration } => (
+            Executor::PerVuIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => (
                 completed as f64 / (vus * iterations) as f64,
                 format!(
                     "{vus} VUs  {}/{}  {completed}/{} iters, {iterations} per VU",
@@ -71,7 +100,11 @@ pub fn snapshot(state: &ExecutionState, elapsed: Duration) -> String {
                 ),
             ),
         };
-        let pct = if done { 100.0 } else { (fraction * 100.0).clamp(0.0, 100.0) };
+        let pct = if done {
+            100.0
+        } else {
+            (fraction * 100.0).clamp(0.0, 100.0)
+        };
         out.push_str(&format!(
             "{:<width$} {} [ {:>3.0}% ] {detail}\n",
             s.scenario.name,

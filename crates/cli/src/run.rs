@@ -9,8 +9,11 @@ use std::time::{Duration, Instant, SystemTime};
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
 use rk6_metrics::{builtin, Aggregator, Registry, Sample, TagSet, ThresholdSet};
-use rk6_output::{render_text, summary_export, handle_summary_data, SummaryMode, TextOptions};
-use rk6_scheduler::{scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario, ThreadPool};
+use rk6_output::{handle_summary_data, render_text, summary_export, SummaryMode, TextOptions};
+use rk6_scheduler::{
+    scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
+    ThreadPool,
+};
 use serde_json::{Map, Value};
 
 use crate::args::RunArgs;
@@ -34,19 +37,36 @@ fn fail(logger: &Logger, code: ExitCode, msg: &str, hint: Option<&str>) -> ExitC
 fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
     match e.kind {
         ScriptErrorKind::Aborted => fail(logger, ExitCode::ScriptAborted, &e.message, None),
-        _ => fail(logger, ExitCode::ScriptException, &e.message, Some("script exception")),
+        _ => fail(
+            logger,
+            ExitCode::ScriptException,
+            &e.message,
+            Some("script exception"),
+        ),
     }
 }
 
 /// Runs a test and returns its exit code.
 pub fn run(args: RunArgs) -> ExitCode {
-    let logger = Logger { verbose: args.verbose };
-    let mut env: BTreeMap<String, String> =
-        if args.include_system_env_vars { std::env::vars().collect() } else { BTreeMap::new() };
+    let logger = Logger {
+        verbose: args.verbose,
+    };
+    let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
+        std::env::vars().collect()
+    } else {
+        BTreeMap::new()
+    };
     for kv in &args.env {
         match kv.split_once('=') {
             Some((k, v)) => env.insert(k.to_string(), v.to_string()),
-            None => return fail(&logger, ExitCode::InvalidConfig, &format!("invalid -e/--env value \"{kv}\": expected KEY=VALUE"), None),
+            None => {
+                return fail(
+                    &logger,
+                    ExitCode::InvalidConfig,
+                    &format!("invalid -e/--env value \"{kv}\": expected KEY=VALUE"),
+                    None,
+                )
+            }
         };
     }
     let program = match Program::load(&args.script, env) {
@@ -82,7 +102,10 @@ pub fn run(args: RunArgs) -> ExitCode {
             let msg = if s.exec == "default" {
                 "no exported default function found; export a default function or set `exec` on each scenario".to_string()
             } else {
-                format!("executor {}: function '{}' not found in exports", s.name, s.exec)
+                format!(
+                    "executor {}: function '{}' not found in exports",
+                    s.name, s.exec
+                )
             };
             return fail(&logger, ExitCode::InvalidConfig, &msg, None);
         }
@@ -96,41 +119,84 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.to_string(), None),
     };
-    let trend_stats: Vec<String> = match options.get("summaryTrendStats").and_then(Value::as_array) {
-        Some(a) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+    let trend_stats: Vec<String> = match options.get("summaryTrendStats").and_then(Value::as_array)
+    {
+        Some(a) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         None => DEFAULT_TREND_STATS.iter().map(|s| s.to_string()).collect(),
     };
     for s in &trend_stats {
         if rk6_metrics::Stat::parse_trend_stat(s).is_none() {
-            return fail(&logger, ExitCode::InvalidConfig, &format!("invalid summaryTrendStats value \"{s}\""), None);
+            return fail(
+                &logger,
+                ExitCode::InvalidConfig,
+                &format!("invalid summaryTrendStats value \"{s}\""),
+                None,
+            );
         }
     }
-    let summary_mode = match args.summary_mode.as_deref().or(options.get("summaryMode").and_then(Value::as_str)) {
+    let summary_mode = match args
+        .summary_mode
+        .as_deref()
+        .or(options.get("summaryMode").and_then(Value::as_str))
+    {
         None | Some("compact") => SummaryMode::Compact,
         Some("full") => SummaryMode::Full,
         Some(other) => {
-            return fail(&logger, ExitCode::InvalidConfig, &format!("invalid --summary-mode \"{other}\": rk6 supports compact and full"), None)
+            return fail(
+                &logger,
+                ExitCode::InvalidConfig,
+                &format!("invalid --summary-mode \"{other}\": rk6 supports compact and full"),
+                None,
+            )
         }
     };
-    let time_unit = options.get("summaryTimeUnit").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let time_unit = options
+        .get("summaryTimeUnit")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
 
     let abort = CancellationToken::new();
     let started = Instant::now();
-    let collector = Collector::start(Aggregator::new(registry.clone(), thresholds), started, abort.clone());
+    let collector = Collector::start(
+        Aggregator::new(registry.clone(), thresholds),
+        started,
+        abort.clone(),
+    );
     let shared = Arc::new(Shared {
         program: program.clone(),
         registry: registry.clone(),
         samples: collector.sender(),
         http: Arc::new(http_config(&options)),
         tags: string_map(options.get("tags")),
-        no_cookies_reset: options.get("noCookiesReset").and_then(Value::as_bool).unwrap_or(false),
-        no_vu_connection_reuse: options.get("noVUConnectionReuse").and_then(Value::as_bool).unwrap_or(false),
+        no_cookies_reset: options
+            .get("noCookiesReset")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        no_vu_connection_reuse: options
+            .get("noVUConnectionReuse")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         logger,
         setup_data: OnceLock::new(),
     });
 
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("tokio runtime");
-    let outcome = rt.block_on(execute(&args, &logger, shared.clone(), &scenarios, abort.clone(), started));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let outcome = rt.block_on(execute(
+        &args,
+        &logger,
+        shared.clone(),
+        &scenarios,
+        abort.clone(),
+        started,
+    ));
     let (aggregator, threshold_abort) = {
         drop(shared);
         collector.finish()
@@ -162,18 +228,35 @@ pub fn run(args: RunArgs) -> ExitCode {
                     write_outputs(&logger, outputs);
                 }
                 Ok(None) => {}
-                Err(e) => logger.log(Level::Error, &format!("handleSummary() failed: {}", e.message), &[]),
+                Err(e) => logger.log(
+                    Level::Error,
+                    &format!("handleSummary() failed: {}", e.message),
+                    &[],
+                ),
             }
         }
         if !printed {
-            let color = !args.no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
-            let text = render_text(&data, &TextOptions { mode: summary_mode, color, time_unit: time_unit.clone() });
+            let color = !args.no_color
+                && std::env::var_os("NO_COLOR").is_none()
+                && std::io::stdout().is_terminal();
+            let text = render_text(
+                &data,
+                &TextOptions {
+                    mode: summary_mode,
+                    color,
+                    time_unit: time_unit.clone(),
+                },
+            );
             let _ = std::io::stdout().write_all(text.as_bytes());
         }
         if let Some(path) = &args.summary_export {
             let json = serde_json::to_string_pretty(&summary_export(&data)).unwrap_or_default();
             if let Err(e) = std::fs::write(path, json) {
-                logger.log(Level::Error, &format!("cannot write the summary export {}: {e}", path.display()), &[]);
+                logger.log(
+                    Level::Error,
+                    &format!("cannot write the summary export {}: {e}", path.display()),
+                    &[],
+                );
             }
         }
     }
@@ -184,7 +267,11 @@ pub fn run(args: RunArgs) -> ExitCode {
         if threshold_abort {
             logger.log(Level::Error, &format!("thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"), &[]);
         } else {
-            logger.log(Level::Error, &format!("thresholds on metrics '{names}' have been crossed"), &[]);
+            logger.log(
+                Level::Error,
+                &format!("thresholds on metrics '{names}' have been crossed"),
+                &[],
+            );
         }
     }
     match outcome.end {
@@ -207,30 +294,47 @@ fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
             path => std::fs::write(path, &bytes),
         };
         if let Err(e) = result {
-            logger.log(Level::Error, &format!("handleSummary() output {target}: {e}"), &[]);
+            logger.log(
+                Level::Error,
+                &format!("handleSummary() output {target}: {e}"),
+                &[],
+            );
         }
     }
 }
 
 fn string_map(v: Option<&Value>) -> Vec<(String, String)> {
     v.and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
-    let mut c = rk6_http::ClientConfig::default();
-    c.insecure_skip_tls_verify = options.get("insecureSkipTLSVerify").and_then(Value::as_bool).unwrap_or(false);
-    c.user_agent = match options.get("userAgent") {
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => Some(USER_AGENT.to_string()),
-    };
-    if let Some(n) = options.get("maxRedirects").and_then(Value::as_u64) {
-        c.max_redirects = n as u32;
+    let flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let defaults = rk6_http::ClientConfig::default();
+    rk6_http::ClientConfig {
+        insecure_skip_tls_verify: flag("insecureSkipTLSVerify"),
+        user_agent: match options.get("userAgent") {
+            Some(Value::String(s)) if s.is_empty() => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => Some(USER_AGENT.to_string()),
+        },
+        max_redirects: options
+            .get("maxRedirects")
+            .and_then(Value::as_u64)
+            .map_or(defaults.max_redirects, |n| n as u32),
+        no_connection_reuse: flag("noConnectionReuse"),
+        ..defaults
     }
-    c.no_connection_reuse = options.get("noConnectionReuse").and_then(Value::as_bool).unwrap_or(false);
-    c
 }
 
 /// What the run phase leaves for the summary phase.
@@ -270,7 +374,14 @@ async fn execute(
     let _ = shared.setup_data.set(setup_data.clone());
     let pool = match ThreadPool::start(Arc::new(JsVuFactory::new(shared.clone())), max_vus).await {
         Ok(p) => p,
-        Err(e) => return Err(fail(logger, ExitCode::ScriptException, &e, Some("script exception"))),
+        Err(e) => {
+            return Err(fail(
+                logger,
+                ExitCode::ScriptException,
+                &e,
+                Some("script exception"),
+            ))
+        }
     };
     let state = ExecutionState::new(scenarios);
     state.vus_max.store(max_vus, Ordering::Relaxed);
@@ -302,8 +413,17 @@ async fn execute(
             logger.log(Level::Error, &e.message, &[("hint", "script exception")]);
         }
     }
-    let end = if abort.is_cancelled() && end == RunEnd::Stopped { RunEnd::Finished } else { end };
-    Ok(Outcome { end, elapsed: started.elapsed(), lifecycle: Some(lifecycle), setup_data })
+    let end = if abort.is_cancelled() && end == RunEnd::Stopped {
+        RunEnd::Finished
+    } else {
+        end
+    };
+    Ok(Outcome {
+        end,
+        elapsed: started.elapsed(),
+        lifecycle: Some(lifecycle),
+        setup_data,
+    })
 }
 
 /// Gauges `vus`/`vus_max` once per second, and the progress lines.
@@ -315,8 +435,18 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, quiet: bool, star
         let now = SystemTime::now();
         let empty = TagSet::default();
         let batch = vec![
-            Sample { metric: builtin::VUS, tags: empty.clone(), value: state.active_vus() as f64, time: now },
-            Sample { metric: builtin::VUS_MAX, tags: empty, value: state.vus_max.load(Ordering::Relaxed) as f64, time: now },
+            Sample {
+                metric: builtin::VUS,
+                tags: empty.clone(),
+                value: state.active_vus() as f64,
+                time: now,
+            },
+            Sample {
+                metric: builtin::VUS_MAX,
+                tags: empty,
+                value: state.vus_max.load(Ordering::Relaxed) as f64,
+                time: now,
+            },
         ];
         let _ = shared.samples.send(batch);
         if !quiet {
@@ -333,7 +463,12 @@ fn emit_final(state: &ExecutionState, shared: &Shared, _max_vus: u64) {
         let dropped = s.dropped.load(Ordering::Relaxed);
         if dropped > 0 {
             let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
-            batch.push(Sample { metric: builtin::DROPPED_ITERATIONS, tags, value: dropped as f64, time: now });
+            batch.push(Sample {
+                metric: builtin::DROPPED_ITERATIONS,
+                tags,
+                value: dropped as f64,
+                time: now,
+            });
         }
     }
     if !batch.is_empty() {
@@ -359,7 +494,11 @@ async fn watch_signals(stop: CancellationToken, logger: Logger) {
         let _ = tokio::signal::ctrl_c().await;
     };
     next.await;
-    logger.log(Level::Warning, "Stopping the test (press Ctrl+C again to stop at once)", &[]);
+    logger.log(
+        Level::Warning,
+        "Stopping the test (press Ctrl+C again to stop at once)",
+        &[],
+    );
     stop.cancel();
     let _ = tokio::signal::ctrl_c().await;
     std::process::exit(ExitCode::ExternalAbort as i32);

@@ -50,7 +50,10 @@ impl Suspender {
 
     /// Whether the current iteration was asked to stop.
     pub fn is_interrupted(&self) -> bool {
-        self.interrupt.borrow().as_ref().is_some_and(CancellationToken::is_cancelled)
+        self.interrupt
+            .borrow()
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Runs `fut` to completion from synchronous code inside the coroutine, suspending the
@@ -121,22 +124,29 @@ impl<T: 'static> CoCell<T> {
         let inner = suspender.clone();
         let stack = DefaultStack::new(STACK_SIZE)?;
         let mut value: Box<dyn Any> = Box::new(value);
-        let co = Coroutine::with_stack(stack, move |yielder: &Yielder<Resume, Yielded>, first: Resume| {
-            inner.yielder.set(yielder as *const _ as *const ());
-            let mut msg = first;
-            loop {
-                match msg {
-                    Resume::Run(task) => {
-                        let out = task(value.as_mut());
-                        msg = yielder.suspend(Yielded::Done(out));
+        let co = Coroutine::with_stack(
+            stack,
+            move |yielder: &Yielder<Resume, Yielded>, first: Resume| {
+                inner.yielder.set(yielder as *const _ as *const ());
+                let mut msg = first;
+                loop {
+                    match msg {
+                        Resume::Run(task) => {
+                            let out = task(value.as_mut());
+                            msg = yielder.suspend(Yielded::Done(out));
+                        }
+                        Resume::Poll => msg = yielder.suspend(Yielded::Pending),
+                        Resume::Exit => break,
                     }
-                    Resume::Poll => msg = yielder.suspend(Yielded::Pending),
-                    Resume::Exit => break,
                 }
-            }
-            inner.yielder.set(std::ptr::null());
-        });
-        Ok(CoCell { co, suspender, _owner: std::marker::PhantomData })
+                inner.yielder.set(std::ptr::null());
+            },
+        );
+        Ok(CoCell {
+            co,
+            suspender,
+            _owner: std::marker::PhantomData,
+        })
     }
 
     /// Runs `f` on the value inside the coroutine; blocking calls inside it suspend this future.
@@ -156,7 +166,9 @@ impl<T: 'static> CoCell<T> {
             match self.co.resume(msg) {
                 CoroutineResult::Yield(Yielded::Pending) => Poll::Pending,
                 CoroutineResult::Yield(Yielded::Done(v)) => Poll::Ready(v),
-                CoroutineResult::Return(()) => unreachable!("a VU coroutine ended while running work"),
+                CoroutineResult::Return(()) => {
+                    unreachable!("a VU coroutine ended while running work")
+                }
             }
         })
         .await;

@@ -4,20 +4,46 @@ use std::collections::BTreeMap;
 
 use boa_engine::object::ObjectInitializer;
 use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction};
+use boa_engine::{
+    js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
+};
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
 use crate::runtime::{array_buffer, define};
 
 /// Installs the globals into a fresh context.
-pub(crate) fn install(ctx: &mut Context, vu_id: u64, env: &BTreeMap<String, String>) -> JsResult<()> {
+pub(crate) fn install(
+    ctx: &mut Context,
+    vu_id: u64,
+    env: &BTreeMap<String, String>,
+) -> JsResult<()> {
     let console = ObjectInitializer::new(ctx)
-        .function(NativeFunction::from_fn_ptr(console_log), js_string!("log"), 0)
-        .function(NativeFunction::from_fn_ptr(console_log), js_string!("info"), 0)
-        .function(NativeFunction::from_fn_ptr(console_warn), js_string!("warn"), 0)
-        .function(NativeFunction::from_fn_ptr(console_error), js_string!("error"), 0)
-        .function(NativeFunction::from_fn_ptr(console_debug), js_string!("debug"), 0)
+        .function(
+            NativeFunction::from_fn_ptr(console_log),
+            js_string!("log"),
+            0,
+        )
+        .function(
+            NativeFunction::from_fn_ptr(console_log),
+            js_string!("info"),
+            0,
+        )
+        .function(
+            NativeFunction::from_fn_ptr(console_warn),
+            js_string!("warn"),
+            0,
+        )
+        .function(
+            NativeFunction::from_fn_ptr(console_error),
+            js_string!("error"),
+            0,
+        )
+        .function(
+            NativeFunction::from_fn_ptr(console_debug),
+            js_string!("debug"),
+            0,
+        )
         .build();
     ctx.register_global_property(js_string!("console"), console, Attribute::all())?;
     let env_obj = JsObject::with_object_proto(ctx.intrinsics());
@@ -35,7 +61,9 @@ pub(crate) fn install(ctx: &mut Context, vu_id: u64, env: &BTreeMap<String, Stri
 /// Adds a scenario's `env` entries to `__ENV`.
 pub(crate) fn extend_env(ctx: &mut Context, env: &BTreeMap<String, String>) {
     let global = ctx.global_object();
-    let Ok(v) = global.get(js_string!("__ENV"), ctx) else { return };
+    let Ok(v) = global.get(js_string!("__ENV"), ctx) else {
+        return;
+    };
     if let Some(obj) = v.as_object() {
         for (k, val) in env {
             define(&obj, k, JsString::from(val.as_str()), ctx);
@@ -51,9 +79,13 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
         }
         let text = if a.is_object() && !a.is_callable() {
             // k6 prints objects as JSON; errors by their message.
-            let is_error = a.as_object().is_some_and(|o| o.get(js_string!("stack"), ctx).is_ok_and(|s| s.is_string()));
+            let is_error = a
+                .as_object()
+                .is_some_and(|o| o.get(js_string!("stack"), ctx).is_ok_and(|s| s.is_string()));
             if is_error {
-                a.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_default()
+                a.to_string(ctx)
+                    .map(|s| s.to_std_string_escaped())
+                    .unwrap_or_default()
             } else {
                 a.to_json(ctx)
                     .ok()
@@ -61,7 +93,9 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
                     .map_or_else(|| a.display().to_string(), |j| j.to_string())
             }
         } else {
-            a.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_default()
+            a.to_string(ctx)
+                .map(|s| s.to_std_string_escaped())
+                .unwrap_or_default()
         };
         out.push_str(&text);
     }
@@ -70,7 +104,10 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
 
 fn console_at(level: Level, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let msg = format_args(args, ctx);
-    Host::of(ctx).shared.logger.log(level, &msg, &[("source", "console")]);
+    Host::of(ctx)
+        .shared
+        .logger
+        .log(level, &msg, &[("source", "console")]);
     Ok(JsValue::undefined())
 }
 
@@ -95,7 +132,12 @@ fn open(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
             .with_message("The \"open()\" function is only available in the init stage (i.e. the global scope), see https://grafana.com/docs/k6/latest/using-k6/test-lifecycle for more information")
             .into());
     }
-    let path = args.first().cloned().unwrap_or_default().to_string(ctx)?.to_std_string_escaped();
+    let path = args
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
     let binary = args
         .get(1)
         .filter(|m| !m.is_undefined())
@@ -104,7 +146,10 @@ fn open(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
         .unwrap_or(false);
     let resolved = host.shared.program.resolve(&path, None);
     let data = host.shared.program.read(&resolved).map_err(|_| {
-        JsNativeError::error().with_message(format!("open {}: no such file or directory", resolved.display()))
+        JsNativeError::error().with_message(format!(
+            "open {}: no such file or directory",
+            resolved.display()
+        ))
     })?;
     if binary {
         array_buffer(&data, ctx)

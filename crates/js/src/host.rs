@@ -65,12 +65,18 @@ impl Host {
 
     /// The host of the VU that owns `ctx`.
     pub(crate) fn of(ctx: &Context) -> Rc<Host> {
-        ctx.get_data::<Rc<Host>>().expect("every rk6 context has a host").clone()
+        ctx.get_data::<Rc<Host>>()
+            .expect("every rk6 context has a host")
+            .clone()
     }
 
     /// Waits for `fut` from synchronous JS, suspending only this VU. `what` names the call
     /// for the error thrown in the init context.
-    pub(crate) fn block_on<F: std::future::Future>(&self, what: &str, fut: F) -> JsResult<F::Output> {
+    pub(crate) fn block_on<F: std::future::Future>(
+        &self,
+        what: &str,
+        fut: F,
+    ) -> JsResult<F::Output> {
         let suspender = self.suspender.borrow().clone();
         let result = match suspender {
             Some(s) if self.phase.get() == Phase::Run => s.block_on(fut),

@@ -25,18 +25,30 @@ pub struct InitInfo {
 }
 
 /// Evaluates the init context once to read the options and exports (k6 does the same).
-pub fn read_init(program: Arc<Program>, registry: Arc<Registry>, logger: Logger) -> Result<InitInfo, ScriptError> {
+pub fn read_init(
+    program: Arc<Program>,
+    registry: Arc<Registry>,
+    logger: Logger,
+) -> Result<InitInfo, ScriptError> {
     let shared = Shared::for_init(program, registry, logger);
     std::thread::Builder::new()
         .name("rk6-init".into())
         .stack_size(STACK)
         .spawn(move || {
             let mut rt = Runtime::init(0, shared)?;
-            Ok(InitInfo { options: rt.options()?, functions: rt.exported_functions() })
+            Ok(InitInfo {
+                options: rt.options()?,
+                functions: rt.exported_functions(),
+            })
         })
         .map_err(|e| ScriptError::new(ScriptErrorKind::Io, e.to_string()))?
         .join()
-        .unwrap_or_else(|_| Err(ScriptError::new(ScriptErrorKind::Exception, "the init context panicked")))
+        .unwrap_or_else(|_| {
+            Err(ScriptError::new(
+                ScriptErrorKind::Exception,
+                "the init context panicked",
+            ))
+        })
 }
 
 /// Output files a `handleSummary()` asked for: (`stdout` | `stderr` | path, contents).
@@ -45,7 +57,10 @@ pub type SummaryOutputs = Vec<(String, Vec<u8>)>;
 enum Command {
     Setup(oneshot::Sender<Result<Option<String>, ScriptError>>),
     Teardown(oneshot::Sender<Result<(), ScriptError>>),
-    HandleSummary(serde_json::Value, oneshot::Sender<Result<Option<SummaryOutputs>, ScriptError>>),
+    HandleSummary(
+        serde_json::Value,
+        oneshot::Sender<Result<Option<SummaryOutputs>, ScriptError>>,
+    ),
 }
 
 /// A VU of its own (id 0) on its own thread for setup, teardown and handleSummary.
@@ -55,7 +70,10 @@ pub struct Lifecycle {
 }
 
 fn gone() -> ScriptError {
-    ScriptError::new(ScriptErrorKind::Exception, "the setup/teardown VU stopped unexpectedly")
+    ScriptError::new(
+        ScriptErrorKind::Exception,
+        "the setup/teardown VU stopped unexpectedly",
+    )
 }
 
 impl Lifecycle {
@@ -77,12 +95,16 @@ impl Lifecycle {
                 let mut vu = match JsVu::new(rt) {
                     Ok(vu) => vu,
                     Err(e) => {
-                        let _ = ready_tx.send(Err(ScriptError::new(ScriptErrorKind::Io, e.to_string())));
+                        let _ = ready_tx
+                            .send(Err(ScriptError::new(ScriptErrorKind::Io, e.to_string())));
                         return;
                     }
                 };
                 let _ = ready_tx.send(Ok(()));
-                let Ok(tokio_rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                let Ok(tokio_rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
                     return;
                 };
                 tokio_rt.block_on(async move {
@@ -106,7 +128,10 @@ impl Lifecycle {
             })
             .map_err(|e| ScriptError::new(ScriptErrorKind::Io, e.to_string()))?;
         ready_rx.recv().map_err(|_| gone())??;
-        Ok(Lifecycle { tx, thread: Some(thread) })
+        Ok(Lifecycle {
+            tx,
+            thread: Some(thread),
+        })
     }
 
     /// Runs `setup()`; returns its data as JSON text.
@@ -124,9 +149,14 @@ impl Lifecycle {
     }
 
     /// Runs `handleSummary(data)`; `None` when the script does not export it.
-    pub async fn handle_summary(&self, data: serde_json::Value) -> Result<Option<SummaryOutputs>, ScriptError> {
+    pub async fn handle_summary(
+        &self,
+        data: serde_json::Value,
+    ) -> Result<Option<SummaryOutputs>, ScriptError> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Command::HandleSummary(data, reply)).map_err(|_| gone())?;
+        self.tx
+            .send(Command::HandleSummary(data, reply))
+            .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 }

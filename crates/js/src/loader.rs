@@ -21,7 +21,11 @@ pub(crate) struct Loader {
 
 impl Loader {
     pub(crate) fn new(program: Arc<Program>) -> Self {
-        Loader { program, files: RefCell::default(), builtins: RefCell::default() }
+        Loader {
+            program,
+            files: RefCell::default(),
+            builtins: RefCell::default(),
+        }
     }
 
     /// Parses a script file as a module in `ctx`.
@@ -29,10 +33,15 @@ impl Loader {
         if let Some(m) = self.files.borrow().get(path) {
             return Ok(m.clone());
         }
-        let data = self.program.read(path).map_err(|e| JsNativeError::typ().with_message(e.message))?;
+        let data = self
+            .program
+            .read(path)
+            .map_err(|e| JsNativeError::typ().with_message(e.message))?;
         let source = Source::from_bytes(&data[..]).with_path(path);
         let module = Module::parse(source, None, ctx).map_err(|e| with_location(e, path))?;
-        self.files.borrow_mut().insert(path.to_path_buf(), module.clone());
+        self.files
+            .borrow_mut()
+            .insert(path.to_path_buf(), module.clone());
         Ok(module)
     }
 
@@ -42,7 +51,9 @@ impl Loader {
                 return Ok(m.clone());
             }
             let module = modules::create(spec, ctx)?;
-            self.builtins.borrow_mut().insert(spec.to_string(), module.clone());
+            self.builtins
+                .borrow_mut()
+                .insert(spec.to_string(), module.clone());
             return Ok(module);
         }
         if spec.starts_with("http://") || spec.starts_with("https://") {
@@ -52,7 +63,11 @@ impl Loader {
                 ))
                 .into());
         }
-        if spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('/') || spec.starts_with("file://") {
+        if spec.starts_with("./")
+            || spec.starts_with("../")
+            || spec.starts_with('/')
+            || spec.starts_with("file://")
+        {
             let path = self.program.resolve(spec, referrer.path());
             return self.parse_file(&path, ctx);
         }
@@ -66,16 +81,23 @@ impl Loader {
 
 /// Boa's syntax errors end with "at line L, col C"; k6 users expect `file:line:col` first.
 fn with_location(err: JsError, path: &std::path::Path) -> JsError {
-    let msg = err.as_native().map_or_else(|| err.to_string(), |n| n.message().to_string());
+    let msg = err
+        .as_native()
+        .map_or_else(|| err.to_string(), |n| n.message().to_string());
     let (text, location) = match msg.rsplit_once(" at line ") {
         Some((text, pos)) => {
             let pos = pos.trim_end_matches(" (native)");
-            let loc = pos.split_once(", col ").map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default();
+            let loc = pos
+                .split_once(", col ")
+                .map(|(l, c)| format!(":{l}:{c}"))
+                .unwrap_or_default();
             (text.to_string(), loc)
         }
         None => (msg.clone(), String::new()),
     };
-    JsNativeError::syntax().with_message(format!("file://{}{location}: {text}", path.display())).into()
+    JsNativeError::syntax()
+        .with_message(format!("file://{}{location}: {text}", path.display()))
+        .into()
 }
 
 impl ModuleLoader for Loader {

@@ -48,7 +48,12 @@ impl Logger {
 
 /// Formats one log line (with its trailing newline).
 pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &str)]) -> String {
-    let mut line = format!("time=\"{}\" level={} msg={}", rfc3339(time), level.as_str(), quote(msg));
+    let mut line = format!(
+        "time=\"{}\" level={} msg={}",
+        rfc3339(time),
+        level.as_str(),
+        quote(msg)
+    );
     for (k, v) in fields {
         line.push(' ');
         line.push_str(k);
@@ -63,7 +68,8 @@ pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &
 /// Go's `strconv.Quote`.
 fn quote(v: &str) -> String {
     let plain = !v.is_empty()
-        && v.chars().all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
     if plain {
         return v.to_string();
     }
@@ -89,7 +95,12 @@ pub fn rfc3339(time: SystemTime) -> String {
     let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
@@ -116,7 +127,10 @@ mod tests {
         let t = UNIX_EPOCH + Duration::from_secs(1_796_003_369);
         assert_eq!(rfc3339(t), "2026-11-30T01:49:29Z");
         let line = format_line(t, Level::Info, "hello world", &[("source", "console")]);
-        assert_eq!(line, "time=\"2026-11-30T01:49:29Z\" level=info msg=\"hello world\" source=console\n");
+        assert_eq!(
+            line,
+            "time=\"2026-11-30T01:49:29Z\" level=info msg=\"hello world\" source=console\n"
+        );
         let line = format_line(t, Level::Error, "Error: a \"b\"\n\tat x", &[]);
         assert!(line.contains(r#"msg="Error: a \"b\"\n\tat x""#), "{line}");
         assert_eq!(quote("plain"), "plain");

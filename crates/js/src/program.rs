@@ -31,7 +31,10 @@ pub struct ScriptError {
 
 impl ScriptError {
     pub(crate) fn new(kind: ScriptErrorKind, message: impl Into<String>) -> Self {
-        ScriptError { kind, message: message.into() }
+        ScriptError {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -48,9 +51,14 @@ pub struct Program {
 impl Program {
     /// Reads the entry script at `path`.
     pub fn load(path: &Path, env: BTreeMap<String, String>) -> Result<Arc<Program>, ScriptError> {
-        let main = std::path::absolute(path)
-            .map_err(|e| ScriptError::new(ScriptErrorKind::Io, format!("{}: {e}", path.display())))?;
-        let program = Program { main: normalize(&main), env, files: Mutex::default() };
+        let main = std::path::absolute(path).map_err(|e| {
+            ScriptError::new(ScriptErrorKind::Io, format!("{}: {e}", path.display()))
+        })?;
+        let program = Program {
+            main: normalize(&main),
+            env,
+            files: Mutex::default(),
+        };
         program.read(&program.main)?;
         Ok(Arc::new(program))
     }
@@ -77,7 +85,9 @@ impl Program {
 
     /// `spec` resolved against the directory of `referrer` (or of the entry script).
     pub fn resolve(&self, spec: &str, referrer: Option<&Path>) -> PathBuf {
-        let base = referrer.and_then(Path::parent).unwrap_or_else(|| self.dir());
+        let base = referrer
+            .and_then(Path::parent)
+            .unwrap_or_else(|| self.dir());
         let spec = spec.strip_prefix("file://").unwrap_or(spec);
         normalize(&base.join(spec))
     }
@@ -104,9 +114,19 @@ mod tests {
 
     #[test]
     fn resolves_relative_to_the_referrer() {
-        let p = Program { main: PathBuf::from("/a/b/main.js"), env: BTreeMap::new(), files: Mutex::default() };
-        assert_eq!(p.resolve("./lib/u.js", None), PathBuf::from("/a/b/lib/u.js"));
-        assert_eq!(p.resolve("../x.js", Some(Path::new("/a/b/lib/u.js"))), PathBuf::from("/a/b/x.js"));
+        let p = Program {
+            main: PathBuf::from("/a/b/main.js"),
+            env: BTreeMap::new(),
+            files: Mutex::default(),
+        };
+        assert_eq!(
+            p.resolve("./lib/u.js", None),
+            PathBuf::from("/a/b/lib/u.js")
+        );
+        assert_eq!(
+            p.resolve("../x.js", Some(Path::new("/a/b/lib/u.js"))),
+            PathBuf::from("/a/b/x.js")
+        );
         assert_eq!(p.resolve("/abs.js", None), PathBuf::from("/abs.js"));
     }
 }

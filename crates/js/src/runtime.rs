@@ -70,25 +70,40 @@ impl Runtime {
         }
         let namespace = module.namespace(&mut ctx);
         host.phase.set(Phase::Run);
-        Ok(Runtime { ctx, host, namespace, functions: HashMap::new(), setup_data: None, scenario: None })
+        Ok(Runtime {
+            ctx,
+            host,
+            namespace,
+            functions: HashMap::new(),
+            setup_data: None,
+            scenario: None,
+        })
     }
 
     /// The exported `options` as JSON (`{}` when not exported).
     pub(crate) fn options(&mut self) -> Result<serde_json::Value, ScriptError> {
-        let v = self.namespace.get(js_string!("options"), &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        let v = self
+            .namespace
+            .get(js_string!("options"), &mut self.ctx)
+            .map_err(|e| script_error(&e, &mut self.ctx))?;
         if v.is_undefined() || v.is_null() {
             return Ok(serde_json::Value::Object(Default::default()));
         }
         match v.to_json(&mut self.ctx) {
             Ok(Some(json)) => Ok(json),
             Ok(None) => Ok(serde_json::Value::Object(Default::default())),
-            Err(e) => Err(ScriptError::new(ScriptErrorKind::Exception, format!("the exported options cannot be read: {e}"))),
+            Err(e) => Err(ScriptError::new(
+                ScriptErrorKind::Exception,
+                format!("the exported options cannot be read: {e}"),
+            )),
         }
     }
 
     /// Names of the exported functions.
     pub(crate) fn exported_functions(&mut self) -> Vec<String> {
-        let Ok(keys) = self.namespace.own_property_keys(&mut self.ctx) else { return Vec::new() };
+        let Ok(keys) = self.namespace.own_property_keys(&mut self.ctx) else {
+            return Vec::new();
+        };
         keys.into_iter()
             .filter_map(|k| {
                 let name = k.to_string();
@@ -102,7 +117,10 @@ impl Runtime {
         if let Some(f) = self.functions.get(name) {
             return Some(f.clone());
         }
-        let v = self.namespace.get(JsString::from(name), &mut self.ctx).ok()?;
+        let v = self
+            .namespace
+            .get(JsString::from(name), &mut self.ctx)
+            .ok()?;
         let f = v.as_callable()?.clone();
         self.functions.insert(name.to_string(), f.clone());
         Some(f)
@@ -114,7 +132,9 @@ impl Runtime {
             let v = match text {
                 Some(t) => serde_json::from_str(&t)
                     .ok()
-                    .and_then(|json: serde_json::Value| JsValue::from_json(&json, &mut self.ctx).ok())
+                    .and_then(|json: serde_json::Value| {
+                        JsValue::from_json(&json, &mut self.ctx).ok()
+                    })
                     .unwrap_or_default(),
                 None => JsValue::undefined(),
             };
@@ -124,12 +144,19 @@ impl Runtime {
     }
 
     fn enter_scenario(&mut self, scenario: &Arc<Scenario>) {
-        if self.scenario.as_ref().is_some_and(|s| Arc::ptr_eq(s, scenario)) {
+        if self
+            .scenario
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, scenario))
+        {
             return;
         }
         let mut tags = self.host.shared.tags.clone();
         tags.extend(scenario.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-        *self.host.scenario.borrow_mut() = ScenarioTags { name: scenario.name.clone(), tags };
+        *self.host.scenario.borrow_mut() = ScenarioTags {
+            name: scenario.name.clone(),
+            tags,
+        };
         if !scenario.env.is_empty() {
             globals::extend_env(&mut self.ctx, &scenario.env);
         }
@@ -149,7 +176,12 @@ impl Runtime {
         if host.shared.no_vu_connection_reuse {
             host.http.borrow_mut().close_idle();
         }
-        let _ = self.ctx.global_object().set(js_string!("__ITER"), vu_iteration as f64, false, &mut self.ctx);
+        let _ = self.ctx.global_object().set(
+            js_string!("__ITER"),
+            vu_iteration as f64,
+            false,
+            &mut self.ctx,
+        );
         let Some(f) = self.function(&it.scenario.exec) else {
             // Validated before the test starts; reaching this is a bug, not a script error.
             return IterationOutcome::Interrupted;
@@ -166,7 +198,11 @@ impl Runtime {
                 host.shared.logger.log(
                     Level::Error,
                     &msg,
-                    &[("executor", executor), ("scenario", &it.scenario.name), ("source", "stacktrace")],
+                    &[
+                        ("executor", executor),
+                        ("scenario", &it.scenario.name),
+                        ("source", "stacktrace"),
+                    ],
                 );
                 IterationOutcome::Completed
             }
@@ -189,44 +225,73 @@ impl Runtime {
         let mut samples = host.samples.borrow_mut();
         let tags = samples.tags(&pairs);
         let now = SystemTime::now();
-        samples.push(builtin::DATA_SENT, tags.clone(), host.data_sent.get() as f64, now);
-        samples.push(builtin::DATA_RECEIVED, tags.clone(), host.data_received.get() as f64, now);
+        samples.push(
+            builtin::DATA_SENT,
+            tags.clone(),
+            host.data_sent.get() as f64,
+            now,
+        );
+        samples.push(
+            builtin::DATA_RECEIVED,
+            tags.clone(),
+            host.data_received.get() as f64,
+            now,
+        );
         samples.push(builtin::ITERATION_DURATION, tags.clone(), duration_ms, now);
         samples.push(builtin::ITERATIONS, tags, 1.0, now);
     }
 
     /// Calls `setup()` if exported; returns its result as JSON text.
     pub(crate) fn setup(&mut self) -> Result<Option<String>, ScriptError> {
-        let Some(f) = self.function("setup") else { return Ok(None) };
+        let Some(f) = self.function("setup") else {
+            return Ok(None);
+        };
         self.enter_lifecycle("setup");
         let v = f.call(&JsValue::undefined(), &[], &mut self.ctx);
         let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
-        self.host.samples.borrow_mut().flush(&self.host.shared.samples);
+        self.host
+            .samples
+            .borrow_mut()
+            .flush(&self.host.shared.samples);
         let v = v.map_err(|e| script_error(&e, &mut self.ctx))?;
         if v.is_undefined() {
             return Ok(None);
         }
-        let json = v
-            .to_json(&mut self.ctx)
-            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, format!("setup() returned data that cannot be serialized: {e}")))?;
+        let json = v.to_json(&mut self.ctx).map_err(|e| {
+            ScriptError::new(
+                ScriptErrorKind::Exception,
+                format!("setup() returned data that cannot be serialized: {e}"),
+            )
+        })?;
         Ok(json.map(|j| j.to_string()))
     }
 
     /// Calls `teardown(data)` if exported.
     pub(crate) fn teardown(&mut self) -> Result<(), ScriptError> {
-        let Some(f) = self.function("teardown") else { return Ok(()) };
+        let Some(f) = self.function("teardown") else {
+            return Ok(());
+        };
         self.enter_lifecycle("teardown");
         let data = self.setup_arg();
         let v = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
         let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
-        self.host.samples.borrow_mut().flush(&self.host.shared.samples);
+        self.host
+            .samples
+            .borrow_mut()
+            .flush(&self.host.shared.samples);
         v.map(drop).map_err(|e| script_error(&e, &mut self.ctx))
     }
 
     fn enter_lifecycle(&mut self, name: &str) {
-        let _ = self.ctx.global_object().set(js_string!("__ITER"), 0, false, &mut self.ctx);
+        let _ = self
+            .ctx
+            .global_object()
+            .set(js_string!("__ITER"), 0, false, &mut self.ctx);
         self.host.group.borrow_mut().clear();
-        *self.host.scenario.borrow_mut() = ScenarioTags { name: name.to_string(), tags: self.host.shared.tags.clone() };
+        *self.host.scenario.borrow_mut() = ScenarioTags {
+            name: name.to_string(),
+            tags: self.host.shared.tags.clone(),
+        };
     }
 
     /// Calls `handleSummary(data)` if exported; returns the outputs it asked for
@@ -234,26 +299,44 @@ impl Runtime {
     pub(crate) fn handle_summary(
         &mut self,
         data: &serde_json::Value,
-    ) -> Result<Option<Vec<(String, Vec<u8>)>>, ScriptError> {
-        let Some(f) = self.function("handleSummary") else { return Ok(None) };
-        let arg = JsValue::from_json(data, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+    ) -> Result<Option<crate::lifecycle::SummaryOutputs>, ScriptError> {
+        let Some(f) = self.function("handleSummary") else {
+            return Ok(None);
+        };
+        let arg =
+            JsValue::from_json(data, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
         if let Some(obj) = arg.as_object() {
             // k6 always has the key, `undefined` when there was no setup().
-            if !obj.has_own_property(js_string!("setup_data"), &mut self.ctx).unwrap_or(true) {
+            if !obj
+                .has_own_property(js_string!("setup_data"), &mut self.ctx)
+                .unwrap_or(true)
+            {
                 define(&obj, "setup_data", JsValue::undefined(), &mut self.ctx);
             }
         }
         let v = f.call(&JsValue::undefined(), &[arg], &mut self.ctx);
-        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v)).map_err(|e| script_error(&e, &mut self.ctx))?;
+        let v = v
+            .and_then(|v| self.ctx.run_jobs().map(|()| v))
+            .map_err(|e| script_error(&e, &mut self.ctx))?;
         let Some(obj) = v.as_object() else {
-            return Err(ScriptError::new(ScriptErrorKind::Exception, "handleSummary() must return an object"));
+            return Err(ScriptError::new(
+                ScriptErrorKind::Exception,
+                "handleSummary() must return an object",
+            ));
         };
         let mut out = Vec::new();
-        let keys = obj.own_property_keys(&mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
+        let keys = obj
+            .own_property_keys(&mut self.ctx)
+            .map_err(|e| script_error(&e, &mut self.ctx))?;
         for key in keys {
             let name = key.to_string();
-            let value = obj.get(key, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
-            let bytes = match value.as_object().and_then(|o| JsArrayBuffer::from_object(o.clone()).ok()) {
+            let value = obj
+                .get(key, &mut self.ctx)
+                .map_err(|e| script_error(&e, &mut self.ctx))?;
+            let bytes = match value
+                .as_object()
+                .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
+            {
                 Some(buf) => buf.to_vec().unwrap_or_default(),
                 None => value
                     .to_string(&mut self.ctx)
@@ -275,11 +358,24 @@ pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
                 .as_object()
                 .and_then(|o| o.get(js_string!("stack"), ctx).ok())
                 .filter(|s| s.is_string())
-                .map(|s| s.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_default());
-            let text = v.to_string(ctx).map(|s| s.to_std_string_escaped()).unwrap_or_else(|_| err.to_string());
+                .map(|s| {
+                    s.to_string(ctx)
+                        .map(|s| s.to_std_string_escaped())
+                        .unwrap_or_default()
+                });
+            let text = v
+                .to_string(ctx)
+                .map(|s| s.to_std_string_escaped())
+                .unwrap_or_else(|_| err.to_string());
             (text, stack)
         }
-        None => (err.as_native().map_or_else(|| err.to_string(), |n| format!("{}: {}", n.kind(), n.message())), None),
+        None => (
+            err.as_native().map_or_else(
+                || err.to_string(),
+                |n| format!("{}: {}", n.kind(), n.message()),
+            ),
+            None,
+        ),
     };
     if let Some(stack) = stack {
         for line in stack.lines().filter(|l| !l.trim().is_empty()) {
@@ -298,8 +394,15 @@ fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
             .as_opaque()
             .and_then(|v| v.as_object())
             .and_then(|o| o.get(js_string!("name"), ctx).ok())
-            .is_some_and(|n| n.as_string().is_some_and(|s| s.to_std_string_escaped() == "SyntaxError"));
-    let kind = if syntax { ScriptErrorKind::Syntax } else { ScriptErrorKind::Exception };
+            .is_some_and(|n| {
+                n.as_string()
+                    .is_some_and(|s| s.to_std_string_escaped() == "SyntaxError")
+            });
+    let kind = if syntax {
+        ScriptErrorKind::Syntax
+    } else {
+        ScriptErrorKind::Exception
+    };
     ScriptError::new(kind, describe(err, ctx).trim_end().to_string())
 }
 

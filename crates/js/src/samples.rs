@@ -27,11 +27,15 @@ impl SampleBuffer {
         // Dedupe by key keeping the last occurrence, without allocating: sort indexes.
         self.scratch.clear();
         self.scratch.extend((0..pairs.len()).map(|i| (i, 0)));
-        self.scratch.sort_by(|a, b| pairs[a.0].0.cmp(pairs[b.0].0).then(a.0.cmp(&b.0)));
+        self.scratch
+            .sort_by(|a, b| pairs[a.0].0.cmp(pairs[b.0].0).then(a.0.cmp(&b.0)));
         let mut h = self.hasher.build_hasher();
         let mut unique = 0usize;
         for (n, &(i, _)) in self.scratch.iter().enumerate() {
-            let last = self.scratch.get(n + 1).is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
+            let last = self
+                .scratch
+                .get(n + 1)
+                .is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
             if last {
                 pairs[i].hash(&mut h);
                 unique += 1;
@@ -54,14 +58,22 @@ impl SampleBuffer {
 
     fn matches(&self, ts: &TagSet, pairs: &[(&str, &str)]) -> bool {
         self.scratch.iter().enumerate().all(|(n, &(i, _))| {
-            let last = self.scratch.get(n + 1).is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
+            let last = self
+                .scratch
+                .get(n + 1)
+                .is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
             !last || ts.get(pairs[i].0) == Some(pairs[i].1)
         })
     }
 
     /// Adds one sample.
     pub(crate) fn push(&mut self, metric: MetricId, tags: TagSet, value: f64, time: SystemTime) {
-        self.samples.push(Sample { metric, tags, value, time });
+        self.samples.push(Sample {
+            metric,
+            tags,
+            value,
+            time,
+        });
     }
 
     /// Sends the iteration's samples as one batch.
@@ -81,7 +93,12 @@ mod tests {
     #[test]
     fn interns_and_dedupes() {
         let mut b = SampleBuffer::default();
-        let a = b.tags(&[("url", "u"), ("method", "GET"), ("name", "x"), ("name", "y")]);
+        let a = b.tags(&[
+            ("url", "u"),
+            ("method", "GET"),
+            ("name", "x"),
+            ("name", "y"),
+        ]);
         assert_eq!(a.get("name"), Some("y"));
         assert_eq!(a.len(), 3);
         let again = b.tags(&[("method", "GET"), ("url", "u"), ("name", "y")]);

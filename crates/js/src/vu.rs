@@ -40,20 +40,30 @@ impl JsVu {
         let cell = CoCell::new(runtime, |rt, suspender| {
             *rt.host.suspender.borrow_mut() = Some(suspender);
         })?;
-        Ok(JsVu { cell, iterations: 0 })
+        Ok(JsVu {
+            cell,
+            iterations: 0,
+        })
     }
 
     /// Runs `f` on the runtime inside the coroutine (blocking calls allowed).
-    pub(crate) async fn with<R: 'static>(&mut self, f: impl FnOnce(&mut Runtime) -> R + 'static) -> R {
+    pub(crate) async fn with<R: 'static>(
+        &mut self,
+        f: impl FnOnce(&mut Runtime) -> R + 'static,
+    ) -> R {
         self.cell.run(None, f).await
     }
 }
 
 impl Vu for JsVu {
-    fn run_iteration(&mut self, it: Iteration) -> impl std::future::Future<Output = IterationOutcome> + '_ {
+    fn run_iteration(
+        &mut self,
+        it: Iteration,
+    ) -> impl std::future::Future<Output = IterationOutcome> + '_ {
         let n = self.iterations;
         self.iterations += 1;
         let interrupt = it.interrupt.clone();
-        self.cell.run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
+        self.cell
+            .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
     }
 }

@@ -21,9 +21,17 @@ fn bad(msg: impl Into<String>) -> ConfigError {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Executor {
     /// A fixed number of iterations shared among VUs.
-    SharedIterations { vus: u64, iterations: u64, max_duration: Duration },
+    SharedIterations {
+        vus: u64,
+        iterations: u64,
+        max_duration: Duration,
+    },
     /// Each VU runs the same number of iterations.
-    PerVuIterations { vus: u64, iterations: u64, max_duration: Duration },
+    PerVuIterations {
+        vus: u64,
+        iterations: u64,
+        max_duration: Duration,
+    },
     /// A fixed number of VUs loop for a duration.
     ConstantVus { vus: u64, duration: Duration },
 }
@@ -56,19 +64,33 @@ const EXECUTORS: &[&str] = &[
     "ramping-arrival-rate",
     "externally-controlled",
 ];
-const COMMON_KEYS: &[&str] = &["executor", "startTime", "gracefulStop", "exec", "env", "tags", "options"];
+const COMMON_KEYS: &[&str] = &[
+    "executor",
+    "startTime",
+    "gracefulStop",
+    "exec",
+    "env",
+    "tags",
+    "options",
+];
 
 impl Scenario {
     /// Parses one entry of the `scenarios` option.
     pub fn from_json(name: &str, value: &Value) -> Result<Scenario, ConfigError> {
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
             return Err(bad(format!(
                 "the scenario name \"{name}\" is invalid: it may contain only letters, digits, '_' and '-'"
             )));
         }
-        let obj = value
-            .as_object()
-            .ok_or_else(|| bad(format!("scenario {name}: the configuration must be an object")))?;
+        let obj = value.as_object().ok_or_else(|| {
+            bad(format!(
+                "scenario {name}: the configuration must be an object"
+            ))
+        })?;
         let executor = obj
             .get("executor")
             .and_then(Value::as_str)
@@ -107,7 +129,11 @@ impl Scenario {
                 Some(v) => v
                     .as_i64()
                     .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-                    .ok_or_else(|| bad(format!("scenario {name}: {key} must be an integer, got {v}"))),
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "scenario {name}: {key} must be an integer, got {v}"
+                        ))
+                    }),
             }
         };
         let executor = match executor {
@@ -116,10 +142,14 @@ impl Scenario {
                 let iterations = int("iterations", Some(1))?;
                 let max_duration = dur("maxDuration", Duration::from_secs(600))?;
                 if vus <= 0 {
-                    return Err(bad(format!("scenario {name}: the number of VUs must be more than 0")));
+                    return Err(bad(format!(
+                        "scenario {name}: the number of VUs must be more than 0"
+                    )));
                 }
                 if iterations <= 0 {
-                    return Err(bad(format!("scenario {name}: the number of iterations must be more than 0")));
+                    return Err(bad(format!(
+                        "scenario {name}: the number of iterations must be more than 0"
+                    )));
                 }
                 if max_duration < Duration::from_secs(1) {
                     return Err(bad(format!(
@@ -134,15 +164,25 @@ impl Scenario {
                             "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
                         )));
                     }
-                    Executor::SharedIterations { vus, iterations, max_duration }
+                    Executor::SharedIterations {
+                        vus,
+                        iterations,
+                        max_duration,
+                    }
                 } else {
-                    Executor::PerVuIterations { vus, iterations, max_duration }
+                    Executor::PerVuIterations {
+                        vus,
+                        iterations,
+                        max_duration,
+                    }
                 }
             }
             _ => {
                 let vus = int("vus", Some(1))?;
                 if vus <= 0 {
-                    return Err(bad(format!("scenario {name}: the number of VUs must be more than 0")));
+                    return Err(bad(format!(
+                        "scenario {name}: the number of VUs must be more than 0"
+                    )));
                 }
                 if !obj.contains_key("duration") {
                     return Err(bad(format!("scenario {name}: the duration is unspecified")));
@@ -154,7 +194,10 @@ impl Scenario {
                         format_duration(duration)
                     )));
                 }
-                Executor::ConstantVus { vus: vus as u64, duration }
+                Executor::ConstantVus {
+                    vus: vus as u64,
+                    duration,
+                }
             }
         };
         let strings = |key: &str| -> Result<BTreeMap<String, String>, ConfigError> {
@@ -162,9 +205,16 @@ impl Scenario {
                 None | Some(Value::Null) => Ok(BTreeMap::new()),
                 Some(Value::Object(m)) => Ok(m
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                        )
+                    })
                     .collect()),
-                Some(v) => Err(bad(format!("scenario {name}: {key} must be an object, got {v}"))),
+                Some(v) => Err(bad(format!(
+                    "scenario {name}: {key} must be an object, got {v}"
+                ))),
             }
         };
         Ok(Scenario {
@@ -175,7 +225,11 @@ impl Scenario {
             exec: match obj.get("exec") {
                 None | Some(Value::Null) => "default".into(),
                 Some(Value::String(s)) => s.clone(),
-                Some(v) => return Err(bad(format!("scenario {name}: exec must be a string, got {v}"))),
+                Some(v) => {
+                    return Err(bad(format!(
+                        "scenario {name}: exec must be a string, got {v}"
+                    )))
+                }
             },
             env: strings("env")?,
             tags: strings("tags")?,
@@ -194,9 +248,8 @@ impl Scenario {
     /// How long the scenario may run from its own start, graceful stop included.
     pub fn max_duration(&self) -> Duration {
         let run = match self.executor {
-            Executor::SharedIterations { max_duration, .. } | Executor::PerVuIterations { max_duration, .. } => {
-                max_duration
-            }
+            Executor::SharedIterations { max_duration, .. }
+            | Executor::PerVuIterations { max_duration, .. } => max_duration,
             Executor::ConstantVus { duration, .. } => duration,
         };
         self.start_time + run + self.graceful_stop
@@ -219,20 +272,38 @@ impl Scenario {
             tail.push_str(&format!(", exec: {}", self.exec));
         }
         if !self.start_time.is_zero() {
-            tail.push_str(&format!(", startTime: {}", format_duration(self.start_time)));
+            tail.push_str(&format!(
+                ", startTime: {}",
+                format_duration(self.start_time)
+            ));
         }
-        tail.push_str(&format!(", gracefulStop: {}", format_duration(self.graceful_stop)));
+        tail.push_str(&format!(
+            ", gracefulStop: {}",
+            format_duration(self.graceful_stop)
+        ));
         match self.executor {
-            Executor::SharedIterations { vus, iterations, max_duration } => format!(
+            Executor::SharedIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => format!(
                 "{iterations} iterations shared among {vus} VUs (maxDuration: {}{tail})",
                 format_duration(max_duration)
             ),
-            Executor::PerVuIterations { vus, iterations, max_duration } => format!(
+            Executor::PerVuIterations {
+                vus,
+                iterations,
+                max_duration,
+            } => format!(
                 "{iterations} iterations for each of {vus} VUs (maxDuration: {}{tail})",
                 format_duration(max_duration)
             ),
             Executor::ConstantVus { vus, duration } => {
-                format!("{vus} looping VUs for {} ({})", format_duration(duration), &tail[2..])
+                format!(
+                    "{vus} looping VUs for {} ({})",
+                    format_duration(duration),
+                    &tail[2..]
+                )
             }
         }
     }
@@ -284,7 +355,9 @@ pub fn scenarios_from_options(options: &Map<String, Value>) -> Result<Vec<Scenar
     } else if let Some(d) = duration {
         let zero = duration_from_json(d).map(|d| d.is_zero()).unwrap_or(false);
         if zero {
-            return Err(bad("the duration must be more than 0 (an unlimited duration is not supported)"));
+            return Err(bad(
+                "the duration must be more than 0 (an unlimited duration is not supported)",
+            ));
         }
         cfg.insert("executor".into(), "constant-vus".into());
         cfg.insert("duration".into(), d.clone());
@@ -312,31 +385,56 @@ mod tests {
     fn nothing_set_is_one_vu_one_iteration() {
         let s = scenarios_from_options(&Map::new()).unwrap();
         assert_eq!(s.len(), 1);
-        assert_eq!(s[0].executor, Executor::PerVuIterations { vus: 1, iterations: 1, max_duration: Duration::from_secs(600) });
-        assert_eq!(s[0].description(), "1 iterations for each of 1 VUs (maxDuration: 10m0s, gracefulStop: 30s)");
+        assert_eq!(
+            s[0].executor,
+            Executor::PerVuIterations {
+                vus: 1,
+                iterations: 1,
+                max_duration: Duration::from_secs(600)
+            }
+        );
+        assert_eq!(
+            s[0].description(),
+            "1 iterations for each of 1 VUs (maxDuration: 10m0s, gracefulStop: 30s)"
+        );
     }
 
     #[test]
     fn shortcuts_map_like_k6() {
-        let s = scenarios_from_options(&opts(json!({"vus": 2, "iterations": 3, "duration": "5s"}))).unwrap();
-        assert_eq!(s[0].description(), "3 iterations shared among 2 VUs (maxDuration: 5s, gracefulStop: 30s)");
+        let s = scenarios_from_options(&opts(json!({"vus": 2, "iterations": 3, "duration": "5s"})))
+            .unwrap();
+        assert_eq!(
+            s[0].description(),
+            "3 iterations shared among 2 VUs (maxDuration: 5s, gracefulStop: 30s)"
+        );
         let s = scenarios_from_options(&opts(json!({"vus": 2, "duration": "2s"}))).unwrap();
-        assert_eq!(s[0].description(), "2 looping VUs for 2s (gracefulStop: 30s)");
+        assert_eq!(
+            s[0].description(),
+            "2 looping VUs for 2s (gracefulStop: 30s)"
+        );
         assert_eq!(s[0].max_duration(), Duration::from_secs(32));
     }
 
     #[test]
     fn rejects_bad_configs_with_k6_messages() {
         let e = scenarios_from_options(&opts(json!({"vus": 4, "iterations": 2}))).unwrap_err();
-        assert_eq!(e.0, "the number of iterations (2) can't be less than the number of VUs (4)");
+        assert_eq!(
+            e.0,
+            "the number of iterations (2) can't be less than the number of VUs (4)"
+        );
         let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1, "duration": "1s", "bogus": 1}}})))
             .unwrap_err();
         assert!(e.0.contains("unknown field \"bogus\""), "{e}");
-        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "nope"}}}))).unwrap_err();
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "nope"}}})))
+            .unwrap_err();
         assert!(e.0.contains("unknown executor type 'nope'"), "{e}");
-        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1}}}))).unwrap_err();
+        let e = scenarios_from_options(&opts(
+            json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1}}}),
+        ))
+        .unwrap_err();
         assert!(e.0.contains("duration is unspecified"), "{e}");
-        let e = scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
+        let e =
+            scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
         assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
     }
 

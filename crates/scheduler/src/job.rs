@@ -32,7 +32,9 @@ pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job) {
     counters.active_vus.fetch_add(1, Ordering::Relaxed);
     let mut done = 0u64;
     while !job.interrupt.is_cancelled() {
-        let Some(n) = job.source.next(done) else { break };
+        let Some(n) = job.source.next(done) else {
+            break;
+        };
         let iteration = Iteration {
             scenario: job.scenario.clone(),
             iteration_in_scenario: n,

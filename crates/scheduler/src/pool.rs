@@ -22,8 +22,15 @@ pub trait Pool: Send + Sync {
 }
 
 enum Command {
-    Create { id: u64, reply: oneshot::Sender<Result<(), String>> },
-    Run { id: u64, job: Arc<Job>, done: oneshot::Sender<()> },
+    Create {
+        id: u64,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+    Run {
+        id: u64,
+        job: Arc<Job>,
+        done: oneshot::Sender<()>,
+    },
 }
 
 /// VUs spread over worker threads.
@@ -56,7 +63,10 @@ impl ThreadPool {
             workers.push(tx);
             threads.push(handle);
         }
-        let pool = ThreadPool { workers, threads: Mutex::new(threads) };
+        let pool = ThreadPool {
+            workers,
+            threads: Mutex::new(threads),
+        };
         let mut replies = Vec::with_capacity(vus as usize);
         for id in 1..=vus {
             let (reply, rx) = oneshot::channel();
@@ -66,7 +76,8 @@ impl ThreadPool {
             replies.push(rx);
         }
         for rx in replies {
-            rx.await.map_err(|_| "a worker thread died while creating VUs".to_string())??;
+            rx.await
+                .map_err(|_| "a worker thread died while creating VUs".to_string())??;
         }
         Ok(pool)
     }
@@ -87,13 +98,20 @@ impl ThreadPool {
 impl Pool for ThreadPool {
     fn run(&self, vu_id: u64, job: Arc<Job>) -> oneshot::Receiver<()> {
         let (done, rx) = oneshot::channel();
-        let _ = self.worker(vu_id).send(Command::Run { id: vu_id, job, done });
+        let _ = self.worker(vu_id).send(Command::Run {
+            id: vu_id,
+            job,
+            done,
+        });
         rx
     }
 }
 
 fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Command>) {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
         return;
     };
     let local = tokio::task::LocalSet::new();
@@ -136,7 +154,10 @@ pub struct LocalPool<F: VuFactory> {
 impl<F: VuFactory> LocalPool<F> {
     /// A pool that creates VUs with `factory` on demand.
     pub fn new(factory: Arc<F>) -> Self {
-        LocalPool { factory, _not_send: std::marker::PhantomData }
+        LocalPool {
+            factory,
+            _not_send: std::marker::PhantomData,
+        }
     }
 }
 

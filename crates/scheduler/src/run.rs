@@ -94,7 +94,9 @@ async fn run_scenario(
         abort: abort.clone(),
         state: state.clone(),
     });
-    let loops: Vec<_> = (0..scenario.max_vus()).map(|i| pool.run(first_vu + i, job.clone())).collect();
+    let loops: Vec<_> = (0..scenario.max_vus())
+        .map(|i| pool.run(first_vu + i, job.clone()))
+        .collect();
     let all_done = join_all(loops.into_iter().map(|rx| async move {
         let _ = rx.await;
     }));
@@ -102,9 +104,10 @@ async fn run_scenario(
     let hard_deadline = start + source.run_time() + scenario.graceful_stop;
     let ticker = async {
         loop {
-            counters
-                .elapsed_us
-                .store(start.elapsed().min(source.run_time()).as_micros() as u64, Ordering::Relaxed);
+            counters.elapsed_us.store(
+                start.elapsed().min(source.run_time()).as_micros() as u64,
+                Ordering::Relaxed,
+            );
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     };
@@ -115,9 +118,10 @@ async fn run_scenario(
         _ = abort.cancelled() => { interrupt.cancel(); all_done.await; }
         _ = ticker => {}
     }
-    counters
-        .elapsed_us
-        .store(start.elapsed().min(source.run_time()).as_micros() as u64, Ordering::Relaxed);
+    counters.elapsed_us.store(
+        start.elapsed().min(source.run_time()).as_micros() as u64,
+        Ordering::Relaxed,
+    );
     counters.dropped.store(source.dropped(), Ordering::Relaxed);
     counters.done.store(true, Ordering::Relaxed);
 }
@@ -157,13 +161,14 @@ mod tests {
     }
 
     impl Vu for FakeVu {
-        fn run_iteration(&mut self, it: Iteration) -> impl std::future::Future<Output = IterationOutcome> + '_ {
-            async move {
-                self.starts.lock().unwrap().push((self.id, self.origin.elapsed()));
-                tokio::select! {
-                    _ = tokio::time::sleep(self.work) => IterationOutcome::Completed,
-                    _ = it.interrupt.cancelled() => IterationOutcome::Interrupted,
-                }
+        async fn run_iteration(&mut self, it: Iteration) -> IterationOutcome {
+            self.starts
+                .lock()
+                .unwrap()
+                .push((self.id, self.origin.elapsed()));
+            tokio::select! {
+                _ = tokio::time::sleep(self.work) => IterationOutcome::Completed,
+                _ = it.interrupt.cancelled() => IterationOutcome::Interrupted,
             }
         }
     }
@@ -179,7 +184,12 @@ mod tests {
         type Vu = FakeVu;
         fn create(&self, id: u64) -> Result<FakeVu, String> {
             self.created.fetch_add(1, Ordering::Relaxed);
-            Ok(FakeVu { work: self.work, starts: self.starts.clone(), origin: self.origin, id })
+            Ok(FakeVu {
+                work: self.work,
+                starts: self.starts.clone(),
+                origin: self.origin,
+                id,
+            })
         }
     }
 
@@ -206,9 +216,21 @@ mod tests {
         let state = ExecutionState::new(&scenarios);
         let local = tokio::task::LocalSet::new();
         let t0 = Instant::now();
-        let end = local.run_until(run(&scenarios, &pool, state.clone(), CancellationToken::new())).await;
+        let end = local
+            .run_until(run(
+                &scenarios,
+                &pool,
+                state.clone(),
+                CancellationToken::new(),
+            ))
+            .await;
         let starts = factory.starts.lock().unwrap().clone();
-        Outcome { end, state, took: t0.elapsed(), starts }
+        Outcome {
+            end,
+            state,
+            took: t0.elapsed(),
+            starts,
+        }
     }
 
     #[tokio::test(start_paused = true)]
@@ -217,7 +239,11 @@ mod tests {
         assert_eq!(o.end, RunEnd::Finished);
         assert_eq!(o.state.completed(), 12);
         for vu in 1..=3 {
-            assert_eq!(o.starts.iter().filter(|(id, _)| *id == vu).count(), 4, "vu {vu}");
+            assert_eq!(
+                o.starts.iter().filter(|(id, _)| *id == vu).count(),
+                4,
+                "vu {vu}"
+            );
         }
         assert_eq!(o.took, Duration::from_millis(40));
     }
@@ -251,13 +277,16 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn iterations_left_at_max_duration_are_dropped() {
+        // 95 ms iterations: 10 complete by 950 ms, the 11th is cut at the 1 s maxDuration
+        // (gracefulStop 0), and the 89 never started are dropped.
         let o = run_fake(
             json!({"scenarios": {"s": {"executor": "shared-iterations", "vus": 1, "iterations": 100, "maxDuration": "1s", "gracefulStop": "0s"}}}),
-            100,
+            95,
         )
         .await;
         assert_eq!(o.state.completed(), 10);
-        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 90);
+        assert_eq!(o.state.interrupted(), 1);
+        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 89);
     }
 
     #[tokio::test(start_paused = true)]
@@ -273,13 +302,22 @@ mod tests {
         assert_eq!(o.state.completed(), 3);
         let mut starts = o.starts.clone();
         starts.sort();
-        assert_eq!(starts, vec![(1, Duration::ZERO), (2, Duration::from_secs(2)), (3, Duration::from_secs(2))]);
+        assert_eq!(
+            starts,
+            vec![
+                (1, Duration::ZERO),
+                (2, Duration::from_secs(2)),
+                (3, Duration::from_secs(2))
+            ]
+        );
     }
 
     #[tokio::test(start_paused = true)]
     async fn stop_interrupts_everything() {
         let scenarios = vec![Arc::new(
-            scenarios_from_options(json!({"vus": 3, "duration": "1m"}).as_object().unwrap()).unwrap().remove(0),
+            scenarios_from_options(json!({"vus": 3, "duration": "1m"}).as_object().unwrap())
+                .unwrap()
+                .remove(0),
         )];
         let factory = Arc::new(FakeFactory {
             work: Duration::from_secs(10),
@@ -296,7 +334,9 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(5)).await;
             stopper.cancel();
         });
-        let end = local.run_until(run(&scenarios, &pool, state.clone(), stop)).await;
+        let end = local
+            .run_until(run(&scenarios, &pool, state.clone(), stop))
+            .await;
         assert_eq!(end, RunEnd::Stopped);
         assert_eq!(state.interrupted(), 3);
     }

@@ -65,16 +65,25 @@ impl ExecutionState {
 
     /// VUs running iterations right now, over all scenarios.
     pub fn active_vus(&self) -> u64 {
-        self.scenarios.iter().map(|s| s.active_vus.load(Ordering::Relaxed)).sum()
+        self.scenarios
+            .iter()
+            .map(|s| s.active_vus.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// Completed iterations over all scenarios.
     pub fn completed(&self) -> u64 {
-        self.scenarios.iter().map(|s| s.completed.load(Ordering::Relaxed)).sum()
+        self.scenarios
+            .iter()
+            .map(|s| s.completed.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// Interrupted iterations over all scenarios.
     pub fn interrupted(&self) -> u64 {
-        self.scenarios.iter().map(|s| s.interrupted.load(Ordering::Relaxed)).sum()
+        self.scenarios
+            .iter()
+            .map(|s| s.interrupted.load(Ordering::Relaxed))
+            .sum()
     }
 }

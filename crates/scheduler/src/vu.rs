@@ -34,7 +34,10 @@ pub enum IterationOutcome {
 /// A virtual user: lives on one worker thread for its whole life (it need not be `Send`).
 pub trait Vu: 'static {
     /// Runs one iteration.
-    fn run_iteration(&mut self, iteration: Iteration) -> impl Future<Output = IterationOutcome> + '_;
+    fn run_iteration(
+        &mut self,
+        iteration: Iteration,
+    ) -> impl Future<Output = IterationOutcome> + '_;
 }
 
 /// Creates VUs on worker threads; shared by all workers.

@@ -13,7 +13,11 @@ const JOURNEY: &str = include_str!("../../../../examples/journey.js");
 
 /// Starts the shop on 127.0.0.1 and runs the journey against it (or only serves).
 pub fn run(args: DemoArgs) -> ExitCode {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("tokio runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     let listener = match rt.block_on(tokio::net::TcpListener::bind(("127.0.0.1", args.port))) {
         Ok(l) => l,
         Err(e) => {

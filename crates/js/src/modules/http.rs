@@ -54,9 +54,15 @@ fn options(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     send(ctx, Method::OPTIONS, a.first(), arg(a, 1), arg(a, 2))
 }
 fn request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let method = a.first().cloned().unwrap_or_default().to_string(ctx)?.to_std_string_escaped();
-    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes())
-        .map_err(|_| JsNativeError::typ().with_message(format!("invalid HTTP method \"{method}\"")))?;
+    let method = a
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
+    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).map_err(|_| {
+        JsNativeError::typ().with_message(format!("invalid HTTP method \"{method}\""))
+    })?;
     send(ctx, method, a.get(1), arg(a, 2), arg(a, 3))
 }
 
@@ -86,10 +92,15 @@ impl Params {
         let tags = string_map(prop(obj, "tags", ctx)?.as_ref(), ctx)?;
         let timeout = match prop(obj, "timeout", ctx)? {
             None => None,
-            Some(v) if v.is_number() => Some(Duration::from_secs_f64(v.to_number(ctx)?.max(0.0) / 1000.0)),
+            Some(v) if v.is_number() => {
+                Some(Duration::from_secs_f64(v.to_number(ctx)?.max(0.0) / 1000.0))
+            }
             Some(v) => {
                 let s = v.to_string(ctx)?.to_std_string_escaped();
-                Some(rk6_scheduler::parse_duration(&s).map_err(|e| JsNativeError::typ().with_message(e.to_string()))?)
+                Some(
+                    rk6_scheduler::parse_duration(&s)
+                        .map_err(|e| JsNativeError::typ().with_message(e.to_string()))?,
+                )
             }
         };
         let redirects = match prop(obj, "redirects", ctx)? {
@@ -97,7 +108,10 @@ impl Params {
             Some(v) => Some(v.to_number(ctx)?.max(0.0) as u32),
         };
         let mut cookies = Vec::new();
-        if let Some(c) = prop(obj, "cookies", ctx)?.as_ref().and_then(JsValue::as_object) {
+        if let Some(c) = prop(obj, "cookies", ctx)?
+            .as_ref()
+            .and_then(JsValue::as_object)
+        {
             for key in c.own_property_keys(ctx)? {
                 if matches!(key, PropertyKey::Symbol(_)) {
                     continue;
@@ -119,7 +133,9 @@ impl Params {
                 "none" => ResponseType::None,
                 other => {
                     return Err(JsNativeError::typ()
-                        .with_message(format!("unknown responseType \"{other}\"; use text, binary or none"))
+                        .with_message(format!(
+                            "unknown responseType \"{other}\"; use text, binary or none"
+                        ))
                         .into())
                 }
             },
@@ -132,13 +148,25 @@ impl Params {
                     .into());
             }
         }
-        Ok(Params { headers, tags, timeout, redirects, cookies, response_type })
+        Ok(Params {
+            headers,
+            tags,
+            timeout,
+            redirects,
+            cookies,
+            response_type,
+        })
     }
 }
 
 /// An object of string values as pairs (non-string values are converted with `String()`).
-pub(super) fn string_map(value: Option<&JsValue>, ctx: &mut Context) -> JsResult<Vec<(String, String)>> {
-    let Some(obj) = value.and_then(JsValue::as_object) else { return Ok(Vec::new()) };
+pub(super) fn string_map(
+    value: Option<&JsValue>,
+    ctx: &mut Context,
+) -> JsResult<Vec<(String, String)>> {
+    let Some(obj) = value.and_then(JsValue::as_object) else {
+        return Ok(Vec::new());
+    };
     let mut out = Vec::new();
     for key in obj.own_property_keys(ctx)? {
         if matches!(key, PropertyKey::Symbol(_)) {
@@ -152,8 +180,13 @@ pub(super) fn string_map(value: Option<&JsValue>, ctx: &mut Context) -> JsResult
 }
 
 /// The request body and the content type it implies (objects become a form).
-fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, Option<&'static str>)> {
-    let Some(body) = body.filter(|b| !b.is_null()) else { return Ok((Bytes::new(), None)) };
+fn body_from_js(
+    body: Option<&JsValue>,
+    ctx: &mut Context,
+) -> JsResult<(Bytes, Option<&'static str>)> {
+    let Some(body) = body.filter(|b| !b.is_null()) else {
+        return Ok((Bytes::new(), None));
+    };
     if let Some(obj) = body.as_object() {
         if let Ok(buf) = JsArrayBuffer::from_object(obj.clone()) {
             return Ok((Bytes::from(buf.to_vec().unwrap_or_default()), None));
@@ -167,7 +200,9 @@ fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, O
             let name = key.to_string();
             let v = obj.get(key, ctx)?;
             if let Some(arr) = v.as_object().filter(|o| o.is_array()) {
-                let len = arr.get(boa_engine::js_string!("length"), ctx)?.to_number(ctx)? as u32;
+                let len = arr
+                    .get(boa_engine::js_string!("length"), ctx)?
+                    .to_number(ctx)? as u32;
                 for i in 0..len {
                     let item = arr.get(i, ctx)?;
                     pairs.push((name.clone(), item.to_string(ctx)?.to_std_string_escaped()));
@@ -181,9 +216,15 @@ fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, O
         for (k, v) in &pairs {
             ser.append_pair(k, v);
         }
-        return Ok((Bytes::from(ser.finish()), Some("application/x-www-form-urlencoded")));
+        return Ok((
+            Bytes::from(ser.finish()),
+            Some("application/x-www-form-urlencoded"),
+        ));
     }
-    Ok((Bytes::from(body.to_string(ctx)?.to_std_string_escaped()), None))
+    Ok((
+        Bytes::from(body.to_string(ctx)?.to_std_string_escaped()),
+        None,
+    ))
 }
 
 fn send(
@@ -200,20 +241,32 @@ fn send(
             .into());
     }
     host.check_interrupted()?;
-    let url_text = url.cloned().unwrap_or_default().to_string(ctx)?.to_std_string_escaped();
+    let url_text = url
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
     let params = Params::from_js(params, ctx)?;
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
     if let Some(ct) = content_type {
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
             headers.push(("Content-Type".into(), ct.into()));
         }
     }
     let parsed = match url::Url::parse(&url_text) {
         Ok(u) if matches!(u.scheme(), "http" | "https") => u,
         _ => {
-            let err = rk6_http::HttpError { code: 1020, message: format!("invalid URL \"{url_text}\"") };
-            host.shared.logger.log(Level::Warning, "Request Failed", &[("error", &err.message)]);
+            let err = rk6_http::HttpError {
+                code: 1020,
+                message: format!("invalid URL \"{url_text}\""),
+            };
+            host.shared
+                .logger
+                .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
             return response::failed(&host, &method, &url_text, &headers, &body, err, ctx);
         }
     };
@@ -227,15 +280,29 @@ fn send(
         cookies: params.cookies,
         discard_body: params.response_type == ResponseType::None,
     };
+    // The borrow spans the await on purpose: while this VU is suspended nothing else can
+    // touch its client, because the VU's JS is stopped inside this very call.
+    #[allow(clippy::await_holding_refcell_ref)]
     let resp = host.block_on("Making http requests", async {
         let mut client = host.http.borrow_mut();
         client.send(req).await
     })?;
     emit(&host, &params.tags, &resp);
     if let Some(err) = &resp.error {
-        host.shared.logger.log(Level::Warning, "Request Failed", &[("error", &err.message)]);
+        host.shared
+            .logger
+            .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
     }
-    response::build(&host, &method, &url_text, &headers, &body, &resp, params.response_type, ctx)
+    response::build(
+        &host,
+        &method,
+        &url_text,
+        &headers,
+        &body,
+        &resp,
+        params.response_type,
+        ctx,
+    )
 }
 
 /// k6's default response callback: 200–399 are expected.
@@ -251,7 +318,11 @@ fn ms(d: Duration) -> f64 {
 fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
-    let name_tag = user_tags.iter().rev().find(|(k, _)| k == "name").map(|(_, v)| v.as_str());
+    let name_tag = user_tags
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v.as_str());
     let mut samples = host.samples.borrow_mut();
     let now = SystemTime::now();
     let mut sent = 0;
@@ -263,7 +334,11 @@ fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
         let status = itoa(hop.status);
         let code = itoa_u32(hop.error_code);
         let ok = hop.error.is_none() && expected(hop.status);
-        let mut pairs: Vec<(&str, &str)> = scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut pairs: Vec<(&str, &str)> = scenario
+            .tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         pairs.extend([
             ("proto", hop.proto),
             ("status", status.as_str()),
@@ -295,17 +370,48 @@ fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
     host.data_received.set(host.data_received.get() + received);
 }
 
-fn push_hop(samples: &mut crate::samples::SampleBuffer, tags: &rk6_metrics::TagSet, hop: &Hop, ok: bool, now: SystemTime) {
+fn push_hop(
+    samples: &mut crate::samples::SampleBuffer,
+    tags: &rk6_metrics::TagSet,
+    hop: &Hop,
+    ok: bool,
+    now: SystemTime,
+) {
     let t = &hop.timings;
     samples.push(builtin::HTTP_REQS, tags.clone(), 1.0, now);
-    samples.push(builtin::HTTP_REQ_DURATION, tags.clone(), ms(t.duration), now);
+    samples.push(
+        builtin::HTTP_REQ_DURATION,
+        tags.clone(),
+        ms(t.duration),
+        now,
+    );
     samples.push(builtin::HTTP_REQ_BLOCKED, tags.clone(), ms(t.blocked), now);
-    samples.push(builtin::HTTP_REQ_CONNECTING, tags.clone(), ms(t.connecting), now);
-    samples.push(builtin::HTTP_REQ_TLS_HANDSHAKING, tags.clone(), ms(t.tls_handshaking), now);
+    samples.push(
+        builtin::HTTP_REQ_CONNECTING,
+        tags.clone(),
+        ms(t.connecting),
+        now,
+    );
+    samples.push(
+        builtin::HTTP_REQ_TLS_HANDSHAKING,
+        tags.clone(),
+        ms(t.tls_handshaking),
+        now,
+    );
     samples.push(builtin::HTTP_REQ_SENDING, tags.clone(), ms(t.sending), now);
     samples.push(builtin::HTTP_REQ_WAITING, tags.clone(), ms(t.waiting), now);
-    samples.push(builtin::HTTP_REQ_RECEIVING, tags.clone(), ms(t.receiving), now);
-    samples.push(builtin::HTTP_REQ_FAILED, tags.clone(), if ok { 0.0 } else { 1.0 }, now);
+    samples.push(
+        builtin::HTTP_REQ_RECEIVING,
+        tags.clone(),
+        ms(t.receiving),
+        now,
+    );
+    samples.push(
+        builtin::HTTP_REQ_FAILED,
+        tags.clone(),
+        if ok { 0.0 } else { 1.0 },
+        now,
+    );
 }
 
 fn itoa(n: u16) -> itoa_buf::Buf {

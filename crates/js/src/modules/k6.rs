@@ -24,7 +24,9 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     let host = Host::of(ctx);
     let value = args.first().cloned().unwrap_or_default();
     let Some(sets) = args.get(1).and_then(JsValue::as_object) else {
-        return Err(JsNativeError::typ().with_message("check() needs an object of named checks as its second argument").into());
+        return Err(JsNativeError::typ()
+            .with_message("check() needs an object of named checks as its second argument")
+            .into());
     };
     let extra = super::http::string_map(args.get(2), ctx)?;
     let mut all = true;
@@ -35,20 +37,31 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
         let name = key.to_string();
         let predicate = sets.get(key, ctx)?;
         let ok = match predicate.as_callable() {
-            Some(f) => f.call(&JsValue::undefined(), std::slice::from_ref(&value), ctx)?.to_boolean(),
+            Some(f) => f
+                .call(&JsValue::undefined(), std::slice::from_ref(&value), ctx)?
+                .to_boolean(),
             None => predicate.to_boolean(),
         };
         all &= ok;
         let scenario = host.scenario.borrow();
         let group = host.group.borrow();
-        let mut pairs: Vec<(&str, &str)> = scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut pairs: Vec<(&str, &str)> = scenario
+            .tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         pairs.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.push(("check", &name));
         pairs.push(("group", &group));
         pairs.push(("scenario", &scenario.name));
         let mut samples = host.samples.borrow_mut();
         let tags = samples.tags(&pairs);
-        samples.push(builtin::CHECKS, tags, if ok { 1.0 } else { 0.0 }, SystemTime::now());
+        samples.push(
+            builtin::CHECKS,
+            tags,
+            if ok { 1.0 } else { 0.0 },
+            SystemTime::now(),
+        );
     }
     Ok(all.into())
 }
@@ -56,12 +69,21 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
 /// `group(name, fn)`: runs `fn` with the group tag `::name` appended; returns its result.
 fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let host = Host::of(ctx);
-    let name = args.first().cloned().unwrap_or_default().to_string(ctx)?.to_std_string_escaped();
+    let name = args
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
     if name.contains("::") {
-        return Err(JsNativeError::error().with_message("group and check names may not contain '::'").into());
+        return Err(JsNativeError::error()
+            .with_message("group and check names may not contain '::'")
+            .into());
     }
     let Some(f) = args.get(1).and_then(JsValue::as_callable) else {
-        return Err(JsNativeError::typ().with_message("group() needs a function as its second argument").into());
+        return Err(JsNativeError::typ()
+            .with_message("group() needs a function as its second argument")
+            .into());
     };
     let outer_len = host.group.borrow().len();
     {
@@ -75,7 +97,11 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     if result.is_ok() {
         let scenario = host.scenario.borrow();
         let group = host.group.borrow();
-        let mut pairs: Vec<(&str, &str)> = scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut pairs: Vec<(&str, &str)> = scenario
+            .tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
         pairs.push(("group", &group));
         pairs.push(("scenario", &scenario.name));
         let mut samples = host.samples.borrow_mut();
@@ -90,7 +116,11 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
 fn sleep(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let host = Host::of(ctx);
     let secs = args.first().cloned().unwrap_or_default().to_number(ctx)?;
-    let secs = if secs.is_finite() && secs > 0.0 { secs } else { 0.0 };
+    let secs = if secs.is_finite() && secs > 0.0 {
+        secs
+    } else {
+        0.0
+    };
     host.block_on("sleep()", tokio::time::sleep(Duration::from_secs_f64(secs)))?;
     Ok(JsValue::undefined())
 }
@@ -110,10 +140,13 @@ fn random_seed(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsV
     Host::of(ctx).rng.set(seed);
     let math = ctx.global_object().get(js_string!("Math"), ctx)?;
     if let Some(math) = math.as_object() {
-        let f = boa_engine::object::FunctionObjectBuilder::new(ctx.realm(), NativeFunction::from_fn_ptr(seeded_random))
-            .name(js_string!("random"))
-            .length(0)
-            .build();
+        let f = boa_engine::object::FunctionObjectBuilder::new(
+            ctx.realm(),
+            NativeFunction::from_fn_ptr(seeded_random),
+        )
+        .name(js_string!("random"))
+        .length(0)
+        .build();
         math.set(js_string!("random"), f, true, ctx)?;
     }
     Ok(JsValue::undefined())

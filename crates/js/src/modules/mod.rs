@@ -7,7 +7,9 @@ mod response;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::ObjectInitializer;
-use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsString, Module, NativeFunction};
+use boa_engine::{
+    js_string, Context, JsNativeError, JsObject, JsResult, JsString, Module, NativeFunction,
+};
 
 /// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
 const NOT_YET: &[&str] = &[
@@ -34,8 +36,14 @@ const NOT_YET: &[&str] = &[
 const REMOVED: &[(&str, &str)] = &[
     ("k6/experimental/browser", "k6/browser"),
     ("k6/experimental/grpc", "k6/net/grpc"),
-    ("k6/experimental/timers", "the global timer functions or k6/timers"),
-    ("k6/experimental/tracing", "the jslib http-instrumentation-tempo module"),
+    (
+        "k6/experimental/timers",
+        "the global timer functions or k6/timers",
+    ),
+    (
+        "k6/experimental/tracing",
+        "the jslib http-instrumentation-tempo module",
+    ),
     ("k6/experimental/webcrypto", "the global crypto object"),
 ];
 
@@ -57,7 +65,9 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
                     ))
                     .into());
             }
-            Err(JsNativeError::typ().with_message(format!("unknown module: {spec}")).into())
+            Err(JsNativeError::typ()
+                .with_message(format!("unknown module: {spec}"))
+                .into())
         }
     }
 }
@@ -93,7 +103,11 @@ fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
 }
 
 /// Reads an own enumerable property `key` of `obj` if `obj` is an object.
-pub(crate) fn prop(obj: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsResult<Option<boa_engine::JsValue>> {
+pub(crate) fn prop(
+    obj: Option<&JsObject>,
+    key: &str,
+    ctx: &mut Context,
+) -> JsResult<Option<boa_engine::JsValue>> {
     match obj {
         Some(o) => {
             let v = o.get(JsString::from(key), ctx)?;
@@ -102,4 +116,3 @@ pub(crate) fn prop(obj: Option<&JsObject>, key: &str, ctx: &mut Context) -> JsRe
         None => Ok(None),
     }
 }
-

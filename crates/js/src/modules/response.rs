@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use boa_engine::object::ObjectInitializer;
-use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction};
+use boa_engine::{
+    js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
+};
 use bytes::Bytes;
 use http::Method;
 use rk6_http::{HttpError, Response, Timings};
@@ -26,8 +28,16 @@ fn prototype(host: &Host, ctx: &mut Context) -> JsObject {
     let proto = ObjectInitializer::new(ctx)
         .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
         .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
-        .function(NativeFunction::from_fn_ptr(html), js_string!("submitForm"), 1)
-        .function(NativeFunction::from_fn_ptr(html), js_string!("clickLink"), 1)
+        .function(
+            NativeFunction::from_fn_ptr(html),
+            js_string!("submitForm"),
+            1,
+        )
+        .function(
+            NativeFunction::from_fn_ptr(html),
+            js_string!("clickLink"),
+            1,
+        )
         .build();
     *host.response_proto.borrow_mut() = Some(proto.clone());
     proto
@@ -50,17 +60,31 @@ fn timings(t: &Timings, ctx: &mut Context) -> JsObject {
     obj
 }
 
-fn request_object(method: &Method, url: &str, headers: &[(String, String)], body: &Bytes, ctx: &mut Context) -> JsObject {
+fn request_object(
+    method: &Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: &Bytes,
+    ctx: &mut Context,
+) -> JsObject {
     let obj = JsObject::with_object_proto(ctx.intrinsics());
     define(&obj, "method", JsString::from(method.as_str()), ctx);
     define(&obj, "url", JsString::from(url), ctx);
     let h = JsObject::with_object_proto(ctx.intrinsics());
     for (k, v) in headers {
-        let arr = boa_engine::object::builtins::JsArray::from_iter([JsValue::from(JsString::from(v.as_str()))], ctx);
+        let arr = boa_engine::object::builtins::JsArray::from_iter(
+            [JsValue::from(JsString::from(v.as_str()))],
+            ctx,
+        );
         define(&h, k, arr, ctx);
     }
     define(&obj, "headers", h, ctx);
-    define(&obj, "body", JsString::from(String::from_utf8_lossy(body).as_ref()), ctx);
+    define(
+        &obj,
+        "body",
+        JsString::from(String::from_utf8_lossy(body).as_ref()),
+        ctx,
+    );
     let cookies = JsObject::with_object_proto(ctx.intrinsics());
     define(&obj, "cookies", cookies, ctx);
     obj
@@ -82,8 +106,18 @@ pub(super) fn failed(
     define(&obj, "proto", js_string!(""), ctx);
     define(&obj, "url", JsString::from(url), ctx);
     define(&obj, "body", JsValue::null(), ctx);
-    define(&obj, "headers", JsObject::with_object_proto(ctx.intrinsics()), ctx);
-    define(&obj, "cookies", JsObject::with_object_proto(ctx.intrinsics()), ctx);
+    define(
+        &obj,
+        "headers",
+        JsObject::with_object_proto(ctx.intrinsics()),
+        ctx,
+    );
+    define(
+        &obj,
+        "cookies",
+        JsObject::with_object_proto(ctx.intrinsics()),
+        ctx,
+    );
     let t = timings(&Timings::default(), ctx);
     define(&obj, "timings", t, ctx);
     define(&obj, "error", JsString::from(err.message.as_str()), ctx);
@@ -110,7 +144,12 @@ pub(super) fn build(
 ) -> JsResult<JsValue> {
     let obj = JsObject::from_proto_and_data(Some(prototype(host, ctx)), ());
     define(&obj, "status", resp.status, ctx);
-    define(&obj, "status_text", JsString::from(resp.status_text.as_str()), ctx);
+    define(
+        &obj,
+        "status_text",
+        JsString::from(resp.status_text.as_str()),
+        ctx,
+    );
     define(&obj, "proto", JsString::from(resp.proto), ctx);
     define(&obj, "url", JsString::from(resp.url.as_str()), ctx);
     let body_value: JsValue = match response_type {
@@ -136,11 +175,17 @@ pub(super) fn build(
     };
     define(&obj, "error", JsString::from(error), ctx);
     define(&obj, "error_code", code, ctx);
-    let (ip, port) = resp.remote_addr.map_or((String::new(), 0), |a| (a.ip().to_string(), a.port()));
+    let (ip, port) = resp
+        .remote_addr
+        .map_or((String::new(), 0), |a| (a.ip().to_string(), a.port()));
     define(&obj, "remote_ip", JsString::from(ip.as_str()), ctx);
     define(&obj, "remote_port", port, ctx);
     define(&obj, "tls_version", JsString::from(resp.tls_version), ctx);
-    let sent = if resp.request_headers.is_empty() { headers } else { &resp.request_headers[..] };
+    let sent = if resp.request_headers.is_empty() {
+        headers
+    } else {
+        &resp.request_headers[..]
+    };
     let req = request_object(method, url, sent, body, ctx);
     define(&obj, "request", req, ctx);
     Ok(obj.into())
@@ -151,26 +196,45 @@ pub(super) fn build(
 fn response_cookies(set_cookies: &[String], ctx: &mut Context) -> JsObject {
     let out = JsObject::with_object_proto(ctx.intrinsics());
     for raw in set_cookies {
-        let Ok(c) = cookie::Cookie::parse(raw.as_str()) else { continue };
+        let Ok(c) = cookie::Cookie::parse(raw.as_str()) else {
+            continue;
+        };
         let item = JsObject::with_object_proto(ctx.intrinsics());
         define(&item, "name", JsString::from(c.name()), ctx);
         define(&item, "value", JsString::from(c.value()), ctx);
-        define(&item, "domain", JsString::from(c.domain().unwrap_or("")), ctx);
+        define(
+            &item,
+            "domain",
+            JsString::from(c.domain().unwrap_or("")),
+            ctx,
+        );
         define(&item, "path", JsString::from(c.path().unwrap_or("")), ctx);
         define(&item, "http_only", c.http_only().unwrap_or(false), ctx);
         define(&item, "secure", c.secure().unwrap_or(false), ctx);
-        define(&item, "max_age", c.max_age().map_or(0.0, |d| d.whole_seconds() as f64), ctx);
-        let expires = c.expires_datetime().map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
+        define(
+            &item,
+            "max_age",
+            c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
+            ctx,
+        );
+        let expires = c
+            .expires_datetime()
+            .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
         define(&item, "expires", expires, ctx);
         let key = JsString::from(c.name());
         let list = out.get(key.clone(), ctx).ok().and_then(|v| v.as_object());
         match list {
             Some(arr) => {
-                let len = arr.get(js_string!("length"), ctx).ok().and_then(|l| l.as_number()).unwrap_or(0.0) as u32;
+                let len = arr
+                    .get(js_string!("length"), ctx)
+                    .ok()
+                    .and_then(|l| l.as_number())
+                    .unwrap_or(0.0) as u32;
                 let _ = arr.set(len, item, false, ctx);
             }
             None => {
-                let arr = boa_engine::object::builtins::JsArray::from_iter([JsValue::from(item)], ctx);
+                let arr =
+                    boa_engine::object::builtins::JsArray::from_iter([JsValue::from(item)], ctx);
                 let _ = out.create_data_property_or_throw(key, arr, ctx);
             }
         }
@@ -181,7 +245,9 @@ fn response_cookies(set_cookies: &[String], ctx: &mut Context) -> JsObject {
 /// `Response.json([selector])`.
 fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let Some(obj) = this.as_object() else {
-        return Err(JsNativeError::typ().with_message("json() must be called on a response").into());
+        return Err(JsNativeError::typ()
+            .with_message("json() must be called on a response")
+            .into());
     };
     let body = obj.get(js_string!("body"), ctx)?;
     if body.is_null() || body.is_undefined() {

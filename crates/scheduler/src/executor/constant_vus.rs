@@ -15,7 +15,11 @@ pub(super) struct ConstantVus {
 
 impl ConstantVus {
     pub(super) fn new(end: Instant, duration: Duration) -> Self {
-        ConstantVus { next: AtomicU64::new(0), end, duration }
+        ConstantVus {
+            next: AtomicU64::new(0),
+            end,
+            duration,
+        }
     }
 }
 

@@ -27,12 +27,27 @@ pub trait IterationSource: Send + Sync {
 /// The iteration source for `scenario`, whose own clock starts at `start`.
 pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSource> {
     match scenario.executor {
-        Executor::SharedIterations { iterations, max_duration, .. } => {
-            Box::new(shared_iterations::SharedIterations::new(iterations, start + max_duration, max_duration))
+        Executor::SharedIterations {
+            iterations,
+            max_duration,
+            ..
+        } => Box::new(shared_iterations::SharedIterations::new(
+            iterations,
+            start + max_duration,
+            max_duration,
+        )),
+        Executor::PerVuIterations {
+            vus,
+            iterations,
+            max_duration,
+        } => Box::new(per_vu_iterations::PerVuIterations::new(
+            vus,
+            iterations,
+            start + max_duration,
+            max_duration,
+        )),
+        Executor::ConstantVus { duration, .. } => {
+            Box::new(constant_vus::ConstantVus::new(start + duration, duration))
         }
-        Executor::PerVuIterations { vus, iterations, max_duration } => {
-            Box::new(per_vu_iterations::PerVuIterations::new(vus, iterations, start + max_duration, max_duration))
-        }
-        Executor::ConstantVus { duration, .. } => Box::new(constant_vus::ConstantVus::new(start + duration, duration)),
     }
 }

@@ -17,7 +17,13 @@ pub(super) struct PerVuIterations {
 
 impl PerVuIterations {
     pub(super) fn new(vus: u64, per_vu: u64, deadline: Instant, max_duration: Duration) -> Self {
-        PerVuIterations { per_vu, total: vus * per_vu, started: AtomicU64::new(0), deadline, max_duration }
+        PerVuIterations {
+            per_vu,
+            total: vus * per_vu,
+            started: AtomicU64::new(0),
+            deadline,
+            max_duration,
+        }
     }
 }
 
@@ -30,7 +36,8 @@ impl IterationSource for PerVuIterations {
     }
 
     fn dropped(&self) -> u64 {
-        self.total.saturating_sub(self.started.load(Ordering::Relaxed))
+        self.total
+            .saturating_sub(self.started.load(Ordering::Relaxed))
     }
 
     fn run_time(&self) -> Duration {

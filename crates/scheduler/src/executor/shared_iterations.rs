@@ -16,7 +16,12 @@ pub(super) struct SharedIterations {
 
 impl SharedIterations {
     pub(super) fn new(total: u64, deadline: Instant, max_duration: Duration) -> Self {
-        SharedIterations { total, next: AtomicU64::new(0), deadline, max_duration }
+        SharedIterations {
+            total,
+            next: AtomicU64::new(0),
+            deadline,
+            max_duration,
+        }
     }
 }
 
@@ -30,7 +35,8 @@ impl IterationSource for SharedIterations {
     }
 
     fn dropped(&self) -> u64 {
-        self.total.saturating_sub(self.next.load(Ordering::Relaxed).min(self.total))
+        self.total
+            .saturating_sub(self.next.load(Ordering::Relaxed).min(self.total))
     }
 
     fn run_time(&self) -> Duration {
