@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `rk6` binary against in-process servers on 127.0.0.1:0.
 
 mod parity;
+mod scenarios;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -730,4 +731,498 @@ fn demo_runs_the_journey_against_the_builtin_shop() {
         "{}",
         run.stdout
     );
+}
+
+/// `k6/encoding`, `k6/crypto` and the global `crypto`: every check must pass (the same script
+/// is run under the real k6 in `parity::encoding_and_crypto_agree_with_k6`).
+const ENCODING_CRYPTO_SCRIPT: &str = r#"import { check } from 'k6';
+import encoding, { b64encode, b64decode } from 'k6/encoding';
+import crypto, { sha256, hmac, createHash, createHMAC, randomBytes, hexEncode } from 'k6/crypto';
+
+export const options = { iterations: 1 };
+
+function throws(f) {
+  try { f(); return false; } catch (e) { return true; }
+}
+
+// A JWT signed with HS256: base64rawurl(header).base64rawurl(payload).base64rawurl(hmac).
+function jwt(payload, secret) {
+  const part = (o) => b64encode(JSON.stringify(o), 'rawurl');
+  const unsigned = part({ alg: 'HS256', typ: 'JWT' }) + '.' + part(payload);
+  return unsigned + '.' + hmac('sha256', secret, unsigned, 'base64rawurl');
+}
+
+const ABC = {
+  md4: 'a448017aaf21d8525fc10ae87aa6729d',
+  md5: '900150983cd24fb0d6963f7d28e17f72',
+  sha1: 'a9993e364706816aba3e25717850c26c9cd0d89d',
+  sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+  sha384: 'cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7',
+  sha512: 'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
+  sha512_224: '4634270f707b6a54daae7530460842e20e37ed265ceee9a43e8924aa',
+  sha512_256: '53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23',
+  ripemd160: '8eb208f7e05d987a9b044a8e98c6b087f15a0bfc',
+};
+
+export default function () {
+  const bytes = new Uint8Array([1, 2, 255]);
+  check(null, {
+    'b64 std': () => b64encode('hi?>') === 'aGk/Pg==',
+    'b64 rawstd': () => b64encode('hi?>', 'rawstd') === 'aGk/Pg',
+    'b64 url': () => b64encode('hi?>', 'url') === 'aGk_Pg==',
+    'b64 rawurl': () => b64encode('hi?>', 'rawurl') === 'aGk_Pg',
+    'b64 utf-8': () => b64encode('héllo ☃') === 'aMOpbGxvIOKYgw==',
+    'b64 buffers': () => b64encode(bytes.buffer) === 'AQL/' && b64encode(bytes) === 'AQL/',
+    'b64 decode to string': () => b64decode('aGk=', 'std', 's') === 'hi' && b64decode('aGk_Pg', 'rawurl', 's') === 'hi?>',
+    'b64 decode to buffer': () => {
+      const b = b64decode('_-8=', 'url');
+      return b instanceof ArrayBuffer && new Uint8Array(b).join() === '255,239';
+    },
+    'b64 round trip': () => {
+      const r = randomBytes(64);
+      return b64encode(b64decode(b64encode(r, 'rawurl'), 'rawurl')) === b64encode(r);
+    },
+    'b64 invalid input throws': () => throws(() => b64decode('!!!!')) && throws(() => b64decode('aGk', 'std')) && throws(() => b64encode(42)),
+    'default exports': () => encoding.b64encode('hi') === 'aGk=' && encoding.b64decode('aGk=', 'std', 's') === 'hi',
+    'digests of abc': () => Object.keys(ABC).every((alg) => crypto[alg]('abc', 'hex') === ABC[alg]),
+    'digest encodings': () =>
+      crypto.md5('abc', 'base64') === 'kAFQmDzST7DWlj99KOF/cg==' &&
+      crypto.md5('abc', 'base64url') === 'kAFQmDzST7DWlj99KOF_cg==' &&
+      crypto.md5('abc', 'base64rawurl') === 'kAFQmDzST7DWlj99KOF_cg',
+    'digest binary': () => {
+      const b = sha256('abc', 'binary');
+      return b instanceof ArrayBuffer && b.byteLength === 32 && hexEncode(b) === ABC.sha256;
+    },
+    'digest of buffers': () => crypto.md5(new Uint8Array([97, 98, 99]).buffer, 'hex') === ABC.md5,
+    'bad output encoding throws': () => throws(() => sha256('abc', 'HEX')) && throws(() => sha256('abc')),
+    'hmac rfc4231': () => hmac('sha256', 'Jefe', 'what do ya want for nothing?', 'hex') === '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    'hmac buffer key': () =>
+      hmac('sha256', new Uint8Array([107, 101, 121]).buffer, 'The quick brown fox jumps over the lazy dog', 'hex') ===
+      'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+    'hmac unknown algorithm throws': () => throws(() => hmac('SHA256', 'k', 'x', 'hex')),
+    'createHash streams': () => {
+      const h = createHash('sha256');
+      h.update('a');
+      h.update(new Uint8Array([98, 99]).buffer);
+      return h.digest('hex') === ABC.sha256 && h.digest('base64rawurl') === 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0';
+    },
+    'createHMAC streams': () => {
+      const h = createHMAC('sha256', 'key');
+      h.update('The quick brown fox ');
+      h.update('jumps over the lazy dog');
+      return h.digest('hex') === 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8';
+    },
+    'randomBytes': () => {
+      const b = randomBytes(16);
+      return b instanceof ArrayBuffer && b.byteLength === 16;
+    },
+    'hexEncode': () => hexEncode('abc') === '616263' && hexEncode(bytes.buffer) === '0102ff',
+    'jwt hs256': () =>
+      jwt({ sub: '1234567890', name: 'John Doe', iat: 1516239022 }, 'your-256-bit-secret') ===
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+    'global randomUUID': () => {
+      const a = globalThis.crypto.randomUUID();
+      return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(a) && a !== globalThis.crypto.randomUUID();
+    },
+    'global getRandomValues': () => {
+      const a = new Uint8Array(64);
+      const u = new Uint32Array(4);
+      return globalThis.crypto.getRandomValues(a) === a && a.some((x) => x !== 0) &&
+        globalThis.crypto.getRandomValues(u) === u && u.some((x) => x !== 0);
+    },
+    'getRandomValues rejects floats': () => throws(() => globalThis.crypto.getRandomValues(new Float64Array(2))),
+  });
+}
+"#;
+
+#[test]
+fn encoding_crypto_and_global_crypto_work_like_k6() {
+    let dir = Dir::new("encoding-crypto");
+    let (run, export) = run_export(&dir, ENCODING_CRYPTO_SCRIPT, &[]);
+    run.assert_code(0);
+    let checks = export["root_group"]["checks"]
+        .as_object()
+        .expect("checks in the export");
+    assert_eq!(checks.len(), 27, "{checks:?}");
+    for (name, c) in checks {
+        assert_eq!(c["passes"], 1, "check {name} failed: {}", run.stderr);
+        assert_eq!(c["fails"], 0, "check {name} failed: {}", run.stderr);
+    }
+}
+
+#[test]
+fn encoding_and_crypto_errors_are_clear() {
+    let dir = Dir::new("encoding-errors");
+    let cases = [
+        (
+            "import { b64decode } from 'k6/encoding';\nexport default function () { b64decode('aG!='); }\n",
+            "illegal base64 data at input byte 2",
+        ),
+        (
+            "import { sha256 } from 'k6/crypto';\nexport default function () { sha256(42, 'hex'); }\n",
+            "sha256 failed: invalid type number",
+        ),
+        (
+            "import { createHash } from 'k6/crypto';\nexport default function () { createHash('sha3'); }\n",
+            "invalid algorithm: sha3",
+        ),
+        (
+            "import { md5 } from 'k6/crypto';\nexport default function () { md5('x', 'b64'); }\n",
+            "invalid output encoding: b64",
+        ),
+        (
+            "export default function () { crypto.getRandomValues(new Uint8Array(65537)); }\n",
+            "QuotaExceededError",
+        ),
+    ];
+    for (script, message) in cases {
+        let (run, export) = run_export(&dir, script, &[]);
+        run.assert_code(0);
+        assert_eq!(count(&export, "iterations"), 1.0);
+        assert!(run.stderr.contains(message), "{message}: {}", run.stderr);
+    }
+}
+
+const CUSTOM_METRICS_SCRIPT: &str = r#"
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import metrics from 'k6/metrics';
+import { check } from 'k6';
+const c = new Counter('my_counter');
+const g = new Gauge('my_gauge');
+const r = new Rate('my_rate');
+const t = new Trend('my_trend', true);
+const plain = new metrics.Trend('plain_trend');
+export const options = {
+  vus: 1, iterations: 4,
+  thresholds: THRESHOLDS,
+};
+export default function () {
+  check(c, {
+    'name': (m) => m.name === 'my_counter',
+    'instanceof': (m) => m instanceof Counter,
+    'add returns true': (m) => m.add(2) === true,
+  });
+  c.add(true);
+  c.add(NaN);
+  c.add();
+  g.add(__ITER * 10);
+  r.add(__ITER % 2 === 0);
+  t.add(__ITER + 1, { kind: __ITER < 2 ? 'a' : 'b' });
+  plain.add('5');
+}
+"#;
+
+fn custom_metrics_script(thresholds: &str) -> String {
+    CUSTOM_METRICS_SCRIPT.replace("THRESHOLDS", thresholds)
+}
+
+#[test]
+fn custom_metrics_reach_the_summary_and_thresholds() {
+    let dir = Dir::new("custom-metrics");
+    let script = custom_metrics_script(
+        "{ my_counter: ['count==12'], my_rate: ['rate==0.5'], 'my_trend{kind:a}': ['max<3'], my_gauge: ['value==30'] }",
+    );
+    let (run, export) = run_export(&dir, &script, &[]);
+    run.assert_code(0);
+    assert_eq!(count(&export, "my_counter"), 12.0, "{export}");
+    let gauge = metric(&export, "my_gauge");
+    assert_eq!(
+        (
+            gauge["value"].as_f64(),
+            gauge["min"].as_f64(),
+            gauge["max"].as_f64()
+        ),
+        (Some(30.0), Some(0.0), Some(30.0)),
+        "{export}"
+    );
+    let rate = metric(&export, "my_rate");
+    assert_eq!(
+        (
+            rate["passes"].as_f64(),
+            rate["fails"].as_f64(),
+            rate["value"].as_f64()
+        ),
+        (Some(2.0), Some(2.0), Some(0.5)),
+        "{export}"
+    );
+    let trend = metric(&export, "my_trend");
+    assert_eq!(
+        (
+            trend["avg"].as_f64(),
+            trend["min"].as_f64(),
+            trend["max"].as_f64()
+        ),
+        (Some(2.5), Some(1.0), Some(4.0)),
+        "{export}"
+    );
+    assert_eq!(
+        metric(&export, "my_trend{kind:a}")["max"].as_f64(),
+        Some(2.0),
+        "{export}"
+    );
+    assert_eq!(metric(&export, "plain_trend")["avg"].as_f64(), Some(5.0));
+    let checks = metric(&export, "checks");
+    assert_eq!(checks["fails"].as_f64(), Some(0.0), "{export}");
+    assert!(run.stdout.contains("CUSTOM"), "{}", run.stdout);
+    assert!(run.stdout.contains("my_trend"), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("is an invalid value for metric 'my_counter'")
+            && run.stderr.contains("level=warning"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn failing_thresholds_on_custom_metrics_and_their_submetrics_exit_99() {
+    let dir = Dir::new("custom-thresholds");
+    let script = custom_metrics_script("{ my_counter: ['count>100'] }");
+    let (run, _) = run_export(&dir, &script, &[]);
+    run.assert_code(99);
+    assert!(
+        run.stderr
+            .contains("thresholds on metrics 'my_counter' have been crossed"),
+        "{}",
+        run.stderr
+    );
+    let script =
+        custom_metrics_script("{ 'my_trend{kind:a}': ['max<1.5'], 'my_trend{kind:b}': ['min>2'] }");
+    let (run, export) = run_export(&dir, &script, &[]);
+    run.assert_code(99);
+    assert!(run.stdout.contains("✗ 'max<1.5'"), "{}", run.stdout);
+    assert!(run.stdout.contains("✓ 'min>2'"), "{}", run.stdout);
+    assert_eq!(
+        metric(&export, "my_trend{kind:b}")["min"].as_f64(),
+        Some(3.0),
+        "{export}"
+    );
+    assert!(
+        run.stderr
+            .contains("thresholds on metrics 'my_trend{kind:a}' have been crossed"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn custom_metrics_must_be_declared_and_named_correctly() {
+    let dir = Dir::new("custom-rules");
+    // Declaring in an iteration throws; the iteration fails, the test does not.
+    let (run, export) = run_export(
+        &dir,
+        "import { Counter } from 'k6/metrics';\nexport const options = { iterations: 2 };\nexport default function () { new Counter('late_counter'); }\n",
+        &[],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("metrics must be declared in the init context"),
+        "{}",
+        run.stderr
+    );
+    assert!(metric(&export, "late_counter").is_null(), "{export}");
+    // Adding in the init context throws there: a script error.
+    let path = dir.write(
+        "init_add.js",
+        "import { Counter } from 'k6/metrics';\nconst c = new Counter('early');\nc.add(1);\nexport default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
+    run.assert_code(107);
+    assert!(
+        run.stderr.contains("init context is not supported"),
+        "{}",
+        run.stderr
+    );
+    let path = dir.write(
+        "bad_name.js",
+        "import { Trend } from 'k6/metrics';\nconst t = new Trend('bad-name');\nexport default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
+    run.assert_code(107);
+    assert!(
+        run.stderr.contains("invalid metric name: 'bad-name'"),
+        "{}",
+        run.stderr
+    );
+    let path = dir.write(
+        "redefined.js",
+        "import { Trend } from 'k6/metrics';\nconst t = new Trend('http_reqs');\nexport default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
+    run.assert_code(107);
+    assert!(
+        run.stderr
+            .contains("metric 'http_reqs' already exists but with type counter, instead of trend"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn gunzip(path: &Path) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+#[test]
+fn json_and_csv_outputs_hold_every_sample() {
+    let srv = TestServer::start();
+    let dir = Dir::new("outputs");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check, group }} from 'k6';
+import {{ Trend }} from 'k6/metrics';
+const t = new Trend('my_trend', true);
+export const options = {{ vus: 2, iterations: 7, thresholds: {{ http_req_duration: ['p(95)<10000'] }} }};
+export default function () {{
+  group('g', () => {{
+    const res = http.get('{}', {{ tags: {{ mine: 'x,y' }} }});
+    check(res, {{ 'ok': (r) => r.status === 200 }});
+  }});
+  t.add(1.5, {{ a: '1', b: '2' }});
+}}
+"#,
+        srv.url("/get")
+    );
+    let path = dir.write("script.js", &script);
+    let export = dir.path("summary.json");
+    let run = rk6(
+        &[
+            "run",
+            "--summary-export",
+            export.to_str().unwrap(),
+            "-o",
+            "json=out.json",
+            "-o",
+            "json=out.json.gz",
+            "--out",
+            "csv=out.csv",
+            "-o",
+            "csv=out.csv.gz",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+    );
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains(
+            "output: json (out.json), json (out.json.gz), csv (out.csv), csv (out.csv.gz)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let export: Value = serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let reqs = count(&export, "http_reqs");
+    assert_eq!(reqs, 7.0);
+
+    let json = std::fs::read_to_string(dir.path("out.json")).unwrap();
+    assert_eq!(
+        json,
+        gunzip(&dir.path("out.json.gz")),
+        "gzip holds the same lines"
+    );
+    let lines: Vec<Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let points: Vec<&Value> = lines.iter().filter(|l| l["type"] == "Point").collect();
+    let http_points = points.iter().filter(|p| p["metric"] == "http_reqs").count();
+    assert_eq!(http_points as f64, reqs);
+    let mut described = std::collections::HashSet::new();
+    for l in &lines {
+        let name = l["metric"].as_str().unwrap().to_string();
+        if l["type"] == "Metric" {
+            assert_eq!(l["data"]["name"], l["metric"]);
+            assert!(described.insert(name), "one Metric line per metric");
+        } else {
+            assert!(described.contains(&name), "Metric line before points: {l}");
+            let time = l["data"]["time"].as_str().unwrap();
+            assert!(time.ends_with('Z') && time.len() >= 20, "{time}");
+        }
+    }
+    let duration = lines
+        .iter()
+        .find(|l| l["type"] == "Metric" && l["metric"] == "http_req_duration")
+        .unwrap();
+    assert_eq!(
+        duration["data"]["thresholds"],
+        serde_json::json!(["p(95)<10000"])
+    );
+    assert_eq!(
+        duration["data"]["submetrics"][0]["name"],
+        "http_req_duration{expected_response:true}"
+    );
+    let custom = lines
+        .iter()
+        .find(|l| l["type"] == "Metric" && l["metric"] == "my_trend")
+        .unwrap();
+    assert_eq!(custom["data"]["contains"], "time");
+    assert_eq!(custom["data"]["type"], "trend");
+    let req = points.iter().find(|p| p["metric"] == "http_reqs").unwrap();
+    assert_eq!(req["data"]["tags"]["group"], "::g");
+    assert_eq!(req["data"]["tags"]["mine"], "x,y");
+    assert_eq!(req["data"]["tags"]["scenario"], "default");
+    assert_eq!(req["data"]["value"], serde_json::json!(1));
+
+    let csv = std::fs::read_to_string(dir.path("out.csv")).unwrap();
+    assert_eq!(csv, gunzip(&dir.path("out.csv.gz")));
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata");
+    assert_eq!(rows.len() - 1, points.len(), "one row per sample");
+    let http_rows: Vec<&&str> = rows
+        .iter()
+        .filter(|r| r.starts_with("http_reqs,"))
+        .collect();
+    assert_eq!(http_rows.len() as f64, reqs);
+    assert!(http_rows[0].ends_with(",\"mine=x,y\","), "{}", http_rows[0]);
+    assert!(http_rows[0].contains(",1.000000,"), "{}", http_rows[0]);
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("my_trend,") && r.ends_with(",a=1&b=2,")),
+        "{csv}"
+    );
+}
+
+#[test]
+fn outputs_from_k6_out_and_unsupported_outputs() {
+    let dir = Dir::new("outputs-env");
+    let path = dir.write(
+        "s.js",
+        "export const options = { iterations: 1 };\nexport default function () {}\n",
+    );
+    let run = rk6_env(
+        &["run", "-q", path.to_str().unwrap()],
+        &dir.0,
+        &[("K6_OUT", "json=env.json")],
+    );
+    run.assert_code(0);
+    let text = std::fs::read_to_string(dir.path("env.json")).unwrap();
+    assert!(text.contains("\"metric\":\"iterations\""), "{text}");
+    let run = rk6(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "influxdb=http://localhost:8086/k6",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+    );
+    run.assert_code(104);
+    assert!(
+        run.stderr
+            .contains("output influxdb is not supported by rk6 yet"),
+        "{}",
+        run.stderr
+    );
+    let run = rk6(
+        &["run", "-q", "-o", "bogus", path.to_str().unwrap()],
+        &dir.0,
+    );
+    run.assert_code(104);
 }

@@ -207,3 +207,40 @@ fn exceptions_and_default_options_agree_with_k6() {
         "import { check } from 'k6';\nexport default function () { check(1, { ok: () => true }); throw new Error('boom'); }\n",
     );
 }
+
+#[test]
+fn encoding_and_crypto_agree_with_k6() {
+    compare("encoding-crypto", crate::ENCODING_CRYPTO_SCRIPT);
+}
+
+#[test]
+fn three_concurrent_scenarios_agree_with_k6() {
+    let srv = TestServer::start();
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  scenarios: {{
+    rate: {{ executor: 'constant-arrival-rate', rate: 10, timeUnit: '1s', duration: '1s', preAllocatedVUs: 3, exec: 'api', tags: {{ kind: 'api' }} }},
+    pervu: {{ executor: 'per-vu-iterations', vus: 2, iterations: 3, startTime: '200ms', env: {{ MODE: 'x' }} }},
+    shared: {{ executor: 'shared-iterations', vus: 2, iterations: 5 }},
+  }},
+  thresholds: {{
+    'iterations{{scenario:rate}}': ['count==11'],
+    'iterations{{scenario:pervu}}': ['count==6'],
+    'iterations{{scenario:shared}}': ['count==5'],
+    'http_reqs{{kind:api}}': ['count==11'],
+    'checks{{scenario:pervu}}': ['rate==1'],
+    'checks{{scenario:shared}}': ['rate==1'],
+  }},
+}};
+export function api() {{ http.get('{url}'); }}
+export default function () {{
+  check(__ENV.MODE, {{ 'env per scenario': (m) => (m === 'x') === (__ENV.MODE !== undefined) }});
+}}
+"#,
+        url = srv.url("/get")
+    );
+    compare("scenarios", &script);
+}

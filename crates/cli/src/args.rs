@@ -53,6 +53,9 @@ pub struct RunArgs {
     /// Write the end-of-test summary as JSON (k6's legacy export format).
     #[arg(long = "summary-export", value_name = "FILE")]
     pub summary_export: Option<PathBuf>,
+    /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
+    #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
+    pub out: Vec<String>,
     /// Summary layout: compact or full.
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,

@@ -1,29 +1,50 @@
-//! The metrics thread: the single owner of the aggregator. VUs send one batch per
-//! iteration; thresholds are evaluated every 2 s, and an `abortOnFail` threshold stops the test.
+//! The metrics thread: the single owner of the aggregator and the `-o` outputs. VUs send
+//! one batch per iteration; every batch goes to the aggregator and then to each output, so
+//! the outputs see exactly the samples the summary counts. Thresholds are evaluated every
+//! 2 s, and an `abortOnFail` threshold stops the test.
 
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rk6_metrics::{Aggregator, Sample};
+use rk6_output::Output;
 use rk6_scheduler::CancellationToken;
 
 /// How often thresholds are evaluated during the run (as k6).
 const THRESHOLD_PERIOD: Duration = Duration::from_secs(2);
 
+/// How often outputs push their buffers to their files.
+const FLUSH_PERIOD: Duration = Duration::from_secs(1);
+
+/// What the metrics thread leaves when the test ends.
+pub struct Collected {
+    /// The aggregator with every sample of the run.
+    pub aggregator: Aggregator,
+    /// Whether an abortOnFail threshold stopped the test.
+    pub threshold_abort: bool,
+    /// Write errors of the outputs, one message per failed output.
+    pub output_errors: Vec<String>,
+}
+
 /// Handle to the running metrics thread.
 pub struct Collector {
     tx: Sender<Vec<Sample>>,
-    thread: JoinHandle<(Aggregator, bool)>,
+    thread: JoinHandle<Collected>,
 }
 
 impl Collector {
     /// Starts the thread. `abort` is cancelled when an abortOnFail threshold fails.
-    pub fn start(aggregator: Aggregator, started: Instant, abort: CancellationToken) -> Collector {
+    pub fn start(
+        aggregator: Aggregator,
+        outputs: Vec<Box<dyn Output>>,
+        started: Instant,
+        abort: CancellationToken,
+    ) -> Collector {
         let (tx, rx) = channel();
         let thread = std::thread::Builder::new()
             .name("rk6-metrics".into())
-            .spawn(move || collect(aggregator, rx, started, abort))
+            .spawn(move || collect(aggregator, outputs, rx, started, abort))
             .expect("spawn metrics thread");
         Collector { tx, thread }
     }
@@ -33,9 +54,8 @@ impl Collector {
         self.tx.clone()
     }
 
-    /// Waits for every batch sent so far and returns the aggregator, and whether an
-    /// abortOnFail threshold stopped the test.
-    pub fn finish(self) -> (Aggregator, bool) {
+    /// Waits for every batch sent so far, closes the outputs and returns the aggregator.
+    pub fn finish(self) -> Collected {
         // An empty batch is the end marker: VUs never send empty batches, and every VU has
         // stopped by now, so all their batches are ahead of it in the channel.
         let _ = self.tx.send(Vec::new());
@@ -45,21 +65,37 @@ impl Collector {
 
 fn collect(
     mut agg: Aggregator,
+    mut outputs: Vec<Box<dyn Output>>,
     rx: Receiver<Vec<Sample>>,
     started: Instant,
     abort: CancellationToken,
-) -> (Aggregator, bool) {
+) -> Collected {
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
+    let mut next_flush = Instant::now() + FLUSH_PERIOD;
     let mut aborted = false;
     loop {
-        let wait = next_eval.saturating_duration_since(Instant::now());
+        let wait = next_eval
+            .min(next_flush)
+            .saturating_duration_since(Instant::now());
         match rx.recv_timeout(wait) {
             Ok(batch) if batch.is_empty() => break,
-            Ok(batch) => agg.add(&batch),
+            Ok(batch) => {
+                agg.add(&batch);
+                for o in &mut outputs {
+                    o.add(agg.registry(), &batch);
+                }
+            }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
-        if Instant::now() >= next_eval {
+        let now = Instant::now();
+        if now >= next_flush {
+            next_flush = now + FLUSH_PERIOD;
+            for o in &mut outputs {
+                o.flush();
+            }
+        }
+        if now >= next_eval {
             next_eval += THRESHOLD_PERIOD;
             let verdict = agg.evaluate(started.elapsed());
             if verdict.abort && !aborted {
@@ -68,5 +104,17 @@ fn collect(
             }
         }
     }
-    (agg, aborted)
+    let output_errors = outputs
+        .iter_mut()
+        .filter_map(|o| {
+            o.finish()
+                .err()
+                .map(|e| format!("output {}: {e}", o.description()))
+        })
+        .collect();
+    Collected {
+        aggregator: agg,
+        threshold_abort: aborted,
+        output_errors,
+    }
 }

@@ -16,4 +16,6 @@ pub enum ExitCode {
     ScriptException = 107,
     /// `exec.test.abort()`.
     ScriptAborted = 108,
+    /// `exec.test.fail()`.
+    MarkedAsFailed = 110,
 }

@@ -5,8 +5,14 @@ use std::time::Duration;
 
 use rk6_scheduler::{format_duration, ExecutionState, Executor, Scenario};
 
-/// The banner: execution, script, output, and one line per scenario.
-pub fn banner(script: &str, scenarios: &[std::sync::Arc<Scenario>], max_vus: u64) -> String {
+/// The banner: execution, script, outputs (their descriptions, e.g. `json (out.json)`),
+/// and one line per scenario.
+pub fn banner(
+    script: &str,
+    outputs: &[String],
+    scenarios: &[std::sync::Arc<Scenario>],
+    max_vus: u64,
+) -> String {
     let max_duration = scenarios
         .iter()
         .map(|s| s.max_duration())
@@ -16,7 +22,12 @@ pub fn banner(script: &str, scenarios: &[std::sync::Arc<Scenario>], max_vus: u64
     out.push_str("\n  rk6 — k6 scripts, natively\n\n");
     out.push_str("     execution: local\n");
     out.push_str(&format!("        script: {script}\n"));
-    out.push_str("        output: -\n\n");
+    let output = if outputs.is_empty() {
+        "-".to_string()
+    } else {
+        outputs.join(", ")
+    };
+    out.push_str(&format!("        output: {output}\n\n"));
     let n = scenarios.len();
     out.push_str(&format!(
         "     scenarios: (100.00%) {n} scenario{}, {max_vus} max VUs, {} max duration (incl. graceful stop):\n",
@@ -53,11 +64,13 @@ pub fn snapshot(state: &ExecutionState, elapsed: Duration) -> String {
         .map(|s| s.scenario.name.len())
         .max()
         .unwrap_or(0);
+    let max = state.vus_max.load(Ordering::Relaxed);
+    // k6 pads the active count to the width of the maximum: "03/10 VUs", "2/2 VUs".
+    let digits = max.to_string().len();
     let mut out = format!(
-        "running ({}), {:02}/{:02} VUs, {} complete and {} interrupted iterations\n",
+        "running ({}), {:0digits$}/{max} VUs, {} complete and {} interrupted iterations\n",
         clock(elapsed),
         state.active_vus(),
-        state.vus_max.load(Ordering::Relaxed),
         state.completed(),
         state.interrupted()
     );
@@ -99,6 +112,48 @@ pub fn snapshot(state: &ExecutionState, elapsed: Duration) -> String {
                     vus * iterations
                 ),
             ),
+            Executor::RampingVus { .. } => {
+                let total = s.scenario.run_time();
+                (
+                    ran.as_secs_f64() / total.as_secs_f64(),
+                    format!(
+                        "{:02}/{:02} VUs  {}/{}",
+                        s.active_vus.load(Ordering::Relaxed),
+                        s.scenario.max_vus(),
+                        clock_short(ran),
+                        format_duration(total)
+                    ),
+                )
+            }
+            Executor::ConstantArrivalRate {
+                rate,
+                time_unit,
+                duration,
+                ..
+            } => (
+                ran.as_secs_f64() / duration.as_secs_f64(),
+                format!(
+                    "{}/{} VUs  {}/{}  {:.2} iters/s",
+                    s.active_vus.load(Ordering::Relaxed),
+                    s.scenario.max_vus(),
+                    clock_short(ran),
+                    format_duration(duration),
+                    rate as f64 / time_unit.as_secs_f64()
+                ),
+            ),
+            Executor::RampingArrivalRate { .. } => {
+                let total = s.scenario.run_time();
+                (
+                    ran.as_secs_f64() / total.as_secs_f64(),
+                    format!(
+                        "{}/{} VUs  {}/{}",
+                        s.active_vus.load(Ordering::Relaxed),
+                        s.scenario.max_vus(),
+                        clock_short(ran),
+                        format_duration(total)
+                    ),
+                )
+            }
         };
         let pct = if done {
             100.0

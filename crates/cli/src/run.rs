@@ -9,7 +9,9 @@ use std::time::{Duration, Instant, SystemTime};
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
 use rk6_metrics::{builtin, Aggregator, Registry, Sample, TagSet, ThresholdSet};
-use rk6_output::{handle_summary_data, render_text, summary_export, SummaryMode, TextOptions};
+use rk6_output::{
+    handle_summary_data, render_text, summary_export, Output, OutputSpec, SummaryMode, TextOptions,
+};
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
     ThreadPool,
@@ -17,7 +19,7 @@ use rk6_scheduler::{
 use serde_json::{Map, Value};
 
 use crate::args::RunArgs;
-use crate::collector::Collector;
+use crate::collector::{Collected, Collector};
 use crate::exit::ExitCode;
 use crate::options::consolidate;
 
@@ -93,6 +95,10 @@ pub fn run(args: RunArgs) -> ExitCode {
         logger.log(Level::Warning, w, &[]);
     }
     let options = consolidated.options;
+    let output_specs = match output_specs(&args, |k| std::env::var(k).ok()) {
+        Ok(s) => s,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
     let scenarios: Vec<Arc<Scenario>> = match scenarios_from_options(&options) {
         Ok(s) => s.into_iter().map(Arc::new).collect(),
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
@@ -159,13 +165,18 @@ pub fn run(args: RunArgs) -> ExitCode {
         .filter(|s| !s.is_empty())
         .map(str::to_string);
 
+    let aggregator = Aggregator::new(registry.clone(), thresholds);
+    let mut outputs: Vec<Box<dyn Output>> = Vec::new();
+    for spec in &output_specs {
+        match spec.open(aggregator.thresholds(), &|k| std::env::var(k).ok()) {
+            Ok(o) => outputs.push(o),
+            Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.to_string(), None),
+        }
+    }
+    let output_names: Vec<String> = outputs.iter().map(|o| o.description()).collect();
     let abort = CancellationToken::new();
     let started = Instant::now();
-    let collector = Collector::start(
-        Aggregator::new(registry.clone(), thresholds),
-        started,
-        abort.clone(),
-    );
+    let collector = Collector::start(aggregator, outputs, started, abort.clone());
     let shared = Arc::new(Shared {
         program: program.clone(),
         registry: registry.clone(),
@@ -182,6 +193,9 @@ pub fn run(args: RunArgs) -> ExitCode {
             .unwrap_or(false),
         logger,
         setup_data: OnceLock::new(),
+        options: Value::Object(options.clone()),
+        execution: OnceLock::new(),
+        marked_failed: std::sync::atomic::AtomicBool::new(false),
     });
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -191,17 +205,24 @@ pub fn run(args: RunArgs) -> ExitCode {
         .expect("tokio runtime");
     let outcome = rt.block_on(execute(
         &args,
+        &output_names,
         &logger,
         shared.clone(),
         &scenarios,
         abort.clone(),
         started,
     ));
-    let (aggregator, threshold_abort) = {
+    let Collected {
+        mut aggregator,
+        threshold_abort,
+        output_errors,
+    } = {
         drop(shared);
         collector.finish()
     };
-    let mut aggregator = aggregator;
+    for e in &output_errors {
+        logger.log(Level::Error, e, &[]);
+    }
     let outcome = match outcome {
         Ok(end) => end,
         Err(code) => return code,
@@ -278,8 +299,33 @@ pub fn run(args: RunArgs) -> ExitCode {
         _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
         RunEnd::Aborted => ExitCode::ScriptAborted,
         RunEnd::Stopped => ExitCode::ExternalAbort,
+        _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
         RunEnd::Finished => ExitCode::Success,
     }
+}
+
+/// The `-o` values, or `K6_OUT` (comma-separated) when no `-o` is given.
+fn output_specs(
+    args: &RunArgs,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<OutputSpec>, String> {
+    let values: Vec<String> = if args.out.is_empty() {
+        env("K6_OUT")
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        args.out.clone()
+    };
+    values
+        .iter()
+        .map(|v| OutputSpec::parse(v).map_err(|e| e.to_string()))
+        .collect()
 }
 
 fn shared_setup_json(text: &Option<String>) -> Option<Value> {
@@ -340,6 +386,8 @@ fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
 /// What the run phase leaves for the summary phase.
 struct Outcome {
     end: RunEnd,
+    /// `exec.test.fail()` was called.
+    marked_failed: bool,
     elapsed: Duration,
     lifecycle: Option<Lifecycle>,
     setup_data: Option<String>,
@@ -347,6 +395,7 @@ struct Outcome {
 
 async fn execute(
     args: &RunArgs,
+    output_names: &[String],
     logger: &Logger,
     shared: Arc<Shared>,
     scenarios: &[Arc<Scenario>],
@@ -356,7 +405,10 @@ async fn execute(
     let max_vus = total_vus(scenarios);
     if !args.quiet {
         let script = args.script.display().to_string();
-        print!("{}", progress::banner(&script, scenarios, max_vus));
+        print!(
+            "{}",
+            progress::banner(&script, output_names, scenarios, max_vus)
+        );
         let _ = std::io::stdout().flush();
     }
     let lifecycle = match Lifecycle::start(shared.clone()) {
@@ -372,6 +424,9 @@ async fn execute(
         }
     };
     let _ = shared.setup_data.set(setup_data.clone());
+    let state = ExecutionState::new(scenarios);
+    state.vus_max.store(max_vus, Ordering::Relaxed);
+    let _ = shared.execution.set(state.clone());
     let pool = match ThreadPool::start(Arc::new(JsVuFactory::new(shared.clone())), max_vus).await {
         Ok(p) => p,
         Err(e) => {
@@ -383,8 +438,6 @@ async fn execute(
             ))
         }
     };
-    let state = ExecutionState::new(scenarios);
-    state.vus_max.store(max_vus, Ordering::Relaxed);
 
     let stop = CancellationToken::new();
     let signals = tokio::spawn(watch_signals(stop.clone(), logger.to_owned()));
@@ -420,6 +473,7 @@ async fn execute(
     };
     Ok(Outcome {
         end,
+        marked_failed: shared.marked_failed.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
         lifecycle: Some(lifecycle),
         setup_data,

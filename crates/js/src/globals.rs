@@ -1,4 +1,5 @@
-//! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration).
+//! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration),
+//! `global` and `crypto`.
 
 use std::collections::BTreeMap;
 
@@ -55,6 +56,7 @@ pub(crate) fn install(
     ctx.register_global_callable(js_string!("open"), 2, NativeFunction::from_fn_ptr(open))?;
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
+    crate::modules::crypto::install_global(ctx)?;
     Ok(())
 }
 

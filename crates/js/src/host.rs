@@ -27,8 +27,22 @@ pub(crate) struct ScenarioTags {
     pub(crate) tags: Vec<(String, String)>,
 }
 
+/// The iteration a VU is running, as `k6/execution` reports it.
+#[derive(Debug, Clone)]
+pub(crate) struct IterationInfo {
+    pub(crate) scenario: std::sync::Arc<rk6_scheduler::Scenario>,
+    /// Iteration number within the scenario, over all its VUs.
+    pub(crate) iteration_in_scenario: u64,
+    /// This VU's iteration count, over all scenarios.
+    pub(crate) vu_iteration: u64,
+    /// This VU's iteration count within the scenario.
+    pub(crate) vu_iteration_in_scenario: u64,
+}
+
 /// Everything a VU's natives need besides the JS context itself.
 pub(crate) struct Host {
+    pub(crate) vu_id: u64,
+    pub(crate) iteration: RefCell<Option<IterationInfo>>,
     pub(crate) shared: Arc<Shared>,
     pub(crate) suspender: RefCell<Option<Rc<Suspender>>>,
     pub(crate) phase: Cell<Phase>,
@@ -46,9 +60,11 @@ pub(crate) struct Host {
 }
 
 impl Host {
-    pub(crate) fn new(shared: Arc<Shared>) -> Rc<Host> {
+    pub(crate) fn new(vu_id: u64, shared: Arc<Shared>) -> Rc<Host> {
         let http = Client::new(shared.http.clone());
         Rc::new(Host {
+            vu_id,
+            iteration: RefCell::new(None),
             shared,
             suspender: RefCell::new(None),
             phase: Cell::new(Phase::Init),

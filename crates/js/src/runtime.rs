@@ -21,14 +21,28 @@ use crate::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
 
 const INTERRUPTED: &str = "rk6: iteration interrupted";
+const ABORTED: &str = "rk6: test aborted: ";
 
 /// The uncatchable error natives return to unwind an interrupted iteration.
 pub(crate) fn interrupted_error() -> JsError {
     EngineError::Panic(PanicError::new(INTERRUPTED)).into()
 }
 
+/// The uncatchable error `exec.test.abort(reason)` unwinds the script with.
+pub(crate) fn aborted_error(reason: &str) -> JsError {
+    EngineError::Panic(PanicError::new(format!("{ABORTED}{reason}"))).into()
+}
+
 fn is_interrupted(err: &JsError) -> bool {
     matches!(err.as_engine(), Some(EngineError::Panic(p)) if p.message() == INTERRUPTED)
+}
+
+/// The reason given to `exec.test.abort`, if `err` is that abort.
+fn abort_reason(err: &JsError) -> Option<&str> {
+    match err.as_engine() {
+        Some(EngineError::Panic(p)) => p.message().strip_prefix(ABORTED),
+        _ => None,
+    }
 }
 
 /// A VU's context after its init code ran.
@@ -49,7 +63,7 @@ impl Runtime {
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
-        let host = Host::new(shared.clone());
+        let host = Host::new(vu_id, shared.clone());
         ctx.insert_data(host.clone());
         globals::install(&mut ctx, vu_id, &shared.program.env)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
@@ -186,12 +200,27 @@ impl Runtime {
             // Validated before the test starts; reaching this is a bug, not a script error.
             return IterationOutcome::Interrupted;
         };
+        *host.iteration.borrow_mut() = Some(crate::host::IterationInfo {
+            scenario: it.scenario.clone(),
+            iteration_in_scenario: it.iteration_in_scenario,
+            vu_iteration,
+            vu_iteration_in_scenario: it.vu_iteration_in_scenario,
+        });
         let data = self.setup_arg();
         let start = Instant::now();
         let result = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
         let result = result.and_then(|v| self.ctx.run_jobs().map(|()| v));
         let outcome = match result {
             Err(e) if is_interrupted(&e) => IterationOutcome::Interrupted,
+            Err(e) if abort_reason(&e).is_some() => {
+                let reason = abort_reason(&e).unwrap_or_default();
+                host.shared.logger.log(
+                    Level::Error,
+                    &format!("test aborted: {reason}"),
+                    &[("source", "test.abort")],
+                );
+                IterationOutcome::AbortTest
+            }
             Err(e) => {
                 let msg = describe(&e, &mut self.ctx);
                 let executor = it.scenario.executor_name();
@@ -389,6 +418,9 @@ pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
 }
 
 fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
+    if let Some(reason) = abort_reason(err) {
+        return ScriptError::new(ScriptErrorKind::Aborted, format!("test aborted: {reason}"));
+    }
     let syntax = err.as_native().is_some_and(|n| n.is_syntax())
         || err
             .as_opaque()

@@ -1,5 +1,6 @@
 //! Test-wide state every VU of a run reads.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, OnceLock};
 
@@ -29,6 +30,12 @@ pub struct Shared {
     pub logger: Logger,
     /// JSON text returned by `setup()`, set once before VUs start iterating.
     pub setup_data: OnceLock<Option<String>>,
+    /// The consolidated options (`exec.test.options`).
+    pub options: serde_json::Value,
+    /// Live counters of the run, set once the scheduler state exists (`k6/execution`).
+    pub execution: OnceLock<Arc<rk6_scheduler::ExecutionState>>,
+    /// Set by `exec.test.fail()`: the run ends with exit code 110.
+    pub marked_failed: AtomicBool,
 }
 
 impl Shared {
@@ -46,6 +53,9 @@ impl Shared {
             no_vu_connection_reuse: false,
             logger,
             setup_data: OnceLock::new(),
+            options: serde_json::Value::Null,
+            execution: OnceLock::new(),
+            marked_failed: AtomicBool::new(false),
         })
     }
 }

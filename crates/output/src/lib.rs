@@ -8,15 +8,25 @@
 //! * [`handle_summary_data`] builds the argument of a script's `handleSummary(data)`
 //!   (`thresholds` maps are `{ok}`; groups and checks are arrays).
 //!
-//! The outputs only read the snapshot; they never see samples or sinks.
+//! The summaries only read the snapshot; they never see samples or sinks.
+//!
+//! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
+//! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
+//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV).
 
 pub mod category;
+mod csv;
 mod export;
 pub mod format;
 mod handle_summary;
 mod json;
+mod json_lines;
+mod outputs;
 mod text;
 
+pub use csv::{csv_header, CsvOutput, TimeFormat};
 pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
+pub use json_lines::JsonOutput;
+pub use outputs::{Output, OutputError, OutputKind, OutputSpec};
 pub use text::{render_text, SummaryMode, TextOptions};

@@ -34,6 +34,76 @@ pub enum Executor {
     },
     /// A fixed number of VUs loop for a duration.
     ConstantVus { vus: u64, duration: Duration },
+    /// The number of looping VUs follows linear stages.
+    RampingVus {
+        start_vus: u64,
+        stages: Vec<Stage>,
+        graceful_ramp_down: Duration,
+    },
+    /// `rate` iterations start every `time_unit`, whether or not earlier ones finished.
+    ConstantArrivalRate {
+        rate: u64,
+        time_unit: Duration,
+        duration: Duration,
+        pre_allocated_vus: u64,
+        max_vus: u64,
+    },
+    /// The arrival rate follows linear stages.
+    RampingArrivalRate {
+        start_rate: u64,
+        time_unit: Duration,
+        stages: Vec<Stage>,
+        pre_allocated_vus: u64,
+        max_vus: u64,
+    },
+}
+
+/// One stage of a ramping executor: reach `target` (VUs or iterations per time unit)
+/// linearly over `duration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stage {
+    /// How long the ramp takes.
+    pub duration: Duration,
+    /// The value at the end of the stage.
+    pub target: u64,
+}
+
+/// Parses k6's `stages` array.
+pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigError> {
+    let arr = value
+        .as_array()
+        .ok_or_else(|| bad(format!("scenario {name}: stages must be an array")))?;
+    let mut out = Vec::with_capacity(arr.len());
+    for (i, st) in arr.iter().enumerate() {
+        let obj = st
+            .as_object()
+            .ok_or_else(|| bad(format!("scenario {name}: stage {i} must be an object")))?;
+        if let Some(k) = obj.keys().find(|k| *k != "duration" && *k != "target") {
+            return Err(bad(format!(
+                "scenario {name}: json: unknown field \"{k}\" in stage {i}"
+            )));
+        }
+        let duration = obj
+            .get("duration")
+            .map(duration_from_json)
+            .transpose()
+            .map_err(|e| bad(format!("scenario {name}: stage {i}: {e}")))?
+            .ok_or_else(|| bad(format!("scenario {name}: stage {i} has no duration")))?;
+        let target = match obj.get("target") {
+            None => 0,
+            Some(v) => v
+                .as_u64()
+                .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+                .ok_or_else(|| bad(format!("scenario {name}: stage {i}: target must be a non-negative integer, got {v}")))?,
+        };
+        out.push(Stage { duration, target });
+    }
+    if out.is_empty() {
+        return Err(bad(format!(
+            "scenario {name}: at least one stage is required"
+        )));
+    }
+    Ok(out)
 }
 
 /// One named scenario with the options every executor shares.
@@ -104,10 +174,20 @@ impl Scenario {
         let own_keys: &[&str] = match executor {
             "shared-iterations" | "per-vu-iterations" => &["vus", "iterations", "maxDuration"],
             "constant-vus" => &["vus", "duration"],
+            "ramping-vus" => &["startVUs", "stages", "gracefulRampDown"],
+            "constant-arrival-rate" => {
+                &["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"]
+            }
+            "ramping-arrival-rate" => &[
+                "startRate",
+                "timeUnit",
+                "stages",
+                "preAllocatedVUs",
+                "maxVUs",
+            ],
             _ => {
                 return Err(bad(format!(
-                    "scenario {name}: the '{executor}' executor is not supported by rk6 yet \
-                     (supported: shared-iterations, per-vu-iterations, constant-vus)"
+                    "scenario {name}: the '{executor}' executor is not supported by rk6 yet"
                 )))
             }
         };
@@ -177,6 +257,87 @@ impl Scenario {
                     }
                 }
             }
+            "ramping-vus" => {
+                let start_vus = int("startVUs", Some(1))?;
+                if start_vus < 0 {
+                    return Err(bad(format!("scenario {name}: startVUs can't be negative")));
+                }
+                let stages = stages_from_json(obj.get("stages").unwrap_or(&Value::Null), name)?;
+                if start_vus == 0 && stages.iter().all(|s| s.target == 0) {
+                    return Err(bad(format!(
+                        "scenario {name}: either startVUs or one of the stages' target values must be greater than 0"
+                    )));
+                }
+                Executor::RampingVus {
+                    start_vus: start_vus as u64,
+                    stages,
+                    graceful_ramp_down: dur("gracefulRampDown", Duration::from_secs(30))?,
+                }
+            }
+            "constant-arrival-rate" | "ramping-arrival-rate" => {
+                let time_unit = dur("timeUnit", Duration::from_secs(1))?;
+                if time_unit.is_zero() {
+                    return Err(bad(format!(
+                        "scenario {name}: the timeUnit must be more than 0"
+                    )));
+                }
+                let pre = int("preAllocatedVUs", None)?;
+                if pre < 0 {
+                    return Err(bad(format!(
+                        "scenario {name}: the number of preAllocatedVUs can't be negative"
+                    )));
+                }
+                let max = int("maxVUs", Some(pre))?;
+                if max < pre {
+                    return Err(bad(format!(
+                        "scenario {name}: maxVUs can't be less than preAllocatedVUs"
+                    )));
+                }
+                if max == 0 {
+                    return Err(bad(format!(
+                        "scenario {name}: the number of maxVUs must be more than 0"
+                    )));
+                }
+                let (pre_allocated_vus, max_vus) = (pre as u64, max as u64);
+                if executor == "constant-arrival-rate" {
+                    let rate = int("rate", None)?;
+                    if rate <= 0 {
+                        return Err(bad(format!(
+                            "scenario {name}: the rate must be more than 0"
+                        )));
+                    }
+                    if !obj.contains_key("duration") {
+                        return Err(bad(format!("scenario {name}: the duration is unspecified")));
+                    }
+                    let duration = dur("duration", Duration::ZERO)?;
+                    if duration < Duration::from_secs(1) {
+                        return Err(bad(format!(
+                            "scenario {name}: the duration must be at least 1s, but is {}",
+                            format_duration(duration)
+                        )));
+                    }
+                    Executor::ConstantArrivalRate {
+                        rate: rate as u64,
+                        time_unit,
+                        duration,
+                        pre_allocated_vus,
+                        max_vus,
+                    }
+                } else {
+                    let start_rate = int("startRate", Some(0))?;
+                    if start_rate < 0 {
+                        return Err(bad(format!("scenario {name}: startRate can't be negative")));
+                    }
+                    let stages = stages_from_json(obj.get("stages").unwrap_or(&Value::Null), name)?;
+                    Executor::RampingArrivalRate {
+                        start_rate: start_rate as u64,
+                        time_unit,
+                        stages,
+                        pre_allocated_vus,
+                        max_vus,
+                    }
+                }
+            }
             _ => {
                 let vus = int("vus", Some(1))?;
                 if vus <= 0 {
@@ -242,17 +403,38 @@ impl Scenario {
             Executor::SharedIterations { vus, .. }
             | Executor::PerVuIterations { vus, .. }
             | Executor::ConstantVus { vus, .. } => vus,
+            Executor::RampingVus {
+                start_vus,
+                ref stages,
+                ..
+            } => stages
+                .iter()
+                .map(|s| s.target)
+                .max()
+                .unwrap_or(0)
+                .max(start_vus),
+            Executor::ConstantArrivalRate { max_vus, .. }
+            | Executor::RampingArrivalRate { max_vus, .. } => max_vus,
         }
     }
 
-    /// How long the scenario may run from its own start, graceful stop included.
-    pub fn max_duration(&self) -> Duration {
-        let run = match self.executor {
+    /// How long the scenario hands out iterations (its `duration`, `maxDuration` or stages).
+    pub fn run_time(&self) -> Duration {
+        match self.executor {
             Executor::SharedIterations { max_duration, .. }
             | Executor::PerVuIterations { max_duration, .. } => max_duration,
-            Executor::ConstantVus { duration, .. } => duration,
-        };
-        self.start_time + run + self.graceful_stop
+            Executor::ConstantVus { duration, .. }
+            | Executor::ConstantArrivalRate { duration, .. } => duration,
+            Executor::RampingVus { ref stages, .. }
+            | Executor::RampingArrivalRate { ref stages, .. } => {
+                stages.iter().map(|s| s.duration).sum()
+            }
+        }
+    }
+
+    /// How long the scenario may run from the test start: start time, run time and graceful stop.
+    pub fn max_duration(&self) -> Duration {
+        self.start_time + self.run_time() + self.graceful_stop
     }
 
     /// The executor name as k6 spells it.
@@ -261,6 +443,9 @@ impl Scenario {
             Executor::SharedIterations { .. } => "shared-iterations",
             Executor::PerVuIterations { .. } => "per-vu-iterations",
             Executor::ConstantVus { .. } => "constant-vus",
+            Executor::RampingVus { .. } => "ramping-vus",
+            Executor::ConstantArrivalRate { .. } => "constant-arrival-rate",
+            Executor::RampingArrivalRate { .. } => "ramping-arrival-rate",
         }
     }
 
@@ -305,7 +490,59 @@ impl Scenario {
                     &tail[2..]
                 )
             }
+            Executor::RampingVus {
+                ref stages,
+                graceful_ramp_down,
+                ..
+            } => format!(
+                "Up to {} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
+                self.max_vus(),
+                format_duration(stages.iter().map(|s| s.duration).sum()),
+                stages.len(),
+                format_duration(graceful_ramp_down)
+            ),
+            Executor::ConstantArrivalRate {
+                rate,
+                time_unit,
+                duration,
+                pre_allocated_vus,
+                max_vus,
+            } => format!(
+                "{:.2} iterations/s for {} ({}{tail})",
+                rate as f64 / time_unit.as_secs_f64(),
+                format_duration(duration),
+                vus_range(pre_allocated_vus, max_vus)
+            ),
+            Executor::RampingArrivalRate {
+                start_rate,
+                time_unit,
+                ref stages,
+                pre_allocated_vus,
+                max_vus,
+            } => {
+                let peak = stages
+                    .iter()
+                    .map(|s| s.target)
+                    .max()
+                    .unwrap_or(0)
+                    .max(start_rate);
+                format!(
+                    "Up to {:.2} iterations/s for {} over {} stages ({}{tail})",
+                    peak as f64 / time_unit.as_secs_f64(),
+                    format_duration(stages.iter().map(|s| s.duration).sum()),
+                    stages.len(),
+                    vus_range(pre_allocated_vus, max_vus)
+                )
+            }
         }
+    }
+}
+
+fn vus_range(pre: u64, max: u64) -> String {
+    if pre == max {
+        format!("maxVUs: {max}")
+    } else {
+        format!("maxVUs: {pre}-{max}")
     }
 }
 
@@ -314,19 +551,14 @@ impl Scenario {
 /// Layering (a shortcut on a higher layer replacing `scenarios`) is the caller's job.
 pub fn scenarios_from_options(options: &Map<String, Value>) -> Result<Vec<Scenario>, ConfigError> {
     let get = |k: &str| options.get(k).filter(|v| !v.is_null());
-    let has_stages = get("stages").is_some_and(|v| v.as_array().is_none_or(|a| !a.is_empty()));
-    if has_stages {
-        return Err(bad(
-            "the `stages` option (ramping-vus) is not supported by rk6 yet; use constant-vus or iterations",
-        ));
-    }
+    let stages = get("stages").filter(|v| v.as_array().is_none_or(|a| !a.is_empty()));
     let iterations = get("iterations");
     let duration = get("duration");
     let vus = get("vus");
     if let Some(scenarios) = get("scenarios") {
-        if iterations.is_some() || duration.is_some() {
+        if iterations.is_some() || duration.is_some() || stages.is_some() {
             return Err(bad(
-                "using multiple execution config shortcuts (`duration`, `iterations`) simultaneously with `scenarios` is not allowed",
+                "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously with `scenarios` is not allowed",
             ));
         }
         let map = scenarios
@@ -343,7 +575,18 @@ pub fn scenarios_from_options(options: &Map<String, Value>) -> Result<Vec<Scenar
         return Ok(out);
     }
     let mut cfg = Map::new();
-    if let Some(iters) = iterations {
+    if iterations.is_some() && stages.is_some() || duration.is_some() && stages.is_some() {
+        return Err(bad(
+            "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously is not allowed",
+        ));
+    }
+    if let Some(stages) = stages {
+        cfg.insert("executor".into(), "ramping-vus".into());
+        cfg.insert("stages".into(), stages.clone());
+        if let Some(v) = vus {
+            cfg.insert("startVUs".into(), v.clone());
+        }
+    } else if let Some(iters) = iterations {
         cfg.insert("executor".into(), "shared-iterations".into());
         cfg.insert("iterations".into(), iters.clone());
         if let Some(v) = vus {
@@ -436,6 +679,37 @@ mod tests {
         let e =
             scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
         assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
+    }
+
+    #[test]
+    fn new_executors_parse_and_describe_like_k6() {
+        let s = scenarios_from_options(&opts(json!({"scenarios": {
+            "car": {"executor": "constant-arrival-rate", "rate": 5, "duration": "1s", "preAllocatedVUs": 1, "maxVUs": 2},
+            "rar": {"executor": "ramping-arrival-rate", "preAllocatedVUs": 1, "maxVUs": 3, "stages": [{"duration": "1s", "target": 5}]},
+            "rv": {"executor": "ramping-vus", "startVUs": 0, "gracefulRampDown": "0s", "stages": [{"duration": "1s", "target": 2}, {"duration": "1s", "target": 0}]}
+        }})))
+        .unwrap();
+        assert_eq!(
+            s[0].description(),
+            "5.00 iterations/s for 1s (maxVUs: 1-2, gracefulStop: 30s)"
+        );
+        assert_eq!(
+            s[1].description(),
+            "Up to 5.00 iterations/s for 1s over 1 stages (maxVUs: 1-3, gracefulStop: 30s)"
+        );
+        assert_eq!(
+            s[2].description(),
+            "Up to 2 looping VUs for 2s over 2 stages (gracefulRampDown: 0s, gracefulStop: 30s)"
+        );
+        assert_eq!(s[2].max_vus(), 2);
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"c": {"executor": "constant-arrival-rate", "rate": 5, "duration": "1s"}}}))).unwrap_err();
+        assert!(e.0.contains("preAllocatedVUs is required"), "{e}");
+        let s = scenarios_from_options(&opts(
+            json!({"vus": 3, "stages": [{"duration": "10s", "target": 5}]}),
+        ))
+        .unwrap();
+        assert_eq!(s[0].executor_name(), "ramping-vus");
+        assert_eq!(s[0].max_vus(), 5);
     }
 
     #[test]

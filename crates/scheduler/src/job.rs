@@ -3,10 +3,11 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Scenario;
-use crate::executor::IterationSource;
+use crate::executor::{IterationSource, Next};
 use crate::state::ExecutionState;
 use crate::vu::{Iteration, IterationOutcome, Vu};
 
@@ -16,6 +17,8 @@ pub struct Job {
     pub scenario: Arc<Scenario>,
     /// Index of the scenario in [`ExecutionState::scenarios`].
     pub index: usize,
+    /// Id of the scenario's first VU; its VUs are `first_vu..first_vu + max_vus`.
+    pub first_vu: u64,
     /// Where the VU gets its iterations from.
     pub source: Arc<dyn IterationSource>,
     /// Cancelled to interrupt running iterations.
@@ -26,21 +29,44 @@ pub struct Job {
     pub state: Arc<ExecutionState>,
 }
 
-/// Runs iterations of `job` on `vu` until the executor says stop or the job is interrupted.
-pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job) {
+/// Runs iterations of `job` on VU `vu_id` until the executor says stop or the job is
+/// interrupted.
+pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job, vu_id: u64) {
     let counters = &job.state.scenarios[job.index];
-    counters.active_vus.fetch_add(1, Ordering::Relaxed);
+    let index = vu_id - job.first_vu;
     let mut done = 0u64;
-    while !job.interrupt.is_cancelled() {
-        let Some(n) = job.source.next(done) else {
+    loop {
+        if job.interrupt.is_cancelled() {
             break;
+        }
+        let n = match job.source.next(index, done) {
+            Next::Now(n) => n,
+            Next::At(at, n) => {
+                if !sleep_until(at, &job.interrupt).await {
+                    // The scenario ended while this VU waited for its planned start.
+                    counters.dropped.fetch_add(1, Ordering::Relaxed);
+                    break;
+                }
+                n
+            }
+            Next::Wait(at) => {
+                if !sleep_until(at, &job.interrupt).await {
+                    break;
+                }
+                continue;
+            }
+            Next::Done => break,
         };
         let iteration = Iteration {
             scenario: job.scenario.clone(),
             iteration_in_scenario: n,
+            vu_iteration_in_scenario: done,
             interrupt: job.interrupt.clone(),
         };
-        match vu.run_iteration(iteration).await {
+        counters.active_vus.fetch_add(1, Ordering::Relaxed);
+        let outcome = vu.run_iteration(iteration).await;
+        counters.active_vus.fetch_sub(1, Ordering::Relaxed);
+        match outcome {
             IterationOutcome::Completed => counters.completed.fetch_add(1, Ordering::Relaxed),
             IterationOutcome::Interrupted => counters.interrupted.fetch_add(1, Ordering::Relaxed),
             IterationOutcome::AbortTest => {
@@ -51,5 +77,12 @@ pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job) {
         };
         done += 1;
     }
-    counters.active_vus.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Sleeps until `at`; false if interrupted first.
+async fn sleep_until(at: Instant, interrupt: &CancellationToken) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep_until(at) => true,
+        _ = interrupt.cancelled() => false,
+    }
 }

@@ -132,7 +132,7 @@ fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Co
                     };
                     let vus = vus.clone();
                     tokio::task::spawn_local(async move {
-                        run_vu_loop(&mut vu, &job).await;
+                        run_vu_loop(&mut vu, &job, id).await;
                         vus.borrow_mut().insert(id, vu);
                         let _ = done.send(());
                     });
@@ -167,7 +167,7 @@ impl<F: VuFactory> Pool for LocalPool<F> {
         let factory = self.factory.clone();
         tokio::task::spawn_local(async move {
             if let Ok(mut vu) = factory.create(vu_id) {
-                run_vu_loop(&mut vu, &job).await;
+                run_vu_loop(&mut vu, &job, vu_id).await;
             }
             let _ = done.send(());
         });

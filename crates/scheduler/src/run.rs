@@ -39,6 +39,7 @@ pub async fn run(
     stop: CancellationToken,
 ) -> RunEnd {
     let test_start = Instant::now();
+    let _ = state.started.set(std::time::Instant::now());
     let abort = CancellationToken::new();
     let mut next_vu = 1u64;
     let mut running = Vec::with_capacity(scenarios.len());
@@ -84,11 +85,18 @@ async fn run_scenario(
         _ = abort.cancelled() => { counters.done.store(true, Ordering::Relaxed); return; }
     }
     let start = Instant::now();
+    let unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    counters
+        .started_at_unix_ms
+        .store(unix_ms, Ordering::Relaxed);
     let source: Arc<dyn crate::executor::IterationSource> = source_for(&scenario, start).into();
     let interrupt = CancellationToken::new();
     let job = Arc::new(Job {
         scenario: scenario.clone(),
         index,
+        first_vu,
         source: source.clone(),
         interrupt: interrupt.clone(),
         abort: abort.clone(),
@@ -122,7 +130,9 @@ async fn run_scenario(
         start.elapsed().min(source.run_time()).as_micros() as u64,
         Ordering::Relaxed,
     );
-    counters.dropped.store(source.dropped(), Ordering::Relaxed);
+    counters
+        .dropped
+        .fetch_add(source.dropped(), Ordering::Relaxed);
     counters.done.store(true, Ordering::Relaxed);
 }
 
@@ -310,6 +320,89 @@ mod tests {
                 (3, Duration::from_secs(2))
             ]
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn constant_arrival_rate_starts_on_schedule() {
+        let o = run_fake(
+            json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 10, "duration": "1s", "preAllocatedVUs": 2}}}),
+            50,
+        )
+        .await;
+        // k6 also starts one at the very end: 0, 100, …, 1000 ms.
+        assert_eq!(o.state.completed(), 11);
+        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 0);
+        let mut starts: Vec<Duration> = o.starts.iter().map(|(_, t)| *t).collect();
+        starts.sort();
+        let planned: Vec<Duration> = (0..=10).map(|i| Duration::from_millis(100 * i)).collect();
+        assert_eq!(starts, planned);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn arrival_rate_drops_iterations_without_a_free_vu() {
+        // One VU busy 250 ms per iteration at 10/s: it starts at 0, 300, 600, 900 ms and the
+        // seven other planned starts (up to 1 s included) are dropped.
+        let o = run_fake(
+            json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 10, "duration": "1s", "preAllocatedVUs": 1}}}),
+            250,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 4);
+        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 7);
+        let starts: Vec<Duration> = o.starts.iter().map(|(_, t)| *t).collect();
+        assert_eq!(
+            starts,
+            [0, 300, 600, 900].map(Duration::from_millis).to_vec()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ramping_arrival_rate_follows_the_ramp() {
+        // 0 → 10/s over 10 s plans 50 iterations; iteration i starts at sqrt(2i) s.
+        let o = run_fake(
+            json!({"scenarios": {"a": {"executor": "ramping-arrival-rate", "startRate": 0, "preAllocatedVUs": 3,
+                "stages": [{"duration": "10s", "target": 10}]}}}),
+            10,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 50);
+        let mut starts: Vec<Duration> = o.starts.iter().map(|(_, t)| *t).collect();
+        starts.sort();
+        let eighth = starts[8].as_secs_f64();
+        assert!((eighth - 4.0).abs() < 0.002, "{eighth}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ramping_vus_add_and_remove_vus() {
+        // 0 → 4 VUs over 2 s, then 4 → 0 over 2 s; 100 ms iterations.
+        let o = run_fake(
+            json!({"scenarios": {"r": {"executor": "ramping-vus", "startVUs": 0,
+                "stages": [{"duration": "2s", "target": 4}, {"duration": "2s", "target": 0}]}}}),
+            100,
+        )
+        .await;
+        let first_start = |vu: u64| {
+            o.starts
+                .iter()
+                .filter(|(id, _)| *id == vu)
+                .map(|(_, t)| *t)
+                .min()
+                .unwrap()
+        };
+        assert_eq!(first_start(1), Duration::from_millis(500));
+        assert_eq!(first_start(4), Duration::from_millis(2000));
+        let last_start = |vu: u64| {
+            o.starts
+                .iter()
+                .filter(|(id, _)| *id == vu)
+                .map(|(_, t)| *t)
+                .max()
+                .unwrap()
+        };
+        assert!(last_start(4) < Duration::from_millis(2000) + Duration::from_millis(100));
+        assert!(last_start(1) >= Duration::from_millis(3400));
+        // The last VU leaves when the target drops below 1 (3.5 s) after its running iteration.
+        assert_eq!(o.took, Duration::from_millis(3600));
     }
 
     #[tokio::test(start_paused = true)]

@@ -23,6 +23,8 @@ pub struct ScenarioState {
     pub elapsed_us: AtomicU64,
     /// Set once the scenario has finished.
     pub done: std::sync::atomic::AtomicBool,
+    /// When the scenario started, in ms since the Unix epoch (0 before it starts).
+    pub started_at_unix_ms: AtomicU64,
 }
 
 impl ScenarioState {
@@ -36,6 +38,7 @@ impl ScenarioState {
             dropped: AtomicU64::new(0),
             elapsed_us: AtomicU64::new(0),
             done: std::sync::atomic::AtomicBool::new(false),
+            started_at_unix_ms: AtomicU64::new(0),
         }
     }
 
@@ -52,6 +55,8 @@ pub struct ExecutionState {
     pub scenarios: Vec<ScenarioState>,
     /// VUs initialised for the test (`vus_max`).
     pub vus_max: AtomicU64,
+    /// When the run started.
+    pub started: std::sync::OnceLock<std::time::Instant>,
 }
 
 impl ExecutionState {
@@ -60,6 +65,7 @@ impl ExecutionState {
         Arc::new(ExecutionState {
             scenarios: scenarios.iter().cloned().map(ScenarioState::new).collect(),
             vus_max: AtomicU64::new(0),
+            started: std::sync::OnceLock::new(),
         })
     }
 

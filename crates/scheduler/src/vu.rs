@@ -15,6 +15,8 @@ pub struct Iteration {
     pub scenario: Arc<Scenario>,
     /// 0-based number of this iteration within its scenario (unique across its VUs).
     pub iteration_in_scenario: u64,
+    /// How many iterations of this scenario this VU ran before this one.
+    pub vu_iteration_in_scenario: u64,
     /// Cancelled when the iteration must stop at once (graceful stop expired, test aborted).
     /// The VU checks it at every blocking call and then reports [`IterationOutcome::Interrupted`].
     pub interrupt: CancellationToken,

@@ -1,8 +1,12 @@
 //! k6's built-in modules. Each is a synthetic ES module whose default export is an object
 //! holding the same functions as its named exports.
 
+pub(crate) mod crypto;
+mod encoding;
+mod execution;
 mod http;
 mod k6;
+mod metrics;
 mod response;
 
 use boa_engine::module::SyntheticModuleInitializer;
@@ -13,11 +17,7 @@ use boa_engine::{
 
 /// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
 const NOT_YET: &[&str] = &[
-    "k6/metrics",
-    "k6/execution",
     "k6/data",
-    "k6/encoding",
-    "k6/crypto",
     "k6/crypto/x509",
     "k6/timers",
     "k6/html",
@@ -52,6 +52,10 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
     match spec {
         "k6" => Ok(synthetic(k6::functions(), ctx)),
         "k6/http" => Ok(synthetic(http::functions(), ctx)),
+        "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
+        "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
+        "k6/metrics" => Ok(metrics::module(ctx)),
+        "k6/execution" => Ok(execution::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()
@@ -77,24 +81,32 @@ pub(crate) type Export = (&'static str, usize, NativeFunction);
 
 fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
     let mut init = ObjectInitializer::new(ctx);
-    let mut names = vec![js_string!("default")];
+    let mut names = Vec::with_capacity(exports.len());
     for (name, len, f) in exports {
         init.function(f, JsString::from(name), len);
         names.push(JsString::from(name));
     }
     let object = init.build();
-    let captures: (JsObject, Vec<JsString>) = (object, names.clone());
+    from_object(object, names, ctx)
+}
+
+/// A module whose default export is `object` and whose named exports are its properties
+/// `names`.
+pub(super) fn from_object(object: JsObject, names: Vec<JsString>, ctx: &mut Context) -> Module {
+    let mut all = Vec::with_capacity(names.len() + 1);
+    all.push(js_string!("default"));
+    all.extend(names.iter().cloned());
     Module::synthetic(
-        &names,
+        &all,
         SyntheticModuleInitializer::from_copy_closure_with_captures(
             |module, (object, names), ctx| {
                 module.set_export(&js_string!("default"), object.clone().into())?;
-                for name in names.iter().skip(1) {
+                for name in names {
                     module.set_export(name, object.get(name.clone(), ctx)?)?;
                 }
                 Ok(())
             },
-            captures,
+            (object, names),
         ),
         None,
         None,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::IterationSource;
+use super::{IterationSource, Next};
 
 pub(super) struct ConstantVus {
     next: AtomicU64,
@@ -24,8 +24,12 @@ impl ConstantVus {
 }
 
 impl IterationSource for ConstantVus {
-    fn next(&self, _vu_iterations: u64) -> Option<u64> {
-        (Instant::now() < self.end).then(|| self.next.fetch_add(1, Ordering::Relaxed))
+    fn next(&self, _vu_index: u64, _vu_iterations: u64) -> Next {
+        if Instant::now() < self.end {
+            Next::Now(self.next.fetch_add(1, Ordering::Relaxed))
+        } else {
+            Next::Done
+        }
     }
 
     fn run_time(&self) -> Duration {

@@ -1,21 +1,36 @@
 //! Executors: each turns a scenario's options into an [`IterationSource`] that VU loops pull
 //! iterations from. One file per executor.
 
+mod arrival_rate;
 mod constant_vus;
 mod per_vu_iterations;
+mod ramping_vus;
 mod shared_iterations;
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::config::{Executor, Scenario};
+use crate::config::{Executor, Scenario, Stage};
+
+/// What a VU does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Run iteration `n` (numbered within the scenario) now.
+    Now(u64),
+    /// Run iteration `n` at the planned instant (open-model executors).
+    At(Instant, u64),
+    /// Nothing to do before this instant; ask again then.
+    Wait(Instant),
+    /// This VU is done with the scenario.
+    Done,
+}
 
 /// Hands out iterations to the VUs of one scenario.
 pub trait IterationSource: Send + Sync {
-    /// The next iteration number (within the scenario) for a VU that has already run
-    /// `vu_iterations` iterations of this scenario, or `None` when that VU is done.
-    fn next(&self, vu_iterations: u64) -> Option<u64>;
+    /// What VU number `vu_index` (0-based within the scenario), which has already run
+    /// `vu_iterations` iterations of this scenario, does next.
+    fn next(&self, vu_index: u64, vu_iterations: u64) -> Next;
     /// Iterations that were planned but never started, known once the scenario ended.
     fn dropped(&self) -> u64 {
         0
@@ -49,5 +64,40 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
         Executor::ConstantVus { duration, .. } => {
             Box::new(constant_vus::ConstantVus::new(start + duration, duration))
         }
+        Executor::RampingVus {
+            start_vus,
+            ref stages,
+            ..
+        } => Box::new(ramping_vus::RampingVus::new(
+            start,
+            start_vus,
+            stages.clone(),
+        )),
+        Executor::ConstantArrivalRate {
+            rate,
+            time_unit,
+            duration,
+            ..
+        } => {
+            let stages = vec![Stage {
+                duration,
+                target: rate,
+            }];
+            Box::new(arrival_rate::ArrivalRate::new(
+                start, rate, time_unit, stages, true,
+            ))
+        }
+        Executor::RampingArrivalRate {
+            start_rate,
+            time_unit,
+            ref stages,
+            ..
+        } => Box::new(arrival_rate::ArrivalRate::new(
+            start,
+            start_rate,
+            time_unit,
+            stages.clone(),
+            false,
+        )),
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::IterationSource;
+use super::{IterationSource, Next};
 
 pub(super) struct PerVuIterations {
     per_vu: u64,
@@ -28,11 +28,11 @@ impl PerVuIterations {
 }
 
 impl IterationSource for PerVuIterations {
-    fn next(&self, vu_iterations: u64) -> Option<u64> {
+    fn next(&self, _vu_index: u64, vu_iterations: u64) -> Next {
         if vu_iterations >= self.per_vu || Instant::now() >= self.deadline {
-            return None;
+            return Next::Done;
         }
-        Some(self.started.fetch_add(1, Ordering::Relaxed))
+        Next::Now(self.started.fetch_add(1, Ordering::Relaxed))
     }
 
     fn dropped(&self) -> u64 {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::IterationSource;
+use super::{IterationSource, Next};
 
 pub(super) struct SharedIterations {
     total: u64,
@@ -26,12 +26,16 @@ impl SharedIterations {
 }
 
 impl IterationSource for SharedIterations {
-    fn next(&self, _vu_iterations: u64) -> Option<u64> {
+    fn next(&self, _vu_index: u64, _vu_iterations: u64) -> Next {
         if Instant::now() >= self.deadline {
-            return None;
+            return Next::Done;
         }
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        (n < self.total).then_some(n)
+        if n < self.total {
+            Next::Now(n)
+        } else {
+            Next::Done
+        }
     }
 
     fn dropped(&self) -> u64 {

@@ -1,0 +1,224 @@
+//! `constant-arrival-rate` and `ramping-arrival-rate`: iterations start on a planned schedule
+//! (an open model); an iteration whose start time passes with no free VU is dropped.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{IterationSource, Next};
+use crate::config::Stage;
+
+/// How late a free VU may pick up a planned iteration before it counts as dropped: a VU that
+/// frees up a hair after the planned instant is the same VU a timer would have woken.
+const SLACK: Duration = Duration::from_millis(1);
+
+pub(super) struct ArrivalRate {
+    start: Instant,
+    /// Rate at the start of each stage and at its end, in iterations per second.
+    stages: Vec<(Duration, f64, f64)>,
+    total: Duration,
+    /// k6's constant-arrival-rate also starts an iteration at the very end of the duration;
+    /// its ramping sibling does not.
+    include_end: bool,
+    planned: u64,
+    state: Mutex<Claims>,
+}
+
+#[derive(Default)]
+struct Claims {
+    next: u64,
+    dropped: u64,
+}
+
+impl ArrivalRate {
+    pub(super) fn new(
+        start: Instant,
+        start_rate: u64,
+        time_unit: Duration,
+        stages: Vec<Stage>,
+        include_end: bool,
+    ) -> Self {
+        let per_sec = |r: u64| r as f64 / time_unit.as_secs_f64();
+        let mut from = per_sec(start_rate);
+        let mut out = Vec::with_capacity(stages.len());
+        for s in &stages {
+            let to = per_sec(s.target);
+            out.push((s.duration, from, to));
+            from = to;
+        }
+        let total = stages.iter().map(|s| s.duration).sum();
+        let mut me = ArrivalRate {
+            start,
+            stages: out,
+            total,
+            include_end,
+            planned: 0,
+            state: Mutex::default(),
+        };
+        let n = me.count_before(total);
+        // Guard against float noise: 10/s over 1 s must be exactly 10, not 10.000000001.
+        let n = if (n - n.round()).abs() < 1e-9 {
+            n.round()
+        } else {
+            n
+        };
+        me.planned = if include_end {
+            n.floor() as u64 + 1
+        } else {
+            n.ceil() as u64
+        };
+        me
+    }
+
+    /// Iterations planned strictly before `t` (fractional).
+    fn count_before(&self, t: Duration) -> f64 {
+        let mut n = 0.0;
+        let mut at = Duration::ZERO;
+        for &(d, r0, r1) in &self.stages {
+            let tau = t.saturating_sub(at).min(d).as_secs_f64();
+            let len = d.as_secs_f64();
+            n += r0 * tau + (r1 - r0) * tau * tau / (2.0 * len);
+            at += d;
+            if t <= at {
+                break;
+            }
+        }
+        n
+    }
+
+    /// When iteration `i` is planned, measured from the start.
+    fn time_of(&self, i: u64) -> Option<Duration> {
+        let mut remaining = i as f64;
+        let mut at = Duration::ZERO;
+        for &(d, r0, r1) in &self.stages {
+            let len = d.as_secs_f64();
+            let in_stage = (r0 + r1) / 2.0 * len;
+            if remaining < in_stage {
+                let tau = if (r1 - r0).abs() < 1e-12 {
+                    remaining / r0
+                } else {
+                    let a = (r1 - r0) / (2.0 * len);
+                    (-r0 + (r0 * r0 + 4.0 * a * remaining).sqrt()) / (2.0 * a)
+                };
+                let t = at + Duration::from_secs_f64(tau.clamp(0.0, len));
+                return (t < self.total).then_some(t);
+            }
+            remaining -= in_stage;
+            at += d;
+        }
+        // The planned start exactly at the end (constant-arrival-rate only).
+        (self.include_end && i < self.planned).then_some(self.total)
+    }
+}
+
+impl IterationSource for ArrivalRate {
+    fn next(&self, _vu_index: u64, _vu_iterations: u64) -> Next {
+        let mut claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let elapsed = now.saturating_duration_since(self.start);
+        // Every iteration planned before (now - slack) found no free VU: it is dropped.
+        let late = elapsed.saturating_sub(SLACK);
+        let due = if late > self.total {
+            self.planned
+        } else {
+            (self.count_before(late).ceil() as u64).min(self.planned)
+        };
+        if claims.next < due {
+            claims.dropped += due - claims.next;
+            claims.next = due;
+        }
+        let i = claims.next;
+        if i >= self.planned {
+            return Next::Done;
+        }
+        let Some(t) = self.time_of(i) else {
+            return Next::Done;
+        };
+        claims.next += 1;
+        let at = self.start + t;
+        if at <= now {
+            Next::Now(i)
+        } else {
+            Next::At(at, i)
+        }
+    }
+
+    fn dropped(&self) -> u64 {
+        let claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        claims.dropped + self.planned.saturating_sub(claims.next)
+    }
+
+    fn run_time(&self) -> Duration {
+        self.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(secs: u64, target: u64) -> Stage {
+        Stage {
+            duration: Duration::from_secs(secs),
+            target,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn constant_rate_schedule() {
+        // As k6: 20/s over 2 s starts 41 iterations, the last one at 2 s.
+        let r = ArrivalRate::new(
+            Instant::now(),
+            20,
+            Duration::from_secs(1),
+            vec![stage(2, 20)],
+            true,
+        );
+        assert_eq!(r.planned, 41);
+        assert_eq!(r.time_of(0), Some(Duration::ZERO));
+        assert_eq!(r.time_of(1), Some(Duration::from_millis(50)));
+        assert_eq!(r.time_of(39), Some(Duration::from_millis(1950)));
+        assert_eq!(r.time_of(40), Some(Duration::from_secs(2)));
+        assert_eq!(r.time_of(41), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ramping_rate_schedule() {
+        // 0 → 10/s over 10 s: 50 iterations, the i-th at sqrt(2 i) seconds.
+        let r = ArrivalRate::new(
+            Instant::now(),
+            0,
+            Duration::from_secs(1),
+            vec![stage(10, 10)],
+            false,
+        );
+        assert_eq!(r.planned, 50);
+        let t = r.time_of(8).unwrap().as_secs_f64();
+        assert!((t - 4.0).abs() < 1e-9, "{t}");
+        // per-minute time unit
+        let r = ArrivalRate::new(
+            Instant::now(),
+            60,
+            Duration::from_secs(60),
+            vec![stage(3, 60)],
+            false,
+        );
+        assert_eq!(r.planned, 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn late_claims_drop_missed_iterations() {
+        let start = Instant::now();
+        let r = ArrivalRate::new(start, 10, Duration::from_secs(1), vec![stage(1, 10)], true);
+        assert_eq!(r.next(0, 0), Next::Now(0));
+        tokio::time::advance(Duration::from_millis(350)).await;
+        // Iterations 1..3 (100, 200, 300 ms) passed with no free VU.
+        assert_eq!(
+            r.next(0, 1),
+            Next::At(start + Duration::from_millis(400), 4)
+        );
+        // 3 dropped, 6 (500 ms … 1 s) not claimed yet.
+        assert_eq!(r.dropped(), 3 + 6);
+    }
+}

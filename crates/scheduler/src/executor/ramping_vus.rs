@@ -1,0 +1,119 @@
+//! `ramping-vus`: the number of looping VUs follows linear stages.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{IterationSource, Next};
+use crate::config::Stage;
+
+pub(super) struct RampingVus {
+    start: Instant,
+    start_vus: u64,
+    stages: Vec<Stage>,
+    total: Duration,
+    next: AtomicU64,
+}
+
+impl RampingVus {
+    pub(super) fn new(start: Instant, start_vus: u64, stages: Vec<Stage>) -> Self {
+        let total = stages.iter().map(|s| s.duration).sum();
+        RampingVus {
+            start,
+            start_vus,
+            stages,
+            total,
+            next: AtomicU64::new(0),
+        }
+    }
+
+    /// The (fractional) VU target `t` after the start.
+    pub(super) fn target(&self, t: Duration) -> f64 {
+        let mut from = self.start_vus as f64;
+        let mut at = Duration::ZERO;
+        for s in &self.stages {
+            let to = s.target as f64;
+            if t < at + s.duration {
+                let f = (t - at).as_secs_f64() / s.duration.as_secs_f64();
+                return from + (to - from) * f;
+            }
+            at += s.duration;
+            from = to;
+        }
+        from
+    }
+
+    /// The first moment at or after `t` when VU `k` (0-based) is part of the target.
+    fn first_active(&self, k: u64, t: Duration) -> Option<Duration> {
+        let need = (k + 1) as f64;
+        if self.target(t).floor() >= need {
+            return Some(t);
+        }
+        let mut from = self.start_vus as f64;
+        let mut at = Duration::ZERO;
+        for s in &self.stages {
+            let to = s.target as f64;
+            let end = at + s.duration;
+            if end > t && to > from && to >= need {
+                // Linear ramp: from + (to - from) * f == need.
+                let f = ((need - from) / (to - from)).max(0.0);
+                let when = at + s.duration.mul_f64(f);
+                let when = when.max(t);
+                if when <= end {
+                    return Some(when);
+                }
+            }
+            at = end;
+            from = to;
+        }
+        None
+    }
+}
+
+impl IterationSource for RampingVus {
+    fn next(&self, vu_index: u64, _vu_iterations: u64) -> Next {
+        let elapsed = Instant::now().saturating_duration_since(self.start);
+        if elapsed >= self.total {
+            return Next::Done;
+        }
+        match self.first_active(vu_index, elapsed) {
+            Some(t) if t == elapsed => Next::Now(self.next.fetch_add(1, Ordering::Relaxed)),
+            Some(t) => Next::Wait(self.start + t),
+            None => Next::Done,
+        }
+    }
+
+    fn run_time(&self) -> Duration {
+        self.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(secs: u64, target: u64) -> Stage {
+        Stage {
+            duration: Duration::from_secs(secs),
+            target,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn vus_join_on_the_ramp() {
+        let r = RampingVus::new(Instant::now(), 0, vec![stage(10, 10), stage(10, 0)]);
+        assert_eq!(r.target(Duration::from_secs(5)), 5.0);
+        assert_eq!(r.target(Duration::from_secs(15)), 5.0);
+        assert_eq!(
+            r.first_active(0, Duration::ZERO),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            r.first_active(4, Duration::ZERO),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(r.first_active(9, Duration::from_secs(11)), None);
+        assert!(matches!(r.next(0, 0), Next::Wait(_)));
+    }
+}
