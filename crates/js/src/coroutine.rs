@@ -9,7 +9,7 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::rc::Rc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
@@ -59,7 +59,9 @@ impl Suspender {
     /// Runs `fut` to completion from synchronous code inside the coroutine, suspending the
     /// coroutine while it is pending. Fails at once when the iteration is interrupted, and when
     /// called outside a coroutine (the init context, where blocking calls are not allowed).
-    pub fn block_on<F: Future>(&self, fut: F) -> Result<F::Output, BlockError> {
+    /// The future is taken pinned in place: request futures are several KiB, and moving
+    /// them through each layer by value showed up as memcpy in profiles.
+    pub fn block_on<F: Future>(&self, mut fut: Pin<&mut F>) -> Result<F::Output, BlockError> {
         let yielder = self.yielder.get();
         if yielder.is_null() {
             return Err(BlockError::NotInCoroutine);
@@ -68,7 +70,6 @@ impl Suspender {
         // and stays valid for the coroutine's whole life; natives only run inside it.
         let yielder = unsafe { &*(yielder as *const Yielder<Resume, Yielded>) };
         let interrupt = self.interrupt.borrow().clone();
-        let mut fut = pin!(fut);
         let mut cancelled = pin!(async {
             match &interrupt {
                 Some(token) => token.cancelled().await,

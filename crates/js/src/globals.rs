@@ -5,13 +5,11 @@ use std::collections::BTreeMap;
 
 use boa_engine::object::ObjectInitializer;
 use boa_engine::property::Attribute;
-use boa_engine::{
-    js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
-};
+use boa_engine::{js_string, Context, JsNativeError, JsResult, JsString, JsValue, NativeFunction};
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
-use crate::runtime::{array_buffer, define};
+use crate::runtime::{array_buffer, define, plain_object};
 
 /// Installs the globals into a fresh context.
 pub(crate) fn install(
@@ -47,9 +45,13 @@ pub(crate) fn install(
         )
         .build();
     ctx.register_global_property(js_string!("console"), console, Attribute::all())?;
-    let env_obj = JsObject::with_object_proto(ctx.intrinsics());
+    let env_obj = plain_object(ctx);
     for (k, v) in env {
-        define(&env_obj, k, JsString::from(v.as_str()), ctx);
+        define(
+            &env_obj,
+            JsString::from(k.as_str()),
+            JsString::from(v.as_str()),
+        );
     }
     ctx.register_global_property(js_string!("__ENV"), env_obj, Attribute::all())?;
     ctx.register_global_property(js_string!("__VU"), vu_id as f64, Attribute::all())?;
@@ -68,7 +70,11 @@ pub(crate) fn extend_env(ctx: &mut Context, env: &BTreeMap<String, String>) {
     };
     if let Some(obj) = v.as_object() {
         for (k, val) in env {
-            define(&obj, k, JsString::from(val.as_str()), ctx);
+            define(
+                &obj,
+                JsString::from(k.as_str()),
+                JsString::from(val.as_str()),
+            );
         }
     }
 }

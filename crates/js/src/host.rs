@@ -55,8 +55,15 @@ pub(crate) struct Host {
     pub(crate) data_received: Cell<u64>,
     /// State of the seeded `Math.random` (`randomSeed`).
     pub(crate) rng: Cell<u64>,
-    /// Prototype of response objects, made on first use.
-    pub(crate) response_proto: RefCell<Option<boa_engine::JsObject>>,
+    /// Prototype and getters shared by this VU's response objects, made on first use.
+    pub(crate) response_kit: RefCell<Option<Rc<crate::modules::response::Kit>>>,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        // Samples still buffered when the VU goes away (end of test) must not be lost.
+        self.samples.get_mut().flush(&self.shared.samples);
+    }
 }
 
 impl Host {
@@ -75,7 +82,7 @@ impl Host {
             data_sent: Cell::new(0),
             data_received: Cell::new(0),
             rng: Cell::new(0),
-            response_proto: RefCell::new(None),
+            response_kit: RefCell::new(None),
         })
     }
 
@@ -94,6 +101,7 @@ impl Host {
         fut: F,
     ) -> JsResult<F::Output> {
         let suspender = self.suspender.borrow().clone();
+        let fut = std::pin::pin!(fut);
         let result = match suspender {
             Some(s) if self.phase.get() == Phase::Run => s.block_on(fut),
             _ => Err(BlockError::NotInCoroutine),

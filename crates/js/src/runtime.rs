@@ -9,6 +9,8 @@ use std::time::{Instant, SystemTime};
 use boa_engine::builtins::promise::PromiseState;
 use boa_engine::error::{EngineError, PanicError};
 use boa_engine::object::builtins::JsArrayBuffer;
+use boa_engine::object::ObjectInitializer;
+use boa_engine::property::{PropertyDescriptor, PropertyKey};
 use boa_engine::{js_string, Context, JsError, JsObject, JsResult, JsString, JsValue};
 use rk6_metrics::builtin;
 use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
@@ -240,7 +242,7 @@ impl Runtime {
         if outcome == IterationOutcome::Completed {
             self.emit_iteration(start.elapsed().as_secs_f64() * 1000.0);
         }
-        host.samples.borrow_mut().flush(&host.shared.samples);
+        host.samples.borrow_mut().flush_due(&host.shared.samples);
         outcome
     }
 
@@ -340,7 +342,7 @@ impl Runtime {
                 .has_own_property(js_string!("setup_data"), &mut self.ctx)
                 .unwrap_or(true)
             {
-                define(&obj, "setup_data", JsValue::undefined(), &mut self.ctx);
+                define(&obj, js_string!("setup_data"), JsValue::undefined());
             }
         }
         let v = f.call(&JsValue::undefined(), &[arg], &mut self.ctx);
@@ -444,7 +446,21 @@ pub(crate) fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue>
     Ok(JsArrayBuffer::from_byte_block(block, ctx)?.into())
 }
 
-/// Sets a plain enumerable data property.
-pub(crate) fn define(obj: &JsObject, key: &str, value: impl Into<JsValue>, ctx: &mut Context) {
-    let _ = obj.create_data_property_or_throw(JsString::from(key), value, ctx);
+/// Sets a plain writable, enumerable data property on an object the host just made (no
+/// setters or frozen objects to honour, so the full `[[DefineOwnProperty]]` is not needed).
+pub(crate) fn define(obj: &JsObject, key: impl Into<PropertyKey>, value: impl Into<JsValue>) {
+    obj.insert_property(
+        key,
+        PropertyDescriptor::builder()
+            .value(value)
+            .writable(true)
+            .enumerable(true)
+            .configurable(true),
+    );
+}
+
+/// A new ordinary object. Boa's `JsObject::with_object_proto` gives each object a unique
+/// shape, which is slow to build; objects from `ObjectInitializer` share shapes.
+pub(crate) fn plain_object(ctx: &mut Context) -> JsObject {
+    ObjectInitializer::new(ctx).build()
 }

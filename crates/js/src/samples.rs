@@ -2,23 +2,41 @@
 //! Tag sets are interned per VU, so a repeated request reuses its `TagSet` instead of
 //! allocating a new one.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
 use std::sync::mpsc::Sender;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use rk6_metrics::{MetricId, Sample, TagSet};
 
 /// Bound on interned tag sets per VU: scripts with unique URLs must not grow memory forever.
 const MAX_INTERNED: usize = 4096;
 
-/// Samples of the current iteration plus the VU's tag-set cache.
-#[derive(Default)]
+/// A VU hands its samples over when it has this many...
+const FLUSH_SAMPLES: usize = 1024;
+/// ...or when this much time passed since the last hand-over, whichever comes first. Tight
+/// loops run thousands of iterations a second: one channel message per iteration cost more
+/// CPU (lock, wake-up of the metrics thread) than the samples themselves.
+const FLUSH_AGE: Duration = Duration::from_millis(100);
+
+/// Samples of recent iterations plus the VU's tag-set cache.
 pub(crate) struct SampleBuffer {
     samples: Vec<Sample>,
-    interned: HashMap<u64, TagSet>,
-    hasher: RandomState,
+    last_flush: Instant,
+    interned: FxHashMap<u64, TagSet>,
     scratch: Vec<(usize, usize)>,
+}
+
+impl Default for SampleBuffer {
+    fn default() -> Self {
+        SampleBuffer {
+            samples: Vec::new(),
+            last_flush: Instant::now(),
+            interned: FxHashMap::default(),
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl SampleBuffer {
@@ -29,7 +47,8 @@ impl SampleBuffer {
         self.scratch.extend((0..pairs.len()).map(|i| (i, 0)));
         self.scratch
             .sort_by(|a, b| pairs[a.0].0.cmp(pairs[b.0].0).then(a.0.cmp(&b.0)));
-        let mut h = self.hasher.build_hasher();
+        // A fast, unkeyed hash is fine: a hit is verified against the cached set below.
+        let mut h = FxHasher::default();
         let mut unique = 0usize;
         for (n, &(i, _)) in self.scratch.iter().enumerate() {
             let last = self
@@ -76,8 +95,16 @@ impl SampleBuffer {
         });
     }
 
-    /// Sends the iteration's samples as one batch.
+    /// Sends the buffered samples if enough of them, or old enough ones, are waiting.
+    pub(crate) fn flush_due(&mut self, to: &Sender<Vec<Sample>>) {
+        if self.samples.len() >= FLUSH_SAMPLES || self.last_flush.elapsed() >= FLUSH_AGE {
+            self.flush(to);
+        }
+    }
+
+    /// Sends the buffered samples as one batch now.
     pub(crate) fn flush(&mut self, to: &Sender<Vec<Sample>>) {
+        self.last_flush = Instant::now();
         if !self.samples.is_empty() {
             let cap = self.samples.len();
             let batch = std::mem::replace(&mut self.samples, Vec::with_capacity(cap));

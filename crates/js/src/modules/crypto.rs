@@ -1,8 +1,8 @@
 //! The `k6/crypto` module (digests, HMAC, random bytes) and the global `crypto` object
 //! (`getRandomValues`, `randomUUID`; `crypto.subtle` is not implemented yet).
 
-use boa_engine::object::builtins::JsTypedArray;
-use boa_engine::object::ObjectInitializer;
+use boa_engine::object::builtins::{JsFunction, JsTypedArray};
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{
     js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
@@ -35,8 +35,7 @@ pub(super) fn functions() -> Vec<Export> {
     ]
 }
 
-/// The hash algorithms k6 names (lower case, exactly as written here).
-/// A running hash or HMAC. (`DynDigest` needs `Reset`, which HMAC over these cores lacks.)
+/// A running hash or HMAC. (Simpler than `DynDigest`, which HMAC only implements with hmac's `reset` feature.)
 pub(crate) trait RunningHash {
     /// Feeds more input.
     fn update(&mut self, data: &[u8]);
@@ -53,6 +52,7 @@ impl<T: Update + FixedOutput + Clone> RunningHash for T {
     }
 }
 
+/// The hash algorithms k6 names (lower case, exactly as written here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Algorithm {
     Md4,
@@ -208,17 +208,25 @@ struct Hasher {
 }
 
 fn hasher_object(state: Box<dyn RunningHash>, ctx: &mut Context) -> JsObject {
+    let digest = method(ctx, hasher_digest, "digest", 1);
+    let update = method(ctx, hasher_update, "update", 1);
     ObjectInitializer::with_native_data(Hasher { state }, ctx)
-        .function(
-            NativeFunction::from_fn_ptr(hasher_digest),
-            js_string!("digest"),
-            1,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(hasher_update),
-            js_string!("update"),
-            1,
-        )
+        .property(js_string!("digest"), digest, Attribute::all())
+        .property(js_string!("update"), update, Attribute::all())
+        .build()
+}
+
+/// A function for an enumerable method property (k6's objects list their methods in
+/// `Object.keys`).
+fn method(
+    ctx: &mut Context,
+    f: fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>,
+    name: &str,
+    length: usize,
+) -> JsFunction {
+    FunctionObjectBuilder::new(ctx.realm(), NativeFunction::from_fn_ptr(f))
+        .name(JsString::from(name))
+        .length(length)
         .build()
 }
 
@@ -238,7 +246,6 @@ fn create_hmac(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 fn this_hasher(this: &JsValue) -> JsResult<JsObject> {
     this.as_object()
         .filter(|o| o.downcast_ref::<Hasher>().is_some())
-        .map(|o| o.clone())
         .ok_or_else(|| {
             JsNativeError::typ()
                 .with_message("update() and digest() must be called on a hasher object")
@@ -307,17 +314,15 @@ const MAX_RANDOM_VALUES: usize = 65536;
 
 /// Installs the global `crypto` object.
 pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
+    let get_random_values = method(ctx, get_random_values, "getRandomValues", 1);
+    let random_uuid = method(ctx, random_uuid_fn, "randomUUID", 0);
     let crypto = ObjectInitializer::new(ctx)
-        .function(
-            NativeFunction::from_fn_ptr(get_random_values),
+        .property(
             js_string!("getRandomValues"),
-            1,
+            get_random_values,
+            Attribute::all(),
         )
-        .function(
-            NativeFunction::from_fn_ptr(random_uuid_fn),
-            js_string!("randomUUID"),
-            0,
-        )
+        .property(js_string!("randomUUID"), random_uuid, Attribute::all())
         .build();
     ctx.register_global_property(js_string!("crypto"), crypto, Attribute::all())
 }

@@ -267,13 +267,36 @@ fn send(
             host.shared
                 .logger
                 .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
-            return response::failed(&host, &method, &url_text, &headers, &body, err, ctx);
+            let parts = response::Parts {
+                method,
+                url: url_text.clone(),
+                request_headers: headers,
+                request_body: body,
+                headers: Vec::new(),
+                set_cookies: Vec::new(),
+                body: None,
+                response_type: params.response_type,
+                timings: Default::default(),
+            };
+            return Ok(response::build(
+                &host,
+                0,
+                "",
+                "",
+                &url_text,
+                Some(&err),
+                0,
+                None,
+                "",
+                parts,
+                ctx,
+            ));
         }
     };
     let req = Request {
         method: method.clone(),
         url: parsed,
-        headers: headers.clone(),
+        headers,
         body: body.clone(),
         timeout: params.timeout,
         max_redirects: params.redirects,
@@ -293,16 +316,33 @@ fn send(
             .logger
             .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
     }
-    response::build(
+    let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
+    let final_url = resp.url.to_string();
+    let no_body = resp.error.is_some() && resp.status == 0;
+    let parts = response::Parts {
+        method,
+        url: url_text,
+        request_headers: resp.request_headers,
+        request_body: body,
+        headers: resp.headers,
+        set_cookies: resp.set_cookies,
+        body: (!no_body).then_some(resp.body),
+        response_type: params.response_type,
+        timings,
+    };
+    Ok(response::build(
         &host,
-        &method,
-        &url_text,
-        &headers,
-        &body,
-        &resp,
-        params.response_type,
+        resp.status,
+        &resp.status_text,
+        resp.proto,
+        &final_url,
+        resp.error.as_ref(),
+        resp.error_code,
+        resp.remote_addr,
+        resp.tls_version,
+        parts,
         ctx,
-    )
+    ))
 }
 
 /// k6's default response callback: 200–399 are expected.

@@ -7,7 +7,7 @@ mod execution;
 mod http;
 mod k6;
 mod metrics;
-mod response;
+pub(crate) mod response;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::ObjectInitializer;

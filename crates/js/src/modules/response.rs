@@ -1,31 +1,33 @@
 //! The JS `Response` object k6 scripts receive.
 
+use std::rc::Rc;
 use std::time::Duration;
 
-use boa_engine::object::ObjectInitializer;
+use boa_engine::native_function::NativeFunctionPointer;
+use boa_engine::object::builtins::JsArray;
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::{Attribute, PropertyDescriptor};
 use boa_engine::{
-    js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
+    js_string, Context, Finalize, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
+    NativeFunction, Trace,
 };
+use boa_gc::GcRefCell;
 use bytes::Bytes;
 use http::Method;
-use rk6_http::{HttpError, Response, Timings};
+use rk6_http::{HttpError, Timings};
 
 use super::http::ResponseType;
 use crate::host::Host;
 use crate::json_path;
-use crate::runtime::{array_buffer, define};
+use crate::runtime::{array_buffer, define, plain_object};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// The per-VU prototype holding `json()` and `html()`, so responses do not each carry
-/// their own function objects.
-fn prototype(host: &Host, ctx: &mut Context) -> JsObject {
-    if let Some(p) = host.response_proto.borrow().as_ref() {
-        return p.clone();
-    }
-    let proto = ObjectInitializer::new(ctx)
+/// The prototype holding `json()` and `html()`, made once per VU.
+fn prototype(ctx: &mut Context) -> JsObject {
+    ObjectInitializer::new(ctx)
         .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
         .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
         .function(
@@ -38,189 +40,288 @@ fn prototype(host: &Host, ctx: &mut Context) -> JsObject {
             js_string!("clickLink"),
             1,
         )
-        .build();
-    *host.response_proto.borrow_mut() = Some(proto.clone());
-    proto
+        .build()
 }
 
 fn timings(t: &Timings, ctx: &mut Context) -> JsObject {
-    let obj = JsObject::with_object_proto(ctx.intrinsics());
+    let obj = plain_object(ctx);
     for (k, v) in [
-        ("duration", t.duration),
-        ("blocked", t.blocked),
-        ("looking_up", t.looking_up),
-        ("connecting", t.connecting),
-        ("tls_handshaking", t.tls_handshaking),
-        ("sending", t.sending),
-        ("waiting", t.waiting),
-        ("receiving", t.receiving),
+        (js_string!("duration"), t.duration),
+        (js_string!("blocked"), t.blocked),
+        (js_string!("looking_up"), t.looking_up),
+        (js_string!("connecting"), t.connecting),
+        (js_string!("tls_handshaking"), t.tls_handshaking),
+        (js_string!("sending"), t.sending),
+        (js_string!("waiting"), t.waiting),
+        (js_string!("receiving"), t.receiving),
     ] {
-        define(&obj, k, ms(v), ctx);
+        define(&obj, k, ms(v));
     }
     obj
 }
 
-fn request_object(
-    method: &Method,
-    url: &str,
-    headers: &[(String, String)],
-    body: &Bytes,
-    ctx: &mut Context,
-) -> JsObject {
-    let obj = JsObject::with_object_proto(ctx.intrinsics());
-    define(&obj, "method", JsString::from(method.as_str()), ctx);
-    define(&obj, "url", JsString::from(url), ctx);
-    let h = JsObject::with_object_proto(ctx.intrinsics());
-    for (k, v) in headers {
-        let arr = boa_engine::object::builtins::JsArray::from_iter(
-            [JsValue::from(JsString::from(v.as_str()))],
-            ctx,
-        );
-        define(&h, k, arr, ctx);
+/// The parts of a response that become JS values only when a script reads them: most
+/// scripts look at `status` and maybe the body, and building headers, timings and the
+/// request echo for every response was the largest cost of a request (see
+/// docs/design/002-request-hot-path.md).
+pub(super) struct Parts {
+    pub(super) method: Method,
+    pub(super) url: String,
+    pub(super) request_headers: Vec<(String, String)>,
+    pub(super) request_body: Bytes,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) set_cookies: Vec<String>,
+    /// `None` when the body is `null` (failed request, `responseType: 'none'`).
+    pub(super) body: Option<Bytes>,
+    pub(super) response_type: ResponseType,
+    pub(super) timings: Timings,
+}
+
+/// Native data of a response object: the raw parts, and each lazy property's JS value once
+/// it was read or assigned. (The properties stay accessors: turning an accessor into a data
+/// property does not update a shared shape in Boa 0.22.)
+#[derive(Trace, Finalize, JsData)]
+struct Lazy {
+    #[unsafe_ignore_trace]
+    parts: Parts,
+    values: GcRefCell<[Option<JsValue>; LAZY]>,
+}
+
+/// How many properties are lazy; `Kit::getters` holds one accessor pair per property.
+const LAZY: usize = 5;
+
+/// Per-VU objects every response shares: the prototype with `json()` and the getters of the
+/// lazy properties.
+pub(crate) struct Kit {
+    proto: JsObject,
+    getters: [(JsString, JsObject, JsObject); LAZY],
+}
+
+fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
+    if let Some(k) = host.response_kit.borrow().as_ref() {
+        return k.clone();
     }
-    define(&obj, "headers", h, ctx);
-    define(
-        &obj,
-        "body",
-        JsString::from(String::from_utf8_lossy(body).as_ref()),
-        ctx,
-    );
-    let cookies = JsObject::with_object_proto(ctx.intrinsics());
-    define(&obj, "cookies", cookies, ctx);
-    obj
+    let proto = prototype(ctx);
+    let realm = ctx.realm().clone();
+    let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
+        let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(get))
+            .name(JsString::from(format!("get {name}").as_str()))
+            .build();
+        let setter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(set))
+            .name(JsString::from(format!("set {name}").as_str()))
+            .length(1)
+            .build();
+        (JsString::from(name), getter.into(), setter.into())
+    };
+    let getters = [
+        accessor("body", get_body, set_body),
+        accessor("headers", get_headers, set_headers),
+        accessor("cookies", get_cookies, set_cookies),
+        accessor("timings", get_timings, set_timings),
+        accessor("request", get_request, set_request),
+    ];
+    let k = Rc::new(Kit { proto, getters });
+    *host.response_kit.borrow_mut() = Some(k.clone());
+    k
 }
 
-/// A response for a request that could not even be sent (e.g. an invalid URL).
-pub(super) fn failed(
-    host: &Host,
-    method: &Method,
-    url: &str,
-    headers: &[(String, String)],
-    body: &Bytes,
-    err: HttpError,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    let obj = JsObject::from_proto_and_data(Some(prototype(host, ctx)), ());
-    define(&obj, "status", 0, ctx);
-    define(&obj, "status_text", js_string!(""), ctx);
-    define(&obj, "proto", js_string!(""), ctx);
-    define(&obj, "url", JsString::from(url), ctx);
-    define(&obj, "body", JsValue::null(), ctx);
-    define(
-        &obj,
-        "headers",
-        JsObject::with_object_proto(ctx.intrinsics()),
-        ctx,
-    );
-    define(
-        &obj,
-        "cookies",
-        JsObject::with_object_proto(ctx.intrinsics()),
-        ctx,
-    );
-    let t = timings(&Timings::default(), ctx);
-    define(&obj, "timings", t, ctx);
-    define(&obj, "error", JsString::from(err.message.as_str()), ctx);
-    define(&obj, "error_code", err.code, ctx);
-    define(&obj, "remote_ip", js_string!(""), ctx);
-    define(&obj, "remote_port", 0, ctx);
-    define(&obj, "tls_version", js_string!(""), ctx);
-    let req = request_object(method, url, headers, body, ctx);
-    define(&obj, "request", req, ctx);
-    Ok(obj.into())
-}
-
-/// Builds the JS object for a finished request.
+/// Builds the JS object for a response (or a request that failed before one arrived).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     host: &Host,
-    method: &Method,
+    status: u16,
+    status_text: &str,
+    proto: &str,
     url: &str,
-    headers: &[(String, String)],
-    body: &Bytes,
-    resp: &Response,
-    response_type: ResponseType,
+    error: Option<&HttpError>,
+    error_code: u32,
+    remote: Option<std::net::SocketAddr>,
+    tls_version: &str,
+    parts: Parts,
     ctx: &mut Context,
-) -> JsResult<JsValue> {
-    let obj = JsObject::from_proto_and_data(Some(prototype(host, ctx)), ());
-    define(&obj, "status", resp.status, ctx);
-    define(
-        &obj,
-        "status_text",
-        JsString::from(resp.status_text.as_str()),
+) -> JsValue {
+    let kit = kit(host, ctx);
+    let (ip, port) = remote.map_or((String::new(), 0), |a| (a.ip().to_string(), a.port()));
+    let all = Attribute::all();
+    let mut init = ObjectInitializer::with_native_data_and_proto(
+        Lazy {
+            parts,
+            values: GcRefCell::new(Default::default()),
+        },
+        kit.proto.clone(),
         ctx,
     );
-    define(&obj, "proto", JsString::from(resp.proto), ctx);
-    define(&obj, "url", JsString::from(resp.url.as_str()), ctx);
-    let body_value: JsValue = match response_type {
-        ResponseType::None => JsValue::null(),
-        _ if resp.error.is_some() && resp.status == 0 => JsValue::null(),
-        ResponseType::Binary => array_buffer(&resp.body, ctx)?,
-        ResponseType::Text => JsString::from(String::from_utf8_lossy(&resp.body).as_ref()).into(),
-    };
-    define(&obj, "body", body_value, ctx);
-    let h = JsObject::with_object_proto(ctx.intrinsics());
-    for (k, v) in &resp.headers {
-        define(&h, k, JsString::from(v.as_str()), ctx);
+    init.property(js_string!("status"), status, all)
+        .property(js_string!("status_text"), JsString::from(status_text), all)
+        .property(js_string!("proto"), JsString::from(proto), all)
+        .property(js_string!("url"), JsString::from(url), all)
+        .property(
+            js_string!("error"),
+            JsString::from(error.map_or("", |e| e.message.as_str())),
+            all,
+        )
+        .property(
+            js_string!("error_code"),
+            error.map_or(error_code, |e| e.code),
+            all,
+        )
+        .property(js_string!("remote_ip"), JsString::from(ip.as_str()), all)
+        .property(js_string!("remote_port"), port, all)
+        .property(js_string!("tls_version"), JsString::from(tls_version), all);
+    let obj = init.build();
+    for (name, getter, setter) in &kit.getters {
+        obj.insert_property(
+            name.clone(),
+            PropertyDescriptor::builder()
+                .get(getter.clone())
+                .set(setter.clone())
+                .enumerable(true)
+                .configurable(true),
+        );
     }
-    define(&obj, "headers", h, ctx);
-    let cookies = response_cookies(&resp.set_cookies, ctx);
-    define(&obj, "cookies", cookies, ctx);
-    let last = resp.hops.last().map(|h| h.timings).unwrap_or_default();
-    let t = timings(&last, ctx);
-    define(&obj, "timings", t, ctx);
-    let (error, code) = match &resp.error {
-        Some(e) => (e.message.as_str(), e.code),
-        None => ("", resp.error_code),
+    obj.into()
+}
+
+/// The value of lazy property `slot`: cached, or made from the response's parts by `make`.
+fn lazily(
+    this: &JsValue,
+    slot: usize,
+    ctx: &mut Context,
+    make: impl FnOnce(&Parts, &mut Context) -> JsResult<JsValue>,
+) -> JsResult<JsValue> {
+    let Some(obj) = this.as_object() else {
+        return Ok(JsValue::undefined());
     };
-    define(&obj, "error", JsString::from(error), ctx);
-    define(&obj, "error_code", code, ctx);
-    let (ip, port) = resp
-        .remote_addr
-        .map_or((String::new(), 0), |a| (a.ip().to_string(), a.port()));
-    define(&obj, "remote_ip", JsString::from(ip.as_str()), ctx);
-    define(&obj, "remote_port", port, ctx);
-    define(&obj, "tls_version", JsString::from(resp.tls_version), ctx);
-    let sent = if resp.request_headers.is_empty() {
-        headers
-    } else {
-        &resp.request_headers[..]
+    let Some(lazy) = obj.downcast_ref::<Lazy>() else {
+        return Ok(JsValue::undefined());
     };
-    let req = request_object(method, url, sent, body, ctx);
-    define(&obj, "request", req, ctx);
-    Ok(obj.into())
+    if let Some(v) = &lazy.values.borrow()[slot] {
+        return Ok(v.clone());
+    }
+    let value = make(&lazy.parts, ctx)?;
+    lazy.values.borrow_mut()[slot] = Some(value.clone());
+    Ok(value)
+}
+
+/// Assigning a lazy property replaces its value, as on k6's plain response object.
+fn assign(this: &JsValue, slot: usize, args: &[JsValue]) -> JsResult<JsValue> {
+    if let Some(lazy) = this
+        .as_object()
+        .as_ref()
+        .and_then(|o| o.downcast_ref::<Lazy>())
+    {
+        lazy.values.borrow_mut()[slot] = Some(args.first().cloned().unwrap_or_default());
+    }
+    Ok(JsValue::undefined())
+}
+
+fn set_body(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, 0, args)
+}
+fn set_headers(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, 1, args)
+}
+fn set_cookies(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, 2, args)
+}
+fn set_timings(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, 3, args)
+}
+fn set_request(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, 4, args)
+}
+
+fn get_body(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, 0, ctx, |p, ctx| match (&p.body, p.response_type) {
+        (None, _) | (_, ResponseType::None) => Ok(JsValue::null()),
+        (Some(b), ResponseType::Binary) => array_buffer(b, ctx),
+        (Some(b), ResponseType::Text) => {
+            Ok(JsString::from(String::from_utf8_lossy(b).as_ref()).into())
+        }
+    })
+}
+
+fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, 1, ctx, |p, ctx| {
+        let h = plain_object(ctx);
+        for (k, v) in &p.headers {
+            define(&h, JsString::from(k.as_str()), JsString::from(v.as_str()));
+        }
+        Ok(h.into())
+    })
+}
+
+fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, 2, ctx, |p, ctx| {
+        Ok(response_cookies(&p.set_cookies, ctx).into())
+    })
+}
+
+fn get_timings(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, 3, ctx, |p, ctx| Ok(timings(&p.timings, ctx).into()))
+}
+
+fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, 4, ctx, |p, ctx| {
+        let obj = plain_object(ctx);
+        define(
+            &obj,
+            js_string!("method"),
+            JsString::from(p.method.as_str()),
+        );
+        define(&obj, js_string!("url"), JsString::from(p.url.as_str()));
+        let h = plain_object(ctx);
+        for (k, v) in &p.request_headers {
+            let arr = JsArray::from_iter([JsValue::from(JsString::from(v.as_str()))], ctx);
+            define(&h, JsString::from(k.as_str()), arr);
+        }
+        define(&obj, js_string!("headers"), h);
+        define(
+            &obj,
+            js_string!("body"),
+            JsString::from(String::from_utf8_lossy(&p.request_body).as_ref()),
+        );
+        define(&obj, js_string!("cookies"), plain_object(ctx));
+        Ok(obj.into())
+    })
 }
 
 /// `{name: [{name, value, domain, path, http_only, secure, max_age, expires}]}` from the
 /// final response's Set-Cookie headers.
 fn response_cookies(set_cookies: &[String], ctx: &mut Context) -> JsObject {
-    let out = JsObject::with_object_proto(ctx.intrinsics());
+    let out = plain_object(ctx);
     for raw in set_cookies {
         let Ok(c) = cookie::Cookie::parse(raw.as_str()) else {
             continue;
         };
-        let item = JsObject::with_object_proto(ctx.intrinsics());
-        define(&item, "name", JsString::from(c.name()), ctx);
-        define(&item, "value", JsString::from(c.value()), ctx);
+        let item = plain_object(ctx);
+        define(&item, js_string!("name"), JsString::from(c.name()));
+        define(&item, js_string!("value"), JsString::from(c.value()));
         define(
             &item,
-            "domain",
+            js_string!("domain"),
             JsString::from(c.domain().unwrap_or("")),
-            ctx,
         );
-        define(&item, "path", JsString::from(c.path().unwrap_or("")), ctx);
-        define(&item, "http_only", c.http_only().unwrap_or(false), ctx);
-        define(&item, "secure", c.secure().unwrap_or(false), ctx);
         define(
             &item,
-            "max_age",
+            js_string!("path"),
+            JsString::from(c.path().unwrap_or("")),
+        );
+        define(
+            &item,
+            js_string!("http_only"),
+            c.http_only().unwrap_or(false),
+        );
+        define(&item, js_string!("secure"), c.secure().unwrap_or(false));
+        define(
+            &item,
+            js_string!("max_age"),
             c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
-            ctx,
         );
         let expires = c
             .expires_datetime()
             .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
-        define(&item, "expires", expires, ctx);
+        define(&item, js_string!("expires"), expires);
         let key = JsString::from(c.name());
         let list = out.get(key.clone(), ctx).ok().and_then(|v| v.as_object());
         match list {
@@ -249,14 +350,19 @@ fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
             .with_message("json() must be called on a response")
             .into());
     };
-    let body = obj.get(js_string!("body"), ctx)?;
-    if body.is_null() || body.is_undefined() {
+    // Parse straight from the received bytes; no JS string needs to exist for that.
+    let bytes = obj
+        .downcast_ref::<Lazy>()
+        .and_then(|l| match l.parts.response_type {
+            ResponseType::None => None,
+            _ => l.parts.body.clone(),
+        });
+    let Some(bytes) = bytes else {
         return Err(JsNativeError::error()
             .with_message("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response")
             .into());
-    }
-    let text = body.to_string(ctx)?.to_std_string_escaped();
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         JsNativeError::syntax().with_message(format!(
             "cannot parse json due to an error at line {}, character {}: {e}",
             e.line(),
