@@ -227,10 +227,12 @@ export const options = {{
     shared: {{ executor: 'shared-iterations', vus: 2, iterations: 5 }},
   }},
   thresholds: {{
-    'iterations{{scenario:rate}}': ['count==11'],
+    // k6 itself starts the iteration planned at exactly 1 s only when its timer wins the race
+    // against the end of the scenario, so both counts are accepted.
+    'iterations{{scenario:rate}}': ['count>=10', 'count<=11'],
     'iterations{{scenario:pervu}}': ['count==6'],
     'iterations{{scenario:shared}}': ['count==5'],
-    'http_reqs{{kind:api}}': ['count==11'],
+    'http_reqs{{kind:api}}': ['count>=10', 'count<=11'],
     'checks{{scenario:pervu}}': ['rate==1'],
     'checks{{scenario:shared}}': ['rate==1'],
   }},

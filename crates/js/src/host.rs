@@ -115,6 +115,29 @@ impl Host {
         }
     }
 
+    /// Buffers one sample tagged with the scenario's tags, the current `group` and
+    /// `scenario`, then `user` tags, then `system` tags (later pairs win on equal keys).
+    pub(crate) fn sample(
+        &self,
+        metric: rk6_metrics::MetricId,
+        value: f64,
+        user: &[(String, String)],
+        system: &[(&str, &str)],
+    ) {
+        let scenario = self.scenario.borrow();
+        let group = self.group.borrow();
+        let mut pairs: Vec<(&str, &str)> =
+            Vec::with_capacity(scenario.tags.len() + user.len() + system.len() + 2);
+        pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        pairs.push(("group", &group));
+        pairs.push(("scenario", &scenario.name));
+        pairs.extend(user.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        pairs.extend_from_slice(system);
+        let mut samples = self.samples.borrow_mut();
+        let tags = samples.tags(&pairs);
+        samples.push(metric, tags, value, std::time::SystemTime::now());
+    }
+
     /// Fails with an uncatchable error if the current iteration was interrupted.
     pub(crate) fn check_interrupted(&self) -> JsResult<()> {
         match &*self.suspender.borrow() {

@@ -306,37 +306,16 @@ pub(crate) fn unix(time: SystemTime) -> (i64, u32) {
 /// UTC time in RFC 3339; with `nanos`, the fraction has up to 9 digits and no trailing
 /// zeros (none at all for a whole second), as Go prints `time.RFC3339Nano`.
 pub(crate) fn rfc3339(time: SystemTime, nanos: bool) -> String {
-    let (secs, ns) = unix(time);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let mut out = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if nanos && ns > 0 {
-        let frac = format!("{ns:09}");
-        out.push('.');
-        out.push_str(frac.trim_end_matches('0'));
+    if !nanos {
+        return humantime::format_rfc3339_seconds(time).to_string();
     }
-    out.push('Z');
-    out
-}
-
-/// Day count since 1970-01-01 to (year, month, day), proleptic Gregorian calendar
-/// (Howard Hinnant's public-domain algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    // humantime prints all nine fraction digits; Go trims trailing zeros.
+    let full = humantime::format_rfc3339_nanos(time).to_string();
+    let body = full
+        .trim_end_matches('Z')
+        .trim_end_matches('0')
+        .trim_end_matches('.');
+    format!("{body}Z")
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The `k6` module: `check`, `group`, `sleep`, `fail`, `randomSeed`.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use boa_engine::property::PropertyKey;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
@@ -43,24 +43,12 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             None => predicate.to_boolean(),
         };
         all &= ok;
-        let scenario = host.scenario.borrow();
-        let group = host.group.borrow();
-        let mut pairs: Vec<(&str, &str)> = scenario
-            .tags
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        pairs.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        pairs.push(("check", &name));
-        pairs.push(("group", &group));
-        pairs.push(("scenario", &scenario.name));
-        let mut samples = host.samples.borrow_mut();
-        let tags = samples.tags(&pairs);
-        samples.push(
+        // k6's own tags win over user tags with the same name.
+        host.sample(
             builtin::CHECKS,
-            tags,
             if ok { 1.0 } else { 0.0 },
-            SystemTime::now(),
+            &extra,
+            &[("check", &name)],
         );
     }
     Ok(all.into())
@@ -95,18 +83,7 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     let result = f.call(&JsValue::undefined(), &[], ctx);
     let elapsed = start.elapsed().as_secs_f64() * 1000.0;
     if result.is_ok() {
-        let scenario = host.scenario.borrow();
-        let group = host.group.borrow();
-        let mut pairs: Vec<(&str, &str)> = scenario
-            .tags
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        pairs.push(("group", &group));
-        pairs.push(("scenario", &scenario.name));
-        let mut samples = host.samples.borrow_mut();
-        let tags = samples.tags(&pairs);
-        samples.push(builtin::GROUP_DURATION, tags, elapsed, SystemTime::now());
+        host.sample(builtin::GROUP_DURATION, elapsed, &[], &[]);
     }
     host.group.borrow_mut().truncate(outer_len);
     result

@@ -5,8 +5,6 @@
 //! id), so thresholds on custom metrics validate after the options-reading init pass.
 //! `metric.add(value, tags)` pushes one sample into the VU's buffer, tagged like a check.
 
-use std::time::SystemTime;
-
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{ConstructorBuilder, ObjectInitializer};
 use boa_engine::property::{Attribute, PropertyDescriptor};
@@ -172,19 +170,7 @@ fn add(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue>
     };
     // A Rate counts non-zero values as passes; the raw value is kept (as k6 does).
     let extra = super::http::string_map(args.get(1), ctx)?;
-    let scenario = host.scenario.borrow();
-    let group = host.group.borrow();
-    let mut pairs: Vec<(&str, &str)> = scenario
-        .tags
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    pairs.push(("group", &group));
-    pairs.push(("scenario", &scenario.name));
-    pairs.extend(extra.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let mut samples = host.samples.borrow_mut();
-    let tags = samples.tags(&pairs);
-    samples.push(handle.id, tags, value, SystemTime::now());
+    host.sample(handle.id, value, &extra, &[]);
     Ok(true.into())
 }
 

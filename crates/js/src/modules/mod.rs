@@ -10,7 +10,8 @@ mod metrics;
 pub(crate) mod response;
 
 use boa_engine::module::SyntheticModuleInitializer;
-use boa_engine::object::ObjectInitializer;
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::Attribute;
 use boa_engine::{
     js_string, Context, JsNativeError, JsObject, JsResult, JsString, Module, NativeFunction,
 };
@@ -80,11 +81,18 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
 pub(crate) type Export = (&'static str, usize, NativeFunction);
 
 fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
+    let realm = ctx.realm().clone();
     let mut init = ObjectInitializer::new(ctx);
     let mut names = Vec::with_capacity(exports.len());
     for (name, len, f) in exports {
-        init.function(f, JsString::from(name), len);
-        names.push(JsString::from(name));
+        let name = JsString::from(name);
+        let func = FunctionObjectBuilder::new(&realm, f)
+            .name(name.clone())
+            .length(len)
+            .build();
+        // Enumerable, as in k6: `Object.keys(http)` lists the module's functions.
+        init.property(name.clone(), func, Attribute::all());
+        names.push(name);
     }
     let object = init.build();
     from_object(object, names, ctx)

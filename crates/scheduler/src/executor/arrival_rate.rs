@@ -1,7 +1,7 @@
 //! `constant-arrival-rate` and `ramping-arrival-rate`: iterations start on a planned schedule
 //! (an open model); an iteration whose start time passes with no free VU is dropped.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -14,7 +14,10 @@ use crate::config::Stage;
 const SLACK: Duration = Duration::from_millis(1);
 
 pub(super) struct ArrivalRate {
-    start: Instant,
+    /// The schedule's time zero: when the first VU first asks for work. Starting the clock at
+    /// the scenario's start instead would drop the first iterations whenever handing the
+    /// job to the worker threads takes longer than `SLACK`.
+    start: OnceLock<Instant>,
     /// Rate at the start of each stage and at its end, in iterations per second.
     stages: Vec<(Duration, f64, f64)>,
     total: Duration,
@@ -33,7 +36,6 @@ struct Claims {
 
 impl ArrivalRate {
     pub(super) fn new(
-        start: Instant,
         start_rate: u64,
         time_unit: Duration,
         stages: Vec<Stage>,
@@ -49,7 +51,7 @@ impl ArrivalRate {
         }
         let total = stages.iter().map(|s| s.duration).sum();
         let mut me = ArrivalRate {
-            start,
+            start: OnceLock::new(),
             stages: out,
             total,
             include_end,
@@ -116,7 +118,8 @@ impl IterationSource for ArrivalRate {
     fn next(&self, _vu_index: u64, _vu_iterations: u64) -> Next {
         let mut claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        let elapsed = now.saturating_duration_since(self.start);
+        let start = *self.start.get_or_init(|| now);
+        let elapsed = now.saturating_duration_since(start);
         // Every iteration planned before (now - slack) found no free VU: it is dropped.
         let late = elapsed.saturating_sub(SLACK);
         let due = if late > self.total {
@@ -136,7 +139,7 @@ impl IterationSource for ArrivalRate {
             return Next::Done;
         };
         claims.next += 1;
-        let at = self.start + t;
+        let at = start + t;
         if at <= now {
             Next::Now(i)
         } else {
@@ -168,13 +171,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn constant_rate_schedule() {
         // As k6: 20/s over 2 s starts 41 iterations, the last one at 2 s.
-        let r = ArrivalRate::new(
-            Instant::now(),
-            20,
-            Duration::from_secs(1),
-            vec![stage(2, 20)],
-            true,
-        );
+        let r = ArrivalRate::new(20, Duration::from_secs(1), vec![stage(2, 20)], true);
         assert_eq!(r.planned, 41);
         assert_eq!(r.time_of(0), Some(Duration::ZERO));
         assert_eq!(r.time_of(1), Some(Duration::from_millis(50)));
@@ -186,31 +183,19 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn ramping_rate_schedule() {
         // 0 → 10/s over 10 s: 50 iterations, the i-th at sqrt(2 i) seconds.
-        let r = ArrivalRate::new(
-            Instant::now(),
-            0,
-            Duration::from_secs(1),
-            vec![stage(10, 10)],
-            false,
-        );
+        let r = ArrivalRate::new(0, Duration::from_secs(1), vec![stage(10, 10)], false);
         assert_eq!(r.planned, 50);
         let t = r.time_of(8).unwrap().as_secs_f64();
         assert!((t - 4.0).abs() < 1e-9, "{t}");
         // per-minute time unit
-        let r = ArrivalRate::new(
-            Instant::now(),
-            60,
-            Duration::from_secs(60),
-            vec![stage(3, 60)],
-            false,
-        );
+        let r = ArrivalRate::new(60, Duration::from_secs(60), vec![stage(3, 60)], false);
         assert_eq!(r.planned, 3);
     }
 
     #[tokio::test(start_paused = true)]
     async fn late_claims_drop_missed_iterations() {
         let start = Instant::now();
-        let r = ArrivalRate::new(start, 10, Duration::from_secs(1), vec![stage(1, 10)], true);
+        let r = ArrivalRate::new(10, Duration::from_secs(1), vec![stage(1, 10)], true);
         assert_eq!(r.next(0, 0), Next::Now(0));
         tokio::time::advance(Duration::from_millis(350)).await;
         // Iterations 1..3 (100, 200, 300 ms) passed with no free VU.

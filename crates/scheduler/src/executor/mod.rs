@@ -84,7 +84,7 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
                 target: rate,
             }];
             Box::new(arrival_rate::ArrivalRate::new(
-                start, rate, time_unit, stages, true,
+                rate, time_unit, stages, true,
             ))
         }
         Executor::RampingArrivalRate {
@@ -93,7 +93,6 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
             ref stages,
             ..
         } => Box::new(arrival_rate::ArrivalRate::new(
-            start,
             start_rate,
             time_unit,
             stages.clone(),
