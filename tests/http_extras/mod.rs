@@ -1,4 +1,260 @@
 //! k6/http features beyond the basics: callbacks, batch, url, file uploads, cookie jars.
 
-#[allow(unused_imports)]
-use crate::{count, metric, rk6, run_export, Dir};
+use serde_json::Value;
+
+use crate::support::TestServer;
+use crate::{count, metric, run_export, Dir};
+
+/// The `Point` lines of a JSON output file.
+fn points(dir: &Dir, file: &str) -> Vec<Value> {
+    std::fs::read_to_string(dir.path(file))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["type"] == "Point")
+        .collect()
+}
+
+/// Runs a script whose `checks` must all pass and returns its export.
+fn run_checked(dir: &Dir, script: &str, extra: &[&str]) -> Value {
+    let (run, export) = run_export(dir, script, extra);
+    run.assert_code(0);
+    assert_eq!(
+        metric(&export, "checks")["fails"].as_f64(),
+        Some(0.0),
+        "failed checks\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    export
+}
+
+#[test]
+fn response_callbacks_decide_expected_response_and_http_req_failed() {
+    let srv = TestServer::start();
+    let dir = Dir::new("callbacks");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+const BASE = 'http://{base}';
+export const options = {{ iterations: 1 }};
+http.setResponseCallback(http.expectedStatuses(200, {{ min: 400, max: 404 }}));
+export default function () {{
+  http.get(BASE + '/status/404', {{ tags: {{ name: 'vu404' }} }});
+  http.get(BASE + '/status/500', {{ tags: {{ name: 'vu500' }} }});
+  http.get(BASE + '/status/500', {{ tags: {{ name: 'own500' }}, responseCallback: http.expectedStatuses(500) }});
+  http.get(BASE + '/status/200', {{ tags: {{ name: 'none' }}, responseCallback: null }});
+  let threw = false;
+  try {{ http.expectedStatuses('x'); }} catch (e) {{ threw = true; }}
+  check(threw, {{ 'bad status throws': (t) => t }});
+}}
+"#,
+        base = srv.addr
+    );
+    let export = run_checked(&dir, &script, &["-o", "json=out.json"]);
+    assert_eq!(count(&export, "http_reqs"), 4.0);
+    let failed = metric(&export, "http_req_failed");
+    assert_eq!(failed["passes"].as_f64(), Some(1.0), "{failed}");
+    assert_eq!(failed["fails"].as_f64(), Some(2.0), "{failed}");
+    let points = points(&dir, "out.json");
+    let expected = |name: &str| -> Vec<Value> {
+        points
+            .iter()
+            .filter(|p| p["metric"] == "http_reqs" && p["data"]["tags"]["name"] == name)
+            .map(|p| p["data"]["tags"]["expected_response"].clone())
+            .collect()
+    };
+    assert_eq!(expected("vu404"), vec![Value::from("true")]);
+    assert_eq!(expected("vu500"), vec![Value::from("false")]);
+    assert_eq!(expected("own500"), vec![Value::from("true")]);
+    assert_eq!(expected("none"), vec![Value::Null]);
+}
+
+#[test]
+fn null_response_callback_disables_http_req_failed() {
+    let srv = TestServer::start();
+    let dir = Dir::new("nocallback");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+export const options = {{ iterations: 2 }};
+http.setResponseCallback(null);
+export default function () {{ http.get('{}'); }}
+"#,
+        srv.url("/status/500")
+    );
+    let (run, export) = run_export(&dir, &script, &["-o", "json=out.json"]);
+    run.assert_code(0);
+    assert_eq!(count(&export, "http_reqs"), 2.0);
+    assert!(metric(&export, "http_req_failed").is_null(), "{export}");
+    let points = points(&dir, "out.json");
+    assert!(points.iter().all(|p| p["metric"] != "http_req_failed"));
+    assert!(points
+        .iter()
+        .all(|p| p["data"]["tags"]["expected_response"].is_null()));
+}
+
+#[test]
+fn url_template_names_the_request_and_constants_match_k6() {
+    let srv = TestServer::start();
+    let dir = Dir::new("urltag");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import {{ TLS_1_3, OCSP_STATUS_SERVER_FAILED }} from 'k6/http';
+const BASE = 'http://{base}';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  const id = 7;
+  const u = http.url`${{BASE}}/anything/x?id=${{id}}`;
+  const r = http.get(u);
+  check(r, {{
+    'status': (r) => r.status === 200,
+    'query': (r) => r.json('query.id') === '7',
+  }});
+  check(u, {{
+    'name': (u) => u.name === '${{}}/anything/x?id=${{}}',
+    'url': (u) => u.url === BASE + '/anything/x?id=7' && u.getURL() === u.url,
+  }});
+  http.post(u, 'x', {{ tags: {{ name: 'own' }} }});
+  check(http, {{
+    'tls': (h) => h.TLS_1_0 === 'tls1.0' && h.TLS_1_2 === 'tls1.2' && TLS_1_3 === 'tls1.3',
+    'ocsp status': (h) => h.OCSP_STATUS_GOOD === 'good' && OCSP_STATUS_SERVER_FAILED === 'server_failed',
+    'ocsp reason': (h) => h.OCSP_REASON_KEY_COMPROMISE === 'key_compromise'
+      && h.OCSP_REASON_AA_COMPROMISE === 'aa_compromise',
+  }});
+}}
+"#,
+        base = srv.addr
+    );
+    run_checked(&dir, &script, &["-o", "json=out.json"]);
+    let tags: Vec<(Value, Value)> = points(&dir, "out.json")
+        .iter()
+        .filter(|p| p["metric"] == "http_reqs")
+        .map(|p| {
+            let t = &p["data"]["tags"];
+            (t["name"].clone(), t["url"].clone())
+        })
+        .collect();
+    let template = Value::from("${}/anything/x?id=${}");
+    assert_eq!(
+        tags,
+        vec![
+            (template.clone(), template),
+            (Value::from("own"), Value::from("own"))
+        ]
+    );
+}
+
+#[test]
+fn batch_returns_responses_shaped_like_its_input() {
+    let srv = TestServer::start();
+    let dir = Dir::new("batch");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+const BASE = 'http://{base}';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  const list = http.batch([
+    BASE + '/anything/a',
+    ['POST', BASE + '/anything/b', 'hi', {{ headers: {{ 'X-A': '1' }} }}],
+    {{ method: 'PUT', url: BASE + '/anything/c', body: {{ k: 'v' }} }},
+    {{ url: BASE + '/anything/d' }},
+  ]);
+  check(list, {{
+    'array': (l) => Array.isArray(l) && l.length === 4,
+    'a': (l) => l[0].json('method') === 'GET' && l[0].json('path') === '/anything/a',
+    'b': (l) => l[1].json('method') === 'POST' && l[1].json('body') === 'hi'
+      && l[1].json('headers.x-a') === '1',
+    'c': (l) => l[2].json('method') === 'PUT' && l[2].json('body') === 'k=v',
+    'd': (l) => l[3].json('method') === 'GET',
+  }});
+  const obj = http.batch({{ one: BASE + '/anything/1', two: ['DELETE', BASE + '/anything/2'] }});
+  check(obj, {{
+    'keys': (o) => Object.keys(o).sort().join() === 'one,two',
+    'one': (o) => o.one.json('path') === '/anything/1',
+    'two': (o) => o.two.json('method') === 'DELETE',
+  }});
+}}
+"#,
+        base = srv.addr
+    );
+    let export = run_checked(&dir, &script, &[]);
+    assert_eq!(count(&export, "http_reqs"), 6.0);
+}
+
+#[test]
+fn file_values_make_a_multipart_body() {
+    let srv = TestServer::start();
+    let dir = Dir::new("multipart");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  const f = http.file('hello file', 'a.txt', 'text/plain');
+  const bin = http.file(new Uint8Array([104, 105]).buffer);
+  check(f, {{
+    'file fields': (f) => f.data === 'hello file' && f.filename === 'a.txt'
+      && f.content_type === 'text/plain',
+    'defaults': () => bin.content_type === 'application/octet-stream' && /^\d+$/.test(bin.filename),
+  }});
+  const r = http.post('{url}', {{ upload: f, field: 'value', raw: bin }});
+  const body = r.json('body');
+  const ct = r.json('content_type');
+  const boundary = ct.split('boundary=')[1];
+  check(r, {{
+    'multipart type': () => ct.startsWith('multipart/form-data; boundary='),
+    'field part': () => body.includes('--' + boundary + '\r\nContent-Disposition: form-data; name="field"\r\n\r\nvalue\r\n'),
+    'file part': () => body.includes('Content-Disposition: form-data; name="upload"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello file\r\n'),
+    'binary part': () => body.includes('Content-Type: application/octet-stream\r\n\r\nhi\r\n'),
+    'property order': () => body.indexOf('name="upload"') < body.indexOf('name="field"')
+      && body.indexOf('name="field"') < body.indexOf('name="raw"'),
+    'boundary length': () => boundary.length === 60,
+    'closing boundary': () => body.endsWith('--' + boundary + '--\r\n'),
+  }});
+}}
+"#,
+        url = srv.url("/anything")
+    );
+    run_checked(&dir, &script, &[]);
+}
+
+#[test]
+fn cookie_jar_reads_and_edits_the_vu_jar() {
+    let srv = TestServer::start();
+    let dir = Dir::new("cookiejar");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+const BASE = 'http://{base}';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  const jar = http.cookieJar();
+  http.get(BASE + '/cookies/set?server=1');
+  jar.set(BASE, 'mine', 'x', {{ path: '/' }});
+  check(jar.cookiesForURL(BASE + '/cookies'), {{
+    'both cookies': (c) => c.server[0] === '1' && c.mine[0] === 'x',
+  }});
+  check(http.get(BASE + '/cookies'), {{
+    'sent': (r) => r.json('cookies.mine') === 'x' && r.json('cookies.server') === '1',
+  }});
+  jar.delete(BASE, 'mine');
+  check(jar.cookiesForURL(BASE), {{
+    'deleted': (c) => c.mine === undefined && c.server[0] === '1',
+  }});
+  jar.clear(BASE);
+  check(jar.cookiesForURL(BASE), {{ 'cleared': (c) => Object.keys(c).length === 0 }});
+  check(jar.cookiesForURL('not a url'), {{ 'bad url has no cookies': (c) => Object.keys(c).length === 0 }});
+}}
+"#,
+        base = srv.addr
+    );
+    run_checked(&dir, &script, &[]);
+}

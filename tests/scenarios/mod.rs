@@ -133,3 +133,26 @@ fn test_abort_exits_108_and_test_fail_exits_110() {
         run.stdout
     );
 }
+
+#[test]
+fn arrival_rate_reports_how_late_iterations_started() {
+    let dir = Dir::new("startdelay");
+    // One VU busy 300 ms per iteration at 10/s: planned starts are missed (dropped) and the
+    // ones it picks up start late; the delay must be visible and flagged.
+    let script = "import { sleep } from 'k6';\nexport const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '1s', preAllocatedVUs: 1 } } };\nexport default function () { sleep(0.3); }\n";
+    let (run, export) = run_export(&dir, script, &[]);
+    run.assert_code(0);
+    let delay = metric(&export, "iteration_start_delay");
+    assert!(delay["max"].as_f64().unwrap_or(-1.0) >= 0.0, "{export}");
+    let fast = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 20, duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () {}\n";
+    let (run, export) = run_export(&dir, fast, &[]);
+    run.assert_code(0);
+    let delay = metric(&export, "iteration_start_delay");
+    // With free VUs every start is on time (within a few ms on a busy machine).
+    assert!(delay["p(95)"].as_f64().unwrap() < 10.0, "{delay}");
+    assert!(
+        !run.stderr.contains("iterations started late"),
+        "{}",
+        run.stderr
+    );
+}

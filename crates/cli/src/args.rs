@@ -20,6 +20,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Start the built-in demo shop on 127.0.0.1 and run examples/journey.js against it.
     Demo(DemoArgs),
+    /// Blast one URL wrk-style, without a script (latency distribution, req/s, errors).
+    Bench(BenchArgs),
     /// Print the version.
     Version,
 }
@@ -100,4 +102,45 @@ pub struct DemoArgs {
     /// Hide the banner and the progress lines.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+}
+
+/// Flags of `rk6 bench` (wrk's names where they exist).
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Target URL (http:// or https://).
+    pub url: String,
+    /// Connections kept open, each sending one request at a time.
+    #[arg(short = 'c', long = "connections", default_value_t = 10)]
+    pub connections: usize,
+    /// Test duration (k6 syntax, e.g. 10s, 1m30s).
+    #[arg(short = 'd', long = "duration", default_value = "10s")]
+    pub duration: String,
+    /// Worker threads of the I/O runtime.
+    #[arg(short = 't', long = "threads", default_value_t = 2)]
+    pub threads: usize,
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+    /// Request header "Name: value"; repeatable.
+    #[arg(short = 'H', long = "header", value_name = "K: V")]
+    pub header: Vec<String>,
+    /// Request body.
+    #[arg(short = 'b', long = "body")]
+    pub body: Option<String>,
+    /// Constant throughput in requests/s over all connections (latency corrected for
+    /// coordinated omission, as wrk2).
+    #[arg(long = "rate", value_name = "R")]
+    pub rate: Option<f64>,
+    /// Per-request timeout (k6 duration syntax).
+    #[arg(long = "timeout", default_value = "60s")]
+    pub timeout: String,
+    /// Skip TLS certificate verification.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Write the result as JSON to FILE.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Threshold on http_req_duration in k6 syntax, e.g. 'p(99)<50' (ms); repeatable.
+    #[arg(long = "threshold", value_name = "EXPR")]
+    pub threshold: Vec<String>,
 }

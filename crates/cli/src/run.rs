@@ -25,6 +25,9 @@ use crate::options::consolidate;
 
 use crate::progress;
 
+/// `iteration_start_delay` p(95) above which the end of the test warns about the generator.
+const LATE_START_WARNING_MS: f64 = 10.0;
+
 const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(95)"];
 
 /// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
@@ -283,6 +286,23 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     drop(outcome.lifecycle);
 
+    // Latency is measured from the actual send; when open-model iterations start late, the
+    // queueing happened in the generator and the latency figures do not show it.
+    if let Some(delay) = data.metric("iteration_start_delay") {
+        let p95 = delay
+            .value("p(95)")
+            .or_else(|| delay.value("max"))
+            .unwrap_or(0.0);
+        if p95 > LATE_START_WARNING_MS {
+            logger.log(
+                Level::Warning,
+                &format!(
+                    "iterations started late (iteration_start_delay p(95)={p95:.2}ms): the load generator, not the target, was the bottleneck for part of the run, so the latency figures understate queueing"
+                ),
+                &[],
+            );
+        }
+    }
     if verdict.failed {
         let names = verdict.crossed.join("', '");
         if threshold_abort {
@@ -425,9 +445,16 @@ async fn execute(
     };
     let _ = shared.setup_data.set(setup_data.clone());
     let state = ExecutionState::new(scenarios);
-    state.vus_max.store(max_vus, Ordering::Relaxed);
+    let initial = rk6_scheduler::initial_vu_ids(scenarios);
+    state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     let _ = shared.execution.set(state.clone());
-    let pool = match ThreadPool::start(Arc::new(JsVuFactory::new(shared.clone())), max_vus).await {
+    let pool = match ThreadPool::start(
+        Arc::new(JsVuFactory::new(shared.clone())),
+        max_vus,
+        &initial,
+    )
+    .await
+    {
         Ok(p) => p,
         Err(e) => {
             return Err(fail(

@@ -39,6 +39,9 @@ pub(crate) struct IterationInfo {
     pub(crate) vu_iteration_in_scenario: u64,
 }
 
+/// Inclusive ranges of HTTP statuses a response callback treats as expected.
+pub(crate) type StatusRanges = Rc<[(u16, u16)]>;
+
 /// Everything a VU's natives need besides the JS context itself.
 pub(crate) struct Host {
     pub(crate) vu_id: u64,
@@ -57,6 +60,9 @@ pub(crate) struct Host {
     pub(crate) rng: Cell<u64>,
     /// Prototype and getters shared by this VU's response objects, made on first use.
     pub(crate) response_kit: RefCell<Option<Rc<crate::modules::response::Kit>>>,
+    /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
+    /// `None` once a script disables it with `null`.
+    pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
 }
 
 impl Drop for Host {
@@ -83,6 +89,7 @@ impl Host {
             data_received: Cell::new(0),
             rng: Cell::new(0),
             response_kit: RefCell::new(None),
+            expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
         })
     }
 

@@ -208,6 +208,15 @@ impl Runtime {
             vu_iteration,
             vu_iteration_in_scenario: it.vu_iteration_in_scenario,
         });
+        if let Some(planned) = it.planned_start {
+            let late = tokio::time::Instant::now().saturating_duration_since(planned);
+            host.sample(
+                rk6_metrics::builtin::ITERATION_START_DELAY,
+                late.as_secs_f64() * 1000.0,
+                &[],
+                &[],
+            );
+        }
         let data = self.setup_arg();
         let start = Instant::now();
         let result = f.call(&JsValue::undefined(), &[data], &mut self.ctx);

@@ -39,8 +39,12 @@ pub const HTTP_REQ_RECEIVING: MetricId = MetricId(16);
 /// `http_req_failed`: Rate of unexpected responses.
 pub const HTTP_REQ_FAILED: MetricId = MetricId(17);
 
+/// `iteration_start_delay` (rk6 only): Trend (time) of how late arrival-rate iterations
+/// started after their planned instant — queueing that latency figures alone would hide.
+pub const ITERATION_START_DELAY: MetricId = MetricId(18);
+
 /// Name, type and value type of every built-in metric, indexed by its id.
-pub const ALL: [(&str, MetricType, ValueType); 18] = [
+pub const ALL: [(&str, MetricType, ValueType); 19] = [
     ("vus", MetricType::Gauge, ValueType::Default),
     ("vus_max", MetricType::Gauge, ValueType::Default),
     ("iterations", MetricType::Counter, ValueType::Default),
@@ -67,4 +71,5 @@ pub const ALL: [(&str, MetricType, ValueType); 18] = [
     ("http_req_waiting", MetricType::Trend, ValueType::Time),
     ("http_req_receiving", MetricType::Trend, ValueType::Time),
     ("http_req_failed", MetricType::Rate, ValueType::Default),
+    ("iteration_start_delay", MetricType::Trend, ValueType::Time),
 ];

@@ -26,9 +26,12 @@ pub fn of(name: &str) -> &'static str {
         | "http_req_waiting"
         | "http_req_receiving"
         | "http_req_failed" => "HTTP",
-        "vus" | "vus_max" | "iterations" | "iteration_duration" | "dropped_iterations" => {
-            "EXECUTION"
-        }
+        "vus"
+        | "vus_max"
+        | "iterations"
+        | "iteration_duration"
+        | "dropped_iterations"
+        | "iteration_start_delay" => "EXECUTION",
         "data_sent" | "data_received" => "NETWORK",
         "browser_data_sent"
         | "browser_data_received"

@@ -418,6 +418,20 @@ impl Scenario {
         }
     }
 
+    /// VUs the scenario has from its start; open-model executors add more, up to
+    /// [`Scenario::max_vus`], when iterations would otherwise be dropped.
+    pub fn initial_vus(&self) -> u64 {
+        match self.executor {
+            Executor::ConstantArrivalRate {
+                pre_allocated_vus, ..
+            }
+            | Executor::RampingArrivalRate {
+                pre_allocated_vus, ..
+            } => pre_allocated_vus,
+            _ => self.max_vus(),
+        }
+    }
+
     /// How long the scenario hands out iterations (its `duration`, `maxDuration` or stages).
     pub fn run_time(&self) -> Duration {
         match self.executor {

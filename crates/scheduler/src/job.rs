@@ -39,9 +39,11 @@ pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job, vu_id: u64) {
         if job.interrupt.is_cancelled() {
             break;
         }
+        let mut planned_start = None;
         let n = match job.source.next(index, done) {
             Next::Now(n) => n,
             Next::At(at, n) => {
+                planned_start = Some(at);
                 if !sleep_until(at, &job.interrupt).await {
                     // The scenario ended while this VU waited for its planned start.
                     counters.dropped.fetch_add(1, Ordering::Relaxed);
@@ -61,10 +63,31 @@ pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job, vu_id: u64) {
             scenario: job.scenario.clone(),
             iteration_in_scenario: n,
             vu_iteration_in_scenario: done,
+            planned_start,
             interrupt: job.interrupt.clone(),
         };
         counters.active_vus.fetch_add(1, Ordering::Relaxed);
-        let outcome = vu.run_iteration(iteration).await;
+        let outcome = match job.source.ramp_down_deadline(index) {
+            None => vu.run_iteration(iteration).await,
+            Some(deadline) => {
+                // This VU is ramped down while the iteration may still run: it gets
+                // `gracefulRampDown`, then is interrupted like at the end of a scenario.
+                let token = job.interrupt.child_token();
+                let iteration = Iteration {
+                    interrupt: token.clone(),
+                    ..iteration
+                };
+                let run = vu.run_iteration(iteration);
+                tokio::pin!(run);
+                tokio::select! {
+                    outcome = &mut run => outcome,
+                    _ = tokio::time::sleep_until(deadline) => {
+                        token.cancel();
+                        run.await
+                    }
+                }
+            }
+        };
         counters.active_vus.fetch_sub(1, Ordering::Relaxed);
         match outcome {
             IterationOutcome::Completed => counters.completed.fetch_add(1, Ordering::Relaxed),

@@ -21,7 +21,7 @@ pub use duration::{duration_from_json, format_duration, parse_duration, Duration
 pub use executor::IterationSource;
 pub use job::Job;
 pub use pool::{LocalPool, Pool, ThreadPool};
-pub use run::{run, total_vus, RunEnd};
+pub use run::{initial_vu_ids, run, total_vus, RunEnd};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
 pub use vu::{Iteration, IterationOutcome, Vu, VuFactory};

@@ -47,8 +47,13 @@ pub const VUS_PER_WORKER: u64 = 48;
 const WORKER_STACK: usize = 64 << 20;
 
 impl ThreadPool {
-    /// Starts enough workers for `vus` VUs and creates VUs `1..=vus` on them in parallel.
-    pub async fn start<F: VuFactory>(factory: Arc<F>, vus: u64) -> Result<ThreadPool, String> {
+    /// Starts enough workers for `vus` VUs and creates the VUs `initial` on them in parallel;
+    /// any other VU id is created on its worker the first time it is asked to run.
+    pub async fn start<F: VuFactory>(
+        factory: Arc<F>,
+        vus: u64,
+        initial: &[u64],
+    ) -> Result<ThreadPool, String> {
         let count = vus.div_ceil(VUS_PER_WORKER).max(1) as usize;
         let mut workers = Vec::with_capacity(count);
         let mut threads = Vec::with_capacity(count);
@@ -67,8 +72,8 @@ impl ThreadPool {
             workers,
             threads: Mutex::new(threads),
         };
-        let mut replies = Vec::with_capacity(vus as usize);
-        for id in 1..=vus {
+        let mut replies = Vec::with_capacity(initial.len());
+        for &id in initial {
             let (reply, rx) = oneshot::channel();
             pool.worker(id)
                 .send(Command::Create { id, reply })
@@ -127,7 +132,12 @@ fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Co
                     let _ = reply.send(result);
                 }
                 Command::Run { id, job, done } => {
-                    let Some(mut vu) = vus.borrow_mut().remove(&id) else {
+                    let existing = vus.borrow_mut().remove(&id);
+                    // A VU started mid-test (arrival-rate beyond preAllocatedVUs) is created
+                    // here; its script already initialised fine once, so an error is unlikely
+                    // and ends just this VU's loop.
+                    let Some(mut vu) = existing.or_else(|| factory.create(id).ok()) else {
+                        let _ = done.send(());
                         continue;
                     };
                     let vus = vus.clone();

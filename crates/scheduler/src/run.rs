@@ -4,6 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use std::future::Future;
+
+use tokio::sync::oneshot;
 use tokio::time::{sleep_until, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +31,18 @@ pub enum RunEnd {
 /// scenarios in order.
 pub fn total_vus(scenarios: &[Arc<Scenario>]) -> u64 {
     scenarios.iter().map(|s| s.max_vus()).sum()
+}
+
+/// The VU ids to create before the test starts: each scenario's initial VUs (the rest of
+/// its id range is created on demand).
+pub fn initial_vu_ids(scenarios: &[Arc<Scenario>]) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let mut first = 1;
+    for s in scenarios {
+        ids.extend(first..first + s.initial_vus());
+        first += s.max_vus();
+    }
+    ids
 }
 
 /// Runs `scenarios` (sorted by name, as in [`ExecutionState::scenarios`]) on `pool`.
@@ -102,29 +117,31 @@ async fn run_scenario(
         abort: abort.clone(),
         state: state.clone(),
     });
-    let loops: Vec<_> = (0..scenario.max_vus())
+    let mut loops: Vec<oneshot::Receiver<()>> = (0..scenario.initial_vus())
         .map(|i| pool.run(first_vu + i, job.clone()))
         .collect();
-    let all_done = join_all(loops.into_iter().map(|rx| async move {
-        let _ = rx.await;
-    }));
-    tokio::pin!(all_done);
+    let mut started = loops.len() as u64;
     let hard_deadline = start + source.run_time() + scenario.graceful_stop;
-    let ticker = async {
-        loop {
-            counters.elapsed_us.store(
-                start.elapsed().min(source.run_time()).as_micros() as u64,
-                Ordering::Relaxed,
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    loop {
+        tokio::select! {
+            _ = all_done(&mut loops) => break,
+            _ = sleep_until(hard_deadline) => { interrupt.cancel(); all_done(&mut loops).await; break }
+            _ = stop.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
+            _ = abort.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
+            _ = tokio::time::sleep(TICK) => {
+                counters.elapsed_us.store(
+                    start.elapsed().min(source.run_time()).as_micros() as u64,
+                    Ordering::Relaxed,
+                );
+                // A planned start passed with every VU busy: bring in one more VU (k6
+                // initialises VUs beyond preAllocatedVUs mid-test, up to maxVUs).
+                if started < scenario.max_vus() && source.behind() {
+                    loops.push(pool.run(first_vu + started, job.clone()));
+                    started += 1;
+                    state.vus_max.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         }
-    };
-    tokio::select! {
-        _ = &mut all_done => {}
-        _ = sleep_until(hard_deadline) => { interrupt.cancel(); all_done.await; }
-        _ = stop.cancelled() => { interrupt.cancel(); all_done.await; }
-        _ = abort.cancelled() => { interrupt.cancel(); all_done.await; }
-        _ = ticker => {}
     }
     counters.elapsed_us.store(
         start.elapsed().min(source.run_time()).as_micros() as u64,
@@ -134,6 +151,22 @@ async fn run_scenario(
         .dropped
         .fetch_add(source.dropped(), Ordering::Relaxed);
     counters.done.store(true, Ordering::Relaxed);
+}
+
+/// How often a scenario refreshes its progress and checks whether it needs another VU.
+const TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Completes when every VU loop in `loops` has ended (finished ones are removed).
+async fn all_done(loops: &mut Vec<oneshot::Receiver<()>>) {
+    std::future::poll_fn(|cx| {
+        loops.retain_mut(|rx| std::pin::Pin::new(rx).poll(cx).is_pending());
+        if loops.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
 }
 
 /// Awaits all futures concurrently on the current task (no `Send` needed).
@@ -357,6 +390,25 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn arrival_rate_adds_vus_up_to_max_vus() {
+        // 250 ms iterations at 10/s need 3 VUs; starting from 1, the scenario adds two more
+        // (each after one missed start) and then keeps up.
+        let o = run_fake(
+            json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 10, "duration": "1s",
+                "preAllocatedVUs": 1, "maxVUs": 3}}}),
+            250,
+        )
+        .await;
+        assert_eq!(
+            o.state.vus_max.load(Ordering::Relaxed),
+            2,
+            "two VUs added mid-test"
+        );
+        assert_eq!(o.state.completed(), 9);
+        assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn ramping_arrival_rate_follows_the_ramp() {
         // 0 → 10/s over 10 s plans 50 iterations; iteration i starts at sqrt(2i) s.
         let o = run_fake(
@@ -403,6 +455,21 @@ mod tests {
         assert!(last_start(1) >= Duration::from_millis(3400));
         // The last VU leaves when the target drops below 1 (3.5 s) after its running iteration.
         assert_eq!(o.took, Duration::from_millis(3600));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn graceful_ramp_down_interrupts_ramped_down_vus() {
+        // Two VUs in 5 s iterations; the ramp down starts at 1 s. VU 2 leaves the target at
+        // once and VU 1 at 1.5 s; each is interrupted gracefulRampDown (200 ms) later.
+        let o = run_fake(
+            json!({"scenarios": {"r": {"executor": "ramping-vus", "startVUs": 2, "gracefulRampDown": "200ms",
+                "stages": [{"duration": "1s", "target": 2}, {"duration": "1s", "target": 0}]}}}),
+            5000,
+        )
+        .await;
+        assert_eq!(o.state.completed(), 0);
+        assert_eq!(o.state.interrupted(), 2);
+        assert_eq!(o.took, Duration::from_millis(1700));
     }
 
     #[tokio::test(start_paused = true)]

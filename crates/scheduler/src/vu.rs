@@ -17,6 +17,9 @@ pub struct Iteration {
     pub iteration_in_scenario: u64,
     /// How many iterations of this scenario this VU ran before this one.
     pub vu_iteration_in_scenario: u64,
+    /// When an open-model executor planned this iteration to start (its lateness is
+    /// reported as `iteration_start_delay`); `None` for closed-model executors.
+    pub planned_start: Option<tokio::time::Instant>,
     /// Cancelled when the iteration must stop at once (graceful stop expired, test aborted).
     /// The VU checks it at every blocking call and then reports [`IterationOutcome::Interrupted`].
     pub interrupt: CancellationToken,

@@ -1,22 +1,79 @@
 //! The `k6/http` module: request functions turning JS arguments into an `rk6_http::Request`,
 //! and samples for every hop of the response.
 
+use std::rc::Rc;
 use std::time::{Duration, SystemTime};
 
-use boa_engine::object::builtins::JsArrayBuffer;
-use boa_engine::property::PropertyKey;
-use boa_engine::{Context, JsNativeError, JsResult, JsValue, NativeFunction};
+use boa_engine::object::builtins::{JsArray, JsArrayBuffer};
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::{Attribute, PropertyKey};
+use boa_engine::{
+    js_string, Context, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue, Module,
+    NativeFunction,
+};
+use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 use http::Method;
 use rk6_http::{Hop, Request, Response};
 use rk6_metrics::builtin;
 
 use super::{prop, response, Export};
-use crate::host::{Host, Phase};
+use crate::host::{Host, Phase, StatusRanges};
 use crate::log::Level;
 
-pub(super) fn functions() -> Vec<Export> {
+/// k6/http's string constants, in k6's export order.
+const CONSTANTS: &[(&str, &str)] = &[
+    ("TLS_1_0", "tls1.0"),
+    ("TLS_1_1", "tls1.1"),
+    ("TLS_1_2", "tls1.2"),
+    ("TLS_1_3", "tls1.3"),
+    ("OCSP_STATUS_GOOD", "good"),
+    ("OCSP_STATUS_REVOKED", "revoked"),
+    ("OCSP_STATUS_SERVER_FAILED", "server_failed"),
+    ("OCSP_STATUS_UNKNOWN", "unknown"),
+    ("OCSP_REASON_UNSPECIFIED", "unspecified"),
+    ("OCSP_REASON_KEY_COMPROMISE", "key_compromise"),
+    ("OCSP_REASON_CA_COMPROMISE", "ca_compromise"),
+    ("OCSP_REASON_AFFILIATION_CHANGED", "affiliation_changed"),
+    ("OCSP_REASON_SUPERSEDED", "superseded"),
+    (
+        "OCSP_REASON_CESSATION_OF_OPERATION",
+        "cessation_of_operation",
+    ),
+    ("OCSP_REASON_CERTIFICATE_HOLD", "certificate_hold"),
+    ("OCSP_REASON_REMOVE_FROM_CRL", "remove_from_crl"),
+    ("OCSP_REASON_PRIVILEGE_WITHDRAWN", "privilege_withdrawn"),
+    ("OCSP_REASON_AA_COMPROMISE", "aa_compromise"),
+];
+
+/// The `k6/http` module: constants first, then the functions (as k6 lists them).
+pub(super) fn module(ctx: &mut Context) -> Module {
+    let realm = ctx.realm().clone();
+    let mut init = ObjectInitializer::new(ctx);
+    let mut names = Vec::new();
+    for (name, value) in CONSTANTS {
+        let name = JsString::from(*name);
+        init.property(name.clone(), JsString::from(*value), Attribute::all());
+        names.push(name);
+    }
+    for (name, len, f) in functions() {
+        let name = JsString::from(name);
+        let func = FunctionObjectBuilder::new(&realm, f)
+            .name(name.clone())
+            .length(len)
+            .build();
+        init.property(name.clone(), func, Attribute::all());
+        names.push(name);
+    }
+    let object = init.build();
+    super::from_object(object, names, ctx)
+}
+
+fn functions() -> Vec<Export> {
     vec![
+        ("url", 1, NativeFunction::from_fn_ptr(url_tag)),
+        ("cookieJar", 0, NativeFunction::from_fn_ptr(cookie_jar)),
+        ("file", 3, NativeFunction::from_fn_ptr(file)),
         ("get", 2, NativeFunction::from_fn_ptr(get)),
         ("head", 2, NativeFunction::from_fn_ptr(head)),
         ("post", 3, NativeFunction::from_fn_ptr(post)),
@@ -25,6 +82,17 @@ pub(super) fn functions() -> Vec<Export> {
         ("del", 3, NativeFunction::from_fn_ptr(del)),
         ("options", 3, NativeFunction::from_fn_ptr(options)),
         ("request", 4, NativeFunction::from_fn_ptr(request)),
+        ("batch", 1, NativeFunction::from_fn_ptr(batch)),
+        (
+            "setResponseCallback",
+            1,
+            NativeFunction::from_fn_ptr(set_response_callback),
+        ),
+        (
+            "expectedStatuses",
+            1,
+            NativeFunction::from_fn_ptr(expected_statuses),
+        ),
     ]
 }
 
@@ -82,6 +150,8 @@ struct Params {
     redirects: Option<u32>,
     cookies: Vec<(String, String)>,
     response_type: ResponseType,
+    /// `responseCallback`: `None` when absent, `Some(None)` when `null` (disabled).
+    callback: Option<Option<StatusRanges>>,
 }
 
 impl Params {
@@ -148,6 +218,15 @@ impl Params {
                     .into());
             }
         }
+        let callback = match obj {
+            Some(o) => {
+                let v = o.get(js_string!("responseCallback"), ctx)?;
+                (!v.is_undefined())
+                    .then(|| callback_from_js(&v))
+                    .transpose()?
+            }
+            None => None,
+        };
         Ok(Params {
             headers,
             tags,
@@ -155,6 +234,7 @@ impl Params {
             redirects,
             cookies,
             response_type,
+            callback,
         })
     }
 }
@@ -180,16 +260,16 @@ pub(super) fn string_map(
 }
 
 /// The request body and the content type it implies (objects become a form).
-fn body_from_js(
-    body: Option<&JsValue>,
-    ctx: &mut Context,
-) -> JsResult<(Bytes, Option<&'static str>)> {
+fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, Option<String>)> {
     let Some(body) = body.filter(|b| !b.is_null()) else {
         return Ok((Bytes::new(), None));
     };
     if let Some(obj) = body.as_object() {
         if let Ok(buf) = JsArrayBuffer::from_object(obj.clone()) {
             return Ok((Bytes::from(buf.to_vec().unwrap_or_default()), None));
+        }
+        if let Some(multipart) = multipart_body(&obj, ctx)? {
+            return Ok(multipart);
         }
         // k6 encodes objects like Go's url.Values: keys sorted, arrays repeat the key.
         let mut pairs: Vec<(String, String)> = Vec::new();
@@ -218,7 +298,7 @@ fn body_from_js(
         }
         return Ok((
             Bytes::from(ser.finish()),
-            Some("application/x-www-form-urlencoded"),
+            Some("application/x-www-form-urlencoded".to_owned()),
         ));
     }
     Ok((
@@ -241,12 +321,23 @@ fn send(
             .into());
     }
     host.check_interrupted()?;
-    let url_text = url
-        .cloned()
-        .unwrap_or_default()
-        .to_string(ctx)?
-        .to_std_string_escaped();
-    let params = Params::from_js(params, ctx)?;
+    let tagged = url.and_then(JsValue::as_object).and_then(|o| {
+        o.downcast_ref::<UrlTag>()
+            .map(|t| (t.url.clone(), t.name.clone()))
+    });
+    let mut params = Params::from_js(params, ctx)?;
+    let url_text = match tagged {
+        Some((url, name)) => {
+            // The template names the request unless the params name it themselves.
+            params.tags.insert(0, ("name".to_owned(), name));
+            url
+        }
+        None => url
+            .cloned()
+            .unwrap_or_default()
+            .to_string(ctx)?
+            .to_std_string_escaped(),
+    };
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
     if let Some(ct) = content_type {
@@ -254,7 +345,7 @@ fn send(
             .iter()
             .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
         {
-            headers.push(("Content-Type".into(), ct.into()));
+            headers.push(("Content-Type".into(), ct));
         }
     }
     let parsed = match url::Url::parse(&url_text) {
@@ -310,7 +401,11 @@ fn send(
         let mut client = host.http.borrow_mut();
         client.send(req).await
     })?;
-    emit(&host, &params.tags, &resp);
+    let callback = match params.callback {
+        Some(cb) => cb,
+        None => host.expected_statuses.borrow().clone(),
+    };
+    emit(&host, &params.tags, &resp, callback.as_deref());
     if let Some(err) = &resp.error {
         host.shared
             .logger
@@ -345,17 +440,23 @@ fn send(
     ))
 }
 
-/// k6's default response callback: 200–399 are expected.
-fn expected(status: u16) -> bool {
-    (200..400).contains(&status)
+/// Whether `status` falls in one of the callback's inclusive ranges.
+fn expected(ranges: &[(u16, u16)], status: u16) -> bool {
+    ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&status))
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// One set of `http_req*` samples per hop, tagged as k6 tags them.
-fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
+/// One set of `http_req*` samples per hop, tagged as k6 tags them. Without a response
+/// callback there is neither an `expected_response` tag nor an `http_req_failed` sample.
+fn emit(
+    host: &Host,
+    user_tags: &[(String, String)],
+    resp: &Response,
+    callback: Option<&[(u16, u16)]>,
+) {
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
     let name_tag = user_tags
@@ -373,7 +474,7 @@ fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
         let url = hop.url.as_str();
         let status = itoa(hop.status);
         let code = itoa_u32(hop.error_code);
-        let ok = hop.error.is_none() && expected(hop.status);
+        let ok = callback.map(|c| hop.error.is_none() && expected(c, hop.status));
         let mut pairs: Vec<(&str, &str)> = scenario
             .tags
             .iter()
@@ -387,8 +488,10 @@ fn emit(host: &Host, user_tags: &[(String, String)], resp: &Response) {
             ("name", name_tag.unwrap_or(url)),
             ("group", group.as_str()),
             ("scenario", scenario.name.as_str()),
-            ("expected_response", if ok { "true" } else { "false" }),
         ]);
+        if let Some(ok) = ok {
+            pairs.push(("expected_response", if ok { "true" } else { "false" }));
+        }
         if !hop.tls_version.is_empty() {
             pairs.push(("tls_version", hop.tls_version));
         }
@@ -414,7 +517,7 @@ fn push_hop(
     samples: &mut crate::samples::SampleBuffer,
     tags: &rk6_metrics::TagSet,
     hop: &Hop,
-    ok: bool,
+    ok: Option<bool>,
     now: SystemTime,
 ) {
     let t = &hop.timings;
@@ -446,12 +549,14 @@ fn push_hop(
         ms(t.receiving),
         now,
     );
-    samples.push(
-        builtin::HTTP_REQ_FAILED,
-        tags.clone(),
-        if ok { 0.0 } else { 1.0 },
-        now,
-    );
+    if let Some(ok) = ok {
+        samples.push(
+            builtin::HTTP_REQ_FAILED,
+            tags.clone(),
+            if ok { 0.0 } else { 1.0 },
+            now,
+        );
+    }
 }
 
 fn itoa(n: u16) -> itoa_buf::Buf {
@@ -487,6 +592,480 @@ mod itoa_buf {
     }
 }
 
+/// What ``http.url`...` `` returns: the interpolated URL and its `${}` template.
+#[derive(Trace, Finalize, JsData)]
+struct UrlTag {
+    #[unsafe_ignore_trace]
+    url: String,
+    #[unsafe_ignore_trace]
+    name: String,
+}
+
+/// ``http.url`...` ``: a URL whose `name` and `url` tags are the template with `${}`
+/// in place of each interpolated value.
+fn url_tag(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let strings = a.first().and_then(JsValue::as_object).ok_or_else(|| {
+        JsNativeError::typ().with_message("http.url must be used as a tagged template")
+    })?;
+    let len = strings.get(js_string!("length"), ctx)?.to_number(ctx)? as u32;
+    let mut url = String::new();
+    let mut name = String::new();
+    for i in 0..len {
+        let part = strings.get(i, ctx)?.to_string(ctx)?.to_std_string_escaped();
+        url.push_str(&part);
+        name.push_str(&part);
+        if i + 1 < len {
+            let v = a.get(i as usize + 1).cloned().unwrap_or_default();
+            url.push_str(&v.to_string(ctx)?.to_std_string_escaped());
+            name.push_str("${}");
+        }
+    }
+    let get_url = FunctionObjectBuilder::new(
+        ctx.realm(),
+        NativeFunction::from_fn_ptr(|this, _, _| {
+            let url = this
+                .as_object()
+                .and_then(|o| o.downcast_ref::<UrlTag>().map(|t| t.url.clone()))
+                .unwrap_or_default();
+            Ok(JsString::from(url).into())
+        }),
+    )
+    .name(js_string!("getURL"))
+    .build();
+    let obj = ObjectInitializer::with_native_data(
+        UrlTag {
+            url: url.clone(),
+            name: name.clone(),
+        },
+        ctx,
+    )
+    .property(js_string!("name"), JsString::from(name), Attribute::all())
+    .property(
+        js_string!("url"),
+        JsString::from(url.as_str()),
+        Attribute::all(),
+    )
+    .property(
+        js_string!("clean_url"),
+        JsString::from(url),
+        Attribute::all(),
+    )
+    .property(js_string!("clean"), get_url.clone(), Attribute::all())
+    .property(js_string!("getURL"), get_url, Attribute::all())
+    .build();
+    Ok(obj.into())
+}
+
+/// The callback object `http.expectedStatuses(...)` returns.
+#[derive(Trace, Finalize, JsData)]
+struct ExpectedStatuses {
+    #[unsafe_ignore_trace]
+    ranges: StatusRanges,
+}
+
+/// `http.expectedStatuses(...codes | {min, max})`.
+fn expected_statuses(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    fn status(v: &JsValue, ctx: &mut Context) -> JsResult<u16> {
+        let n = v.to_number(ctx)?;
+        if !v.is_number() || n.fract() != 0.0 || !(0.0..=65535.0).contains(&n) {
+            return Err(JsNativeError::typ()
+                .with_message(format!(
+                    "expectedStatuses: arguments must be integer status codes or objects like {{min: 200, max: 299}}, got {}",
+                    v.display()
+                ))
+                .into());
+        }
+        Ok(n as u16)
+    }
+    let mut ranges = Vec::with_capacity(a.len());
+    for (i, v) in a.iter().enumerate() {
+        match v.as_object() {
+            Some(o) => {
+                let min = o.get(js_string!("min"), ctx)?;
+                let max = o.get(js_string!("max"), ctx)?;
+                if min.is_undefined() || max.is_undefined() {
+                    return Err(JsNativeError::typ()
+                        .with_message(format!(
+                            "expectedStatuses: argument {i} must have both min and max"
+                        ))
+                        .into());
+                }
+                ranges.push((status(&min, ctx)?, status(&max, ctx)?));
+            }
+            None => {
+                let s = status(v, ctx)?;
+                ranges.push((s, s));
+            }
+        }
+    }
+    let data = ExpectedStatuses {
+        ranges: Rc::from(ranges),
+    };
+    Ok(ObjectInitializer::with_native_data(data, ctx)
+        .build()
+        .into())
+}
+
+/// A response callback value: `null` disables it, otherwise it must come from
+/// `expectedStatuses` (the only kind k6 supports too).
+fn callback_from_js(v: &JsValue) -> JsResult<Option<StatusRanges>> {
+    if v.is_null() || v.is_undefined() {
+        return Ok(None);
+    }
+    v.as_object()
+        .and_then(|o| o.downcast_ref::<ExpectedStatuses>().map(|e| e.ranges.clone()))
+        .map(Some)
+        .ok_or_else(|| {
+            JsNativeError::typ()
+                .with_message("unsupported response callback: expected the result of http.expectedStatuses() or null")
+                .into()
+        })
+}
+
+/// `http.setResponseCallback(cb)`: this VU's callback for every later request.
+fn set_response_callback(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let cb = callback_from_js(&a.first().cloned().unwrap_or_default())?;
+    *Host::of(ctx).expected_statuses.borrow_mut() = cb;
+    Ok(JsValue::undefined())
+}
+
+/// One `http.batch` item as `(method, url, body, params)`.
+fn batch_item(
+    item: &JsValue,
+    ctx: &mut Context,
+) -> JsResult<(Method, JsValue, Option<JsValue>, Option<JsValue>)> {
+    fn some(v: JsValue) -> Option<JsValue> {
+        (!v.is_undefined()).then_some(v)
+    }
+    let obj = match item.as_object() {
+        Some(o) if o.downcast_ref::<UrlTag>().is_none() => o,
+        _ => return Ok((Method::GET, item.clone(), None, None)),
+    };
+    let (method, url, body, params) = if obj.is_array() {
+        (
+            obj.get(0, ctx)?,
+            obj.get(1, ctx)?,
+            obj.get(2, ctx)?,
+            obj.get(3, ctx)?,
+        )
+    } else {
+        (
+            obj.get(js_string!("method"), ctx)?,
+            obj.get(js_string!("url"), ctx)?,
+            obj.get(js_string!("body"), ctx)?,
+            obj.get(js_string!("params"), ctx)?,
+        )
+    };
+    let method = if method.is_undefined() || method.is_null() {
+        Method::GET
+    } else {
+        let m = method.to_string(ctx)?.to_std_string_escaped();
+        Method::from_bytes(m.to_ascii_uppercase().as_bytes()).map_err(|_| {
+            JsNativeError::typ().with_message(format!("invalid HTTP method \"{m}\""))
+        })?
+    };
+    Ok((method, url, some(body), some(params)))
+}
+
+/// `http.batch(requests)`: an array gives an array of responses, an object an object keyed
+/// like the input. rk6 sends the requests one after another.
+fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let Some(reqs) = a.first().and_then(JsValue::as_object) else {
+        return Err(JsNativeError::typ()
+            .with_message("http.batch expects an array or an object of requests")
+            .into());
+    };
+    if reqs.is_array() {
+        let len = reqs.get(js_string!("length"), ctx)?.to_number(ctx)? as u32;
+        let out = JsArray::new(ctx)?;
+        for i in 0..len {
+            let item = reqs.get(i, ctx)?;
+            let (method, url, body, params) = batch_item(&item, ctx)?;
+            let resp = send(ctx, method, Some(&url), body.as_ref(), params.as_ref())?;
+            out.push(resp, ctx)?;
+        }
+        return Ok(out.into());
+    }
+    let out = JsObject::with_object_proto(ctx.intrinsics());
+    for key in reqs.own_property_keys(ctx)? {
+        if matches!(key, PropertyKey::Symbol(_)) {
+            continue;
+        }
+        let item = reqs.get(key.clone(), ctx)?;
+        let (method, url, body, params) = batch_item(&item, ctx)?;
+        let resp = send(ctx, method, Some(&url), body.as_ref(), params.as_ref())?;
+        out.create_data_property_or_throw(key, resp, ctx)?;
+    }
+    Ok(out.into())
+}
+
+/// Marks the objects `http.file()` returns, so bodies holding one become multipart.
+#[derive(Trace, Finalize, JsData)]
+struct FileData;
+
+/// `http.file(data, [filename], [contentType])`.
+fn file(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let data = a.first().cloned().unwrap_or_default();
+    let filename = match arg(a, 1) {
+        Some(v) => v.to_string(ctx)?,
+        // k6 names an unnamed file after the current time in nanoseconds.
+        None => JsString::from(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos()
+                .to_string(),
+        ),
+    };
+    let content_type = match arg(a, 2) {
+        Some(v) => v.to_string(ctx)?,
+        None => js_string!("application/octet-stream"),
+    };
+    Ok(ObjectInitializer::with_native_data(FileData, ctx)
+        .property(js_string!("data"), data, Attribute::all())
+        .property(js_string!("filename"), filename, Attribute::all())
+        .property(js_string!("content_type"), content_type, Attribute::all())
+        .build()
+        .into())
+}
+
+/// Bytes of a string, ArrayBuffer or typed array value.
+fn bytes_of(v: &JsValue, ctx: &mut Context) -> JsResult<Vec<u8>> {
+    if let Some(o) = v.as_object() {
+        if let Ok(buf) = JsArrayBuffer::from_object(o.clone()) {
+            return Ok(buf.to_vec().unwrap_or_default());
+        }
+        if let Ok(arr) = boa_engine::object::builtins::JsUint8Array::from_object(o.clone()) {
+            return Ok(arr.iter(ctx).collect());
+        }
+        if o.is_array() {
+            let len = o.get(js_string!("length"), ctx)?.to_number(ctx)? as u32;
+            let mut out = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                out.push(o.get(i, ctx)?.to_number(ctx)? as u8);
+            }
+            return Ok(out);
+        }
+    }
+    Ok(v.to_string(ctx)?.to_std_string_escaped().into_bytes())
+}
+
+/// A `multipart/form-data` body if `obj` holds any `http.file()` value, with one part per
+/// property in property order (as k6 was observed to send them).
+fn multipart_body(obj: &JsObject, ctx: &mut Context) -> JsResult<Option<(Bytes, Option<String>)>> {
+    let mut parts = Vec::new();
+    let mut any_file = false;
+    for key in obj.own_property_keys(ctx)? {
+        if matches!(key, PropertyKey::Symbol(_)) {
+            continue;
+        }
+        let name = key.to_string();
+        let v = obj.get(key, ctx)?;
+        let file = v
+            .as_object()
+            .filter(|o| o.downcast_ref::<FileData>().is_some());
+        any_file |= file.is_some();
+        parts.push((name, v, file));
+    }
+    if !any_file {
+        return Ok(None);
+    }
+    let boundary = boundary(Host::of(ctx).vu_id);
+    let mut out = Vec::new();
+    for (name, v, file) in parts {
+        out.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"",
+                quote(&name)
+            )
+            .as_bytes(),
+        );
+        let data = match file {
+            Some(f) => {
+                let filename = f.get(js_string!("filename"), ctx)?.to_string(ctx)?;
+                let ct = f.get(js_string!("content_type"), ctx)?.to_string(ctx)?;
+                out.extend_from_slice(
+                    format!(
+                        "; filename=\"{}\"\r\nContent-Type: {}",
+                        quote(&filename.to_std_string_escaped()),
+                        ct.to_std_string_escaped()
+                    )
+                    .as_bytes(),
+                );
+                let data = f.get(js_string!("data"), ctx)?;
+                bytes_of(&data, ctx)?
+            }
+            None => bytes_of(&v, ctx)?,
+        };
+        out.extend_from_slice(b"\r\n\r\n");
+        out.extend_from_slice(&data);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    Ok(Some((
+        Bytes::from(out),
+        Some(format!("multipart/form-data; boundary={boundary}")),
+    )))
+}
+
+/// A 60-hex-digit multipart boundary, different for every body.
+fn boundary(vu: u64) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let mut out = String::with_capacity(64);
+    for i in 0..4u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(nanos);
+        h.write_u64(vu);
+        h.write_u64(i);
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out.truncate(60);
+    out
+}
+
+/// Escapes a multipart header parameter value.
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The object `http.cookieJar()` returns: a handle on the VU's own jar.
+#[derive(Trace, Finalize, JsData)]
+struct VuJar;
+
+/// `http.cookieJar()`.
+fn cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let methods: [(&str, usize, NativeFunction); 4] = [
+        (
+            "cookiesForURL",
+            1,
+            NativeFunction::from_fn_ptr(jar_cookies_for_url),
+        ),
+        ("set", 4, NativeFunction::from_fn_ptr(jar_set)),
+        ("clear", 1, NativeFunction::from_fn_ptr(jar_clear)),
+        ("delete", 2, NativeFunction::from_fn_ptr(jar_delete)),
+    ];
+    let realm = ctx.realm().clone();
+    let mut init = ObjectInitializer::with_native_data(VuJar, ctx);
+    for (name, len, f) in methods {
+        let func = FunctionObjectBuilder::new(&realm, f)
+            .name(JsString::from(name))
+            .length(len)
+            .build();
+        init.property(JsString::from(name), func, Attribute::all());
+    }
+    Ok(init.build().into())
+}
+
+/// The absolute URL argument of a jar method.
+fn jar_url(a: &[JsValue], ctx: &mut Context) -> JsResult<Result<url::Url, String>> {
+    let text = a
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
+    Ok(url::Url::parse(&text).map_err(|e| format!("invalid URL \"{text}\": {e}")))
+}
+
+/// `jar.cookiesForURL(url)`: `{name: [values]}`; like k6, a URL that is not absolute
+/// simply has no cookies.
+fn jar_cookies_for_url(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let cookies = match jar_url(a, ctx)? {
+        Ok(url) => Host::of(ctx)
+            .http
+            .borrow_mut()
+            .cookies()
+            .cookies_for_url(&url),
+        Err(_) => Vec::new(),
+    };
+    let out = JsObject::with_object_proto(ctx.intrinsics());
+    for (name, value) in cookies {
+        let key = JsString::from(name);
+        let list = out.get(key.clone(), ctx)?;
+        let list = match list
+            .as_object()
+            .and_then(|o| JsArray::from_object(o.clone()).ok())
+        {
+            Some(l) => l,
+            None => {
+                let l = JsArray::new(ctx)?;
+                out.create_data_property_or_throw(key, l.clone(), ctx)?;
+                l
+            }
+        };
+        list.push(JsString::from(value), ctx)?;
+    }
+    Ok(out.into())
+}
+
+/// `jar.set(url, name, value, [{domain, path, expires, max_age, secure, http_only}])`.
+fn jar_set(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let url = jar_url(a, ctx)?.map_err(|e| JsNativeError::typ().with_message(e))?;
+    let name = a.get(1).cloned().unwrap_or_default().to_string(ctx)?;
+    let value = a.get(2).cloned().unwrap_or_default().to_string(ctx)?;
+    let mut header = format!(
+        "{}={}",
+        name.to_std_string_escaped(),
+        value.to_std_string_escaped()
+    );
+    let opts = a.get(3).and_then(JsValue::as_object);
+    let opts = opts.as_ref();
+    for (key, attr) in [
+        ("domain", "Domain"),
+        ("path", "Path"),
+        ("expires", "Expires"),
+        ("max_age", "Max-Age"),
+    ] {
+        if let Some(v) = prop(opts, key, ctx)? {
+            let v = v.to_string(ctx)?.to_std_string_escaped();
+            header.push_str(&format!("; {attr}={v}"));
+        }
+    }
+    for (key, attr) in [("secure", "Secure"), ("http_only", "HttpOnly")] {
+        if prop(opts, key, ctx)?.is_some_and(|v| v.to_boolean()) {
+            header.push_str(&format!("; {attr}"));
+        }
+    }
+    Host::of(ctx)
+        .http
+        .borrow_mut()
+        .cookies()
+        .set(&url, &header)
+        .map_err(|e| JsNativeError::error().with_message(e.message))?;
+    Ok(JsValue::undefined())
+}
+
+/// `jar.clear(url)`.
+fn jar_clear(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    if let Ok(url) = jar_url(a, ctx)? {
+        Host::of(ctx).http.borrow_mut().cookies().clear_url(&url);
+    }
+    Ok(JsValue::undefined())
+}
+
+/// `jar.delete(url, name)`.
+fn jar_delete(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let Ok(url) = jar_url(a, ctx)? else {
+        return Ok(JsValue::undefined());
+    };
+    let name = a
+        .get(1)
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
+    Host::of(ctx)
+        .http
+        .borrow_mut()
+        .cookies()
+        .delete(&url, &name);
+    Ok(JsValue::undefined())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,5 +1075,23 @@ mod tests {
         assert_eq!(itoa(0).as_str(), "0");
         assert_eq!(itoa(200).as_str(), "200");
         assert_eq!(itoa_u32(1212).as_str(), "1212");
+    }
+
+    #[test]
+    fn status_ranges_are_inclusive() {
+        let ranges = [(200, 200), (400, 404)];
+        assert!(expected(&ranges, 200));
+        assert!(expected(&ranges, 404));
+        assert!(!expected(&ranges, 201));
+        assert!(!expected(&ranges, 500));
+        assert!(!expected(&[], 200));
+    }
+
+    #[test]
+    fn boundaries_are_60_hex_digits_and_differ() {
+        let a = boundary(1);
+        assert_eq!(a.len(), 60);
+        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a, boundary(1));
     }
 }

@@ -52,7 +52,7 @@ const REMOVED: &[(&str, &str)] = &[
 pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
     match spec {
         "k6" => Ok(synthetic(k6::functions(), ctx)),
-        "k6/http" => Ok(synthetic(http::functions(), ctx)),
+        "k6/http" => Ok(http::module(ctx)),
         "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),

@@ -139,11 +139,20 @@ impl IterationSource for ArrivalRate {
             return Next::Done;
         };
         claims.next += 1;
-        let at = start + t;
-        if at <= now {
-            Next::Now(i)
-        } else {
-            Next::At(at, i)
+        // Always `At`, even when already due, so the VU can report how late it started.
+        Next::At(start + t, i)
+    }
+
+    fn behind(&self) -> bool {
+        let claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if claims.next >= self.planned {
+            return false;
+        }
+        match (self.start.get(), self.time_of(claims.next)) {
+            // No VU has asked yet: the scenario has no free VU at all.
+            (None, _) => true,
+            (Some(start), Some(t)) => Instant::now() > *start + t + SLACK,
+            (Some(_), None) => false,
         }
     }
 
@@ -196,7 +205,7 @@ mod tests {
     async fn late_claims_drop_missed_iterations() {
         let start = Instant::now();
         let r = ArrivalRate::new(10, Duration::from_secs(1), vec![stage(1, 10)], true);
-        assert_eq!(r.next(0, 0), Next::Now(0));
+        assert_eq!(r.next(0, 0), Next::At(start, 0));
         tokio::time::advance(Duration::from_millis(350)).await;
         // Iterations 1..3 (100, 200, 300 ms) passed with no free VU.
         assert_eq!(

@@ -37,6 +37,18 @@ pub trait IterationSource: Send + Sync {
     }
     /// How long the scenario hands out new iterations (its `duration`/`maxDuration`).
     fn run_time(&self) -> Duration;
+
+    /// Whether a planned iteration start has passed with no VU to take it: the scenario then
+    /// starts another VU if it may (arrival-rate executors up to `maxVUs`).
+    fn behind(&self) -> bool {
+        false
+    }
+
+    /// For an iteration VU `vu_index` starts now: the instant after which it must be
+    /// interrupted because the VU was ramped down (ramping-vus' `gracefulRampDown`).
+    fn ramp_down_deadline(&self, _vu_index: u64) -> Option<Instant> {
+        None
+    }
 }
 
 /// The iteration source for `scenario`, whose own clock starts at `start`.
@@ -67,11 +79,12 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
         Executor::RampingVus {
             start_vus,
             ref stages,
-            ..
+            graceful_ramp_down,
         } => Box::new(ramping_vus::RampingVus::new(
             start,
             start_vus,
             stages.clone(),
+            graceful_ramp_down,
         )),
         Executor::ConstantArrivalRate {
             rate,

@@ -13,17 +13,24 @@ pub(super) struct RampingVus {
     start_vus: u64,
     stages: Vec<Stage>,
     total: Duration,
+    graceful_ramp_down: Duration,
     next: AtomicU64,
 }
 
 impl RampingVus {
-    pub(super) fn new(start: Instant, start_vus: u64, stages: Vec<Stage>) -> Self {
+    pub(super) fn new(
+        start: Instant,
+        start_vus: u64,
+        stages: Vec<Stage>,
+        graceful_ramp_down: Duration,
+    ) -> Self {
         let total = stages.iter().map(|s| s.duration).sum();
         RampingVus {
             start,
             start_vus,
             stages,
             total,
+            graceful_ramp_down,
             next: AtomicU64::new(0),
         }
     }
@@ -42,6 +49,30 @@ impl RampingVus {
             from = to;
         }
         from
+    }
+
+    /// The first moment after `t` when VU `k` (0-based) drops out of the target.
+    fn first_inactive(&self, k: u64, t: Duration) -> Option<Duration> {
+        let need = (k + 1) as f64;
+        let mut from = self.start_vus as f64;
+        let mut at = Duration::ZERO;
+        for s in &self.stages {
+            let to = s.target as f64;
+            let end = at + s.duration;
+            if end > t && to < need {
+                // Linear ramp down: from + (to - from) * f drops below need.
+                let f = if from < need {
+                    0.0
+                } else {
+                    ((from - need) / (from - to)).clamp(0.0, 1.0)
+                };
+                let when = (at + s.duration.mul_f64(f)).max(t);
+                return Some(when);
+            }
+            at = end;
+            from = to;
+        }
+        None
     }
 
     /// The first moment at or after `t` when VU `k` (0-based) is part of the target.
@@ -87,6 +118,12 @@ impl IterationSource for RampingVus {
     fn run_time(&self) -> Duration {
         self.total
     }
+
+    fn ramp_down_deadline(&self, vu_index: u64) -> Option<Instant> {
+        let elapsed = Instant::now().saturating_duration_since(self.start);
+        self.first_inactive(vu_index, elapsed)
+            .map(|t| self.start + t + self.graceful_ramp_down)
+    }
 }
 
 #[cfg(test)]
@@ -102,7 +139,12 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn vus_join_on_the_ramp() {
-        let r = RampingVus::new(Instant::now(), 0, vec![stage(10, 10), stage(10, 0)]);
+        let r = RampingVus::new(
+            Instant::now(),
+            0,
+            vec![stage(10, 10), stage(10, 0)],
+            Duration::ZERO,
+        );
         assert_eq!(r.target(Duration::from_secs(5)), 5.0);
         assert_eq!(r.target(Duration::from_secs(15)), 5.0);
         assert_eq!(
@@ -115,5 +157,14 @@ mod tests {
         );
         assert_eq!(r.first_active(9, Duration::from_secs(11)), None);
         assert!(matches!(r.next(0, 0), Next::Wait(_)));
+        // VU 9 (the 10th) leaves as soon as the ramp down starts; VU 0 only at the very end.
+        assert_eq!(
+            r.first_inactive(9, Duration::ZERO),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            r.first_inactive(0, Duration::ZERO),
+            Some(Duration::from_secs(19))
+        );
     }
 }
