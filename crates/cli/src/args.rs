@@ -21,7 +21,7 @@ pub enum Command {
     /// Start the built-in demo shop on 127.0.0.1 and run examples/journey.js against it.
     Demo(DemoArgs),
     /// Blast one URL wrk-style, without a script (latency distribution, req/s, errors).
-    Bench(BenchArgs),
+    Bench(Box<BenchArgs>),
     /// Print the version.
     Version,
 }

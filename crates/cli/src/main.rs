@@ -27,7 +27,7 @@ fn main() {
     let code = match cli.command {
         Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(*args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));
             exit::ExitCode::Success
