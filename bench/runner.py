@@ -225,6 +225,15 @@ def parse_wrk(text):
             "failed_rate": (err / req) if req else None, "checks_rate": None}
 
 
+def parse_rk6_bench(path):
+    with open(path) as f:
+        d = json.load(f)
+    lat = d.get("latency_ms", {})
+    req = d.get("requests", 0)
+    return {"requests": req, "iterations": None, "p50_ms": lat.get("p50"), "p95_ms": lat.get("p99"),
+            "failed_rate": (d.get("errors_total", 0) / req) if req else None, "checks_rate": None}
+
+
 class Runner:
     def __init__(self, args, base_url, nginx):
         self.args = args
@@ -254,6 +263,10 @@ class Runner:
         elif tool == "k6":
             cmd = [self.k6, "run", "-q", "--address", "127.0.0.1:0", "--summary-export", summary,
                    *load, *eflags, os.path.join(SCRIPTS, script)]
+        elif tool == "rk6bench":
+            # One thread, like the wrk run it is compared with.
+            cmd = [self.rk6, "bench", "-t", "1", "-c", str(vus), "-d", f"{duration}s", "--json", summary,
+                   f"{self.base_url}/"]
         elif tool == "wrk":
             # One wrk thread, one connection per VU: the closest wrk gets to "-u N, tight loop".
             cmd = [self.wrk, "-t1", f"-c{vus}", f"-d{duration}s", "--latency", "--timeout", "10s",
@@ -269,6 +282,8 @@ class Runner:
             if tool == "wrk":
                 with open(logfile) as f:
                     parsed = parse_wrk(f.read())
+            elif tool == "rk6bench":
+                parsed = parse_rk6_bench(summary)
             elif os.path.exists(summary):
                 parsed = parse_summary(summary)
         except (OSError, ValueError, KeyError) as e:
@@ -311,6 +326,8 @@ def execute(args, runner):
     BD = args.baseline_duration
     results = []  # list of dicts with 'scenario' key
     tools_s1 = ["rk6", "k6"] + (["wrk"] if runner.wrk else [])
+    # Scenario 5 (scriptless): rk6 bench against wrk, same connections and duration.
+    tools_s5 = ["rk6bench"] + (["wrk"] if runner.wrk else [])
     for rep in range(args.repeats):
         log(f"=== repeat {rep + 1}/{args.repeats} ===")
 
@@ -332,6 +349,11 @@ def execute(args, runner):
         for tool in order(tools_s1):
             r = runner.run(tool, "tight.js", 10, D, D + 60)
             results.append({**r, "scenario": "s1", "rep": rep})
+
+        # Scenario 5: scriptless, 10 connections (wrk's figures come from scenario 1).
+        for tool in [t for t in order(tools_s5) if t == "rk6bench"]:
+            r = runner.run(tool, "tight.js", 10, D, D + 60)
+            results.append({**r, "scenario": "s5", "rep": rep})
 
         # Scenario 2: 1000 (and 5000) VUs with sleep(1).
         for vus in args.vus2:
@@ -464,8 +486,8 @@ def build_report(args, results, meta):
     for tool in ("rk6", "k6"):
         row(f"4. constant-arrival-rate {ARRIVAL_RATE}/s, maxVUs 200, {D} s", tool, aggs[("s4", tool, None)])
     w = aggs[("s1", "wrk", 10)]
-    row(f"5. scriptless (`rk6 run URL`), 10 conns, {D} s", "rk6",
-        None, "not yet (no scriptless mode); wrk baseline below")
+    aggs[("s5", "rk6bench", 10)] = aggregate(results, "rk6bench", "s5", 10, "none")
+    row(f"5. scriptless `rk6 bench -t1 -c10` (p95 column: p99), {D} s", "rk6 bench", aggs[("s5", "rk6bench", 10)])
     row(f"5. scriptless, 10 conns, {D} s", "wrk (= row 1)", w)
 
     # Ratios
@@ -474,6 +496,7 @@ def build_report(args, results, meta):
             return None
         return a[key] / b[key]
 
+    s5 = aggs[("s5", "rk6bench", 10)]
     rl = ["| Scenario | rk6 / k6 CPU per request | rk6 / k6 CPU per iteration | rk6 / k6 RSS per VU | "
           "rk6 / k6 p95 | rk6 / wrk CPU per request |", "|---|---|---|---|---|---|"]
 
@@ -531,6 +554,12 @@ def build_report(args, results, meta):
                   f"= {rr:.2f}×{gap} | {'yes' if ok else '**no**'} |")
     else:
         tl.append(f"| S3: rk6 CPU / iteration ≤ ½ of k6's | rk6 {a.get('status')}, k6 {b.get('status')} | **no** |")
+    if s5.get("status") == "ok" and w.get("status") == "ok":
+        rr = s5["cpu_req"] / w["cpu_req"]
+        tl.append(f"| S5: `rk6 bench` ≤ 1.2× wrk's CPU / request | rk6 bench {s5['cpu_req']:.1f} µs vs wrk "
+                  f"{w['cpu_req']:.1f} µs = {rr:.2f}× | {'yes' if rr <= 1.2 else '**no**'} |")
+    else:
+        tl.append(f"| S5: `rk6 bench` ≤ 1.2× wrk's CPU / request | rk6 bench {s5.get('status')} | **no** |")
 
     failed_runs = [r for r in results if not r.get("ok") and not r.get("skipped")]
     out = []
