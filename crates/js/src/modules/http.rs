@@ -48,25 +48,7 @@ const CONSTANTS: &[(&str, &str)] = &[
 
 /// The `k6/http` module: constants first, then the functions (as k6 lists them).
 pub(super) fn module(ctx: &mut Context) -> Module {
-    let realm = ctx.realm().clone();
-    let mut init = ObjectInitializer::new(ctx);
-    let mut names = Vec::new();
-    for (name, value) in CONSTANTS {
-        let name = JsString::from(*name);
-        init.property(name.clone(), JsString::from(*value), Attribute::all());
-        names.push(name);
-    }
-    for (name, len, f) in functions() {
-        let name = JsString::from(name);
-        let func = FunctionObjectBuilder::new(&realm, f)
-            .name(name.clone())
-            .length(len)
-            .build();
-        init.property(name.clone(), func, Attribute::all());
-        names.push(name);
-    }
-    let object = init.build();
-    super::from_object(object, names, ctx)
+    super::synthetic_with(CONSTANTS, functions(), ctx)
 }
 
 fn functions() -> Vec<Export> {

@@ -81,9 +81,23 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
 pub(crate) type Export = (&'static str, usize, NativeFunction);
 
 fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
+    synthetic_with(&[], exports, ctx)
+}
+
+/// A module exporting string `constants` first, then the native functions `exports`.
+pub(super) fn synthetic_with(
+    constants: &[(&str, &str)],
+    exports: Vec<Export>,
+    ctx: &mut Context,
+) -> Module {
     let realm = ctx.realm().clone();
     let mut init = ObjectInitializer::new(ctx);
-    let mut names = Vec::with_capacity(exports.len());
+    let mut names = Vec::with_capacity(constants.len() + exports.len());
+    for (name, value) in constants {
+        let name = JsString::from(*name);
+        init.property(name.clone(), JsString::from(*value), Attribute::all());
+        names.push(name);
+    }
     for (name, len, f) in exports {
         let name = JsString::from(name);
         let func = FunctionObjectBuilder::new(&realm, f)
