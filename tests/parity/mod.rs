@@ -252,3 +252,56 @@ export default function () {{
     // k6's iteration at exactly the end of the arrival-rate scenario is a race in k6 itself.
     compare_within("scenarios", &script, 1.0);
 }
+
+/// The `iterationInTest` values a run logged (`it N` console lines), sorted.
+fn logged_iterations(stderr: &str) -> Vec<u64> {
+    let mut out: Vec<u64> = stderr
+        .lines()
+        .filter_map(|l| l.split("msg=\"it ").nth(1))
+        .filter_map(|r| r.split(['"', ' ']).next()?.parse().ok())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn execution_segments_deal_iterations_like_k6() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("parity-segments");
+    let script = dir.write(
+        "seg.js",
+        r#"
+import exec from 'k6/execution';
+export const options = { scenarios: {
+  si: { executor: 'shared-iterations', vus: 7, iterations: 23 },
+  pv: { executor: 'per-vu-iterations', vus: 3, iterations: 2, exec: 'pv' },
+} };
+export default function () { console.log(`it ${exec.scenario.iterationInTest}`); }
+export function pv() { console.log(`it ${1000 + exec.scenario.iterationInTest}`); }
+"#,
+    );
+    let sequence = "0,1/5,1/2,1";
+    for seg in ["0:1/5", "1/5:1/2", "1/2:1"] {
+        let args = [
+            "run",
+            "--address",
+            "",
+            "--execution-segment",
+            seg,
+            "--execution-segment-sequence",
+            sequence,
+            script.to_str().unwrap(),
+        ];
+        let k6_out = Command::new(&bin)
+            .args(args)
+            .env("K6_NO_USAGE_REPORT", "true")
+            .current_dir(&dir.0)
+            .output()
+            .expect("run k6");
+        let ours = rk6(&args, &dir.0);
+        ours.assert_code(0);
+        let theirs = logged_iterations(&String::from_utf8_lossy(&k6_out.stderr));
+        assert!(!theirs.is_empty(), "k6 logged nothing for {seg}");
+        assert_eq!(logged_iterations(&ours.stderr), theirs, "segment {seg}");
+    }
+}

@@ -162,3 +162,271 @@ fn arrival_rate_reports_how_late_iterations_started() {
         run.stderr
     );
 }
+
+/// The `iterationInTest` numbers each segment ran, from its console lines.
+fn iterations_in_test(stderr: &str) -> Vec<u64> {
+    let mut out: Vec<u64> = stderr
+        .lines()
+        .filter_map(|l| l.split("msg=\"it ").nth(1))
+        .filter_map(|rest| rest.split(['"', ' ']).next()?.parse().ok())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn three_segments_run_exactly_the_whole_test() {
+    let dir = Dir::new("segments");
+    let script = r#"
+import exec from 'k6/execution';
+export const options = { scenarios: {
+  si: { executor: 'shared-iterations', vus: 4, iterations: 10 },
+  pv: { executor: 'per-vu-iterations', vus: 5, iterations: 2, exec: 'pv' },
+  car: { executor: 'constant-arrival-rate', rate: 20, duration: '1s', preAllocatedVUs: 3, exec: 'car' },
+} };
+export default function () { console.log(`it ${exec.scenario.iterationInTest} si`); }
+export function pv() {}
+export function car() { console.log(`it ${1000 + exec.scenario.iterationInTest} car`); }
+"#;
+    let path = dir.write("seg.js", script);
+    let mut totals = [0.0f64; 3];
+    let mut seen = Vec::new();
+    for seg in ["0:1/3", "1/3:2/3", "2/3:1"] {
+        let export = dir.path(&format!("{}.json", seg.replace(['/', ':'], "_")));
+        let run = rk6(
+            &[
+                "run",
+                "--address",
+                "",
+                "--execution-segment",
+                seg,
+                "--execution-segment-sequence",
+                "0,1/3,2/3,1",
+                "--summary-export",
+                export.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ],
+            &dir.0,
+        );
+        run.assert_code(0);
+        assert!(
+            run.stdout.contains("scenarios: (33.33%) 3 scenarios"),
+            "{}",
+            run.stdout
+        );
+        let export: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+        totals[0] += count(&export, "iterations");
+        totals[1] += count(&export, "vus_max")
+            .max(metric(&export, "vus_max")["max"].as_f64().unwrap_or(0.0));
+        seen.extend(iterations_in_test(&run.stderr));
+    }
+    // The whole test: 10 shared + 5 × 2 per-VU + 21 arrival-rate iterations, none twice.
+    assert_eq!(totals[0], 41.0, "iterations over all segments");
+    seen.sort_unstable();
+    let whole: Vec<u64> = (0..10).chain(1000..1021).collect();
+    assert_eq!(seen, whole, "iterationInTest over all segments");
+}
+
+#[test]
+fn bad_segments_are_rejected_like_k6() {
+    let dir = Dir::new("badseg");
+    let path = dir.write("s.js", "export default function () {}\n");
+    let run = rk6(
+        &[
+            "run",
+            "--address",
+            "",
+            "--execution-segment",
+            "1/4:1/2",
+            "--execution-segment-sequence",
+            "0,1/3,1",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+    );
+    run.assert_code(104);
+    assert!(
+        run.stderr
+            .contains("provided segment 1/4:1/2 can't be found in sequence 0,1/3,1"),
+        "{}",
+        run.stderr
+    );
+    let run = rk6(
+        &[
+            "run",
+            "--address",
+            "",
+            "--execution-segment",
+            "abc",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+    );
+    run.assert_code(255);
+    assert!(
+        run.stderr
+            .contains("'abc' is not a valid percentage, decimal, fraction or interval value"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Sends `PATCH /v1/status` with `body` to the control API at `address`.
+fn patch_status(address: &str, body: &str) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        s,
+        "PATCH /v1/status HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// A free port on 127.0.0.1 for a control API.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Polls `rk6 status` until `want` appears in its output (or panics after 20 s).
+fn wait_status(address: &str, dir: &Dir, want: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let st = rk6(&["status", "-a", address], &dir.0);
+        if st.code == 0 && st.stdout.contains(want) {
+            return st.stdout;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw {want}: {} {}",
+            st.stdout,
+            st.stderr
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn externally_controlled_vus_follow_the_control_api() {
+    let dir = Dir::new("external");
+    let script = r#"
+import { sleep } from 'k6';
+import exec from 'k6/execution';
+export const options = { scenarios: { ec: { executor: 'externally-controlled', vus: 0, maxVUs: 3, duration: '0' } } };
+export default function () { console.log(`vu ${exec.vu.idInTest}`); sleep(0.05); }
+"#;
+    let path = dir.write("ec.js", script);
+    let address = format!("127.0.0.1:{}", free_port());
+    let export = dir.path("summary.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rk6"))
+        .args([
+            "run",
+            "--paused",
+            "--address",
+            &address,
+            "--summary-export",
+            export.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ])
+        .current_dir(&dir.0)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_status(&address, &dir, "status: 4");
+    assert!(status.contains("paused: true"), "{status}");
+    rk6(&["resume", "-a", &address], &dir.0).assert_code(0);
+    wait_status(&address, &dir, "status: 7");
+    let too_many = rk6(&["scale", "-a", &address, "-u", "5"], &dir.0);
+    too_many.assert_code(255);
+    assert!(
+        too_many
+            .stderr
+            .contains("must be less than or equal to the number of maxVUs (3)"),
+        "{}",
+        too_many.stderr
+    );
+    rk6(&["scale", "-a", &address, "-u", "2"], &dir.0).assert_code(0);
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    // Stopping through the API ends the test like a signal does.
+    patch_status(&address, r#"{"data":{"attributes":{"stopped":true}}}"#);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(105), "{stderr}");
+    let export: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    assert!(count(&export, "iterations") >= 4.0, "{export}");
+    // Only the two VUs scaled in ran iterations.
+    let mut vus: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split("msg=\"vu ").nth(1))
+        .map(|r| &r[..1])
+        .collect();
+    vus.sort_unstable();
+    vus.dedup();
+    assert_eq!(vus, ["1", "2"], "{stderr}");
+}
+
+#[test]
+fn config_file_sits_below_script_options() {
+    let dir = Dir::new("config");
+    dir.write(
+        "config.json",
+        r#"{"iterations": 3, "vus": 3, "summaryTrendStats": ["avg", "p(99)"]}"#,
+    );
+    let script = "export const options = { vus: 1 };\nexport default function () {}\n";
+    let config = dir.path("config.json");
+    let (run, export) = run_export(
+        &dir,
+        script,
+        &["--config", config.to_str().unwrap(), "--address", ""],
+    );
+    run.assert_code(0);
+    assert_eq!(count(&export, "iterations"), 3.0, "{export}");
+    assert!(
+        metric(&export, "iteration_duration").get("p(99)").is_some(),
+        "{export}"
+    );
+    assert!(
+        metric(&export, "iteration_duration").get("med").is_none(),
+        "{export}"
+    );
+}
+
+#[test]
+fn vu_tags_set_by_the_script_tag_later_samples() {
+    let dir = Dir::new("vutags");
+    let script = r#"
+import exec from 'k6/execution';
+import { Counter } from 'k6/metrics';
+import { check } from 'k6';
+const c = new Counter('my_counter');
+export const options = { iterations: 3, tags: { global: 'g' },
+  thresholds: { 'my_counter{foo:bar}': ['count==3'], 'my_counter{mt:x}': ['count==3'], 'iterations{foo:bar}': ['count>=2'] } };
+export default function () {
+  exec.vu.tags.foo = 'bar';
+  exec.vu.metrics.tags.mt = 'x';
+  let threw = false;
+  try { exec.vu.tags.bad = { a: 1 }; } catch (e) { threw = e instanceof TypeError; }
+  check(exec.vu.tags, {
+    'object values throw': () => threw,
+    'same map': (t) => t.mt === 'x' && exec.vu.metrics.tags.foo === 'bar',
+    'system tags visible': (t) => t.scenario === 'default' && t.global === 'g' && t.group === '',
+  });
+  c.add(1);
+}
+"#;
+    let (run, export) = run_export(&dir, script, &["--address", ""]);
+    run.assert_code(0);
+    assert_eq!(metric(&export, "checks")["fails"], 0, "{export}");
+    assert_eq!(metric(&export, "checks")["passes"], 9, "{export}");
+}

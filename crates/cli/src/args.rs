@@ -24,6 +24,35 @@ pub enum Command {
     Bench(Box<BenchArgs>),
     /// Print the version.
     Version,
+    /// Show the status of a running test (through its control API).
+    Status(ControlArgs),
+    /// Change the VUs of a running externally-controlled scenario.
+    Scale(ScaleArgs),
+    /// Pause a running test (externally-controlled) or keep a --paused one waiting.
+    Pause(ControlArgs),
+    /// Resume a paused test, e.g. one started with --paused.
+    Resume(ControlArgs),
+}
+
+/// Where a running test's control API listens.
+#[derive(Debug, Clone, Args)]
+pub struct ControlArgs {
+    /// Address of the test's control API.
+    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
+    pub address: String,
+}
+
+/// Flags of `rk6 scale`.
+#[derive(Debug, Clone, Args)]
+pub struct ScaleArgs {
+    /// Active VUs to run.
+    #[arg(short = 'u', long = "vus")]
+    pub vus: Option<u64>,
+    /// Maximum VUs (cannot exceed the scenario's maxVUs).
+    #[arg(short = 'm', long = "max")]
+    pub max: Option<u64>,
+    #[command(flatten)]
+    pub control: ControlArgs,
 }
 
 /// Flags of `rk6 run` (k6 names; only those rk6 implements are accepted).
@@ -88,6 +117,33 @@ pub struct RunArgs {
     /// User-Agent header to send.
     #[arg(long = "user-agent")]
     pub user_agent: Option<String>,
+    /// JSON config file (k6's format), the lowest option layer above the defaults.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address of the control API ('' disables it).
+    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
+    pub address: String,
+    /// Start paused; `rk6 resume` (or PATCH /v1/status) starts the scenarios.
+    #[arg(short = 'p', long = "paused")]
+    pub paused: bool,
+    /// The part of the test this instance runs, e.g. 0:1/3 (see --execution-segment-sequence).
+    #[arg(long = "execution-segment", value_name = "SEGMENT")]
+    pub execution_segment: Option<String>,
+    /// All the segments a test is split into, e.g. 0,1/3,2/3,1.
+    #[arg(long = "execution-segment-sequence", value_name = "SEQUENCE")]
+    pub execution_segment_sequence: Option<String>,
+    /// Summary statistics of trends, e.g. avg,p(95),p(99.9).
+    #[arg(long = "summary-trend-stats", value_name = "STATS")]
+    pub summary_trend_stats: Option<String>,
+    /// Time unit of the summary's trend values (s, ms, us).
+    #[arg(long = "summary-time-unit", value_name = "UNIT")]
+    pub summary_time_unit: Option<String>,
+    /// Do not reuse connections between iterations of a VU.
+    #[arg(long = "no-vu-connection-reuse")]
+    pub no_vu_connection_reuse: bool,
+    /// Do not reuse connections at all.
+    #[arg(long = "no-connection-reuse")]
+    pub no_connection_reuse: bool,
 }
 
 /// Flags of `rk6 demo`.

@@ -18,4 +18,8 @@ pub enum ExitCode {
     ScriptAborted = 108,
     /// `exec.test.fail()`.
     MarkedAsFailed = 110,
+    /// The control API could not listen on the `--address` given.
+    CannotStartRestApi = 106,
+    /// Any other error (k6 exits with -1, seen as 255).
+    GenericError = 255,
 }

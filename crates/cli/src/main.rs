@@ -3,6 +3,8 @@
 mod args;
 mod bench;
 mod collector;
+mod control;
+mod control_client;
 mod demo;
 mod exit;
 mod options;
@@ -12,6 +14,7 @@ mod run;
 use clap::Parser;
 
 use args::{Cli, Command};
+use control_client::ControlRequest;
 
 fn main() {
     let cli = match Cli::try_parse() {
@@ -32,6 +35,26 @@ fn main() {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));
             exit::ExitCode::Success
         }
+        Command::Status(a) => control_command(&a.address, ControlRequest::Status),
+        Command::Scale(a) => control_command(
+            &a.control.address,
+            ControlRequest::Scale {
+                vus: a.vus,
+                max: a.max,
+            },
+        ),
+        Command::Pause(a) => control_command(&a.address, ControlRequest::Paused(true)),
+        Command::Resume(a) => control_command(&a.address, ControlRequest::Paused(false)),
     };
     std::process::exit(code as i32);
+}
+
+fn control_command(address: &str, what: ControlRequest) -> exit::ExitCode {
+    match control_client::run(address, what) {
+        Ok(()) => exit::ExitCode::Success,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ExitCode::GenericError
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! Option layering: script `options` < `K6_*` environment < CLI flags.
+//! Option layering: defaults < `--config` file < script `options` < `K6_*` environment <
+//! CLI flags.
 
 use serde_json::{Map, Value};
 
@@ -36,11 +37,86 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
-    if let Some(v) = env("K6_INSECURE_SKIP_TLS_VERIFY") {
-        m.insert(
-            "insecureSkipTLSVerify".into(),
-            Value::Bool(v == "true" || v == "1"),
-        );
+    let boolean = |v: String| Value::Bool(v == "true" || v == "1");
+    for (var, key) in [
+        ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
+        ("K6_PAUSED", "paused"),
+        ("K6_NO_CONNECTION_REUSE", "noConnectionReuse"),
+        ("K6_NO_VU_CONNECTION_REUSE", "noVUConnectionReuse"),
+        ("K6_NO_COOKIES_RESET", "noCookiesReset"),
+        ("K6_NO_SETUP", "noSetup"),
+        ("K6_NO_TEARDOWN", "noTeardown"),
+    ] {
+        if let Some(v) = env(var) {
+            m.insert(key.into(), boolean(v));
+        }
+    }
+    if let Some(v) = env("K6_STAGES") {
+        m.insert("stages".into(), stages_value("K6_STAGES", &v)?);
+    }
+    if let Some(v) = env("K6_SUMMARY_TREND_STATS") {
+        m.insert("summaryTrendStats".into(), list(&v));
+    }
+    if let Some(v) = env("K6_SUMMARY_TIME_UNIT") {
+        m.insert("summaryTimeUnit".into(), Value::String(v));
+    }
+    if let Some(v) = env("K6_SUMMARY_MODE") {
+        m.insert("summaryMode".into(), Value::String(v));
+    }
+    Ok(m)
+}
+
+/// `a,b,c` as a JSON array of strings.
+fn list(v: &str) -> Value {
+    Value::Array(
+        v.split(',')
+            .map(|s| Value::String(s.trim().to_string()))
+            .filter(|s| s.as_str() != Some(""))
+            .collect(),
+    )
+}
+
+/// k6's `--stage`/`K6_STAGES` form `30s:10,1m:0` (duration:target).
+fn stages_value(name: &str, v: &str) -> Result<Value, String> {
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        let (d, t) = part.split_once(':').unwrap_or((part, "0"));
+        let target: u64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("{name}: \"{part}\" is not duration:target"))?;
+        out.push(serde_json::json!({"duration": d.trim(), "target": target}));
+    }
+    Ok(Value::Array(out))
+}
+
+/// Reads a `--config` file (k6's JSON format: options plus a few CLI-only keys).
+pub fn config_layer(path: &std::path::Path) -> Result<Map<String, Value>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("couldn't read the config file {}: {e}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("couldn't parse the config file {}: {e}", path.display()))?;
+    let Value::Object(mut m) = value else {
+        return Err(format!(
+            "the config file {} must hold a JSON object",
+            path.display()
+        ));
+    };
+    // Keys k6 accepts in the file that are not script options.
+    for k in [
+        "out",
+        "linger",
+        "noUsageReport",
+        "webDashboard",
+        "collectors",
+    ] {
+        m.remove(k);
+    }
+    if let Some(k) = m.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(format!(
+            "the config file {}: json: unknown field \"{k}\"",
+            path.display()
+        ));
     }
     Ok(m)
 }
@@ -64,6 +140,27 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
     }
     if args.insecure_skip_tls_verify {
         m.insert("insecureSkipTLSVerify".into(), Value::Bool(true));
+    }
+    for (set, key) in [
+        (args.paused, "paused"),
+        (args.no_connection_reuse, "noConnectionReuse"),
+        (args.no_vu_connection_reuse, "noVUConnectionReuse"),
+    ] {
+        if set {
+            m.insert(key.into(), Value::Bool(true));
+        }
+    }
+    if let Some(v) = &args.execution_segment {
+        m.insert("executionSegment".into(), Value::String(v.clone()));
+    }
+    if let Some(v) = &args.execution_segment_sequence {
+        m.insert("executionSegmentSequence".into(), Value::String(v.clone()));
+    }
+    if let Some(v) = &args.summary_trend_stats {
+        m.insert("summaryTrendStats".into(), list(v));
+    }
+    if let Some(v) = &args.summary_time_unit {
+        m.insert("summaryTimeUnit".into(), Value::String(v.clone()));
     }
     if !args.tag.is_empty() {
         let tags: Map<String, Value> = args
@@ -141,22 +238,41 @@ pub fn unknown_keys(script: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Merges the layers. A layer above the script that sets an execution shortcut replaces the
-/// script's `scenarios`, with k6's warning.
+/// Merges the layers. A layer that sets an execution shortcut replaces the `scenarios` of
+/// the layers below it, with k6's warning; one that sets `scenarios` drops their shortcuts.
 pub fn consolidate(
     script: &Value,
     args: &RunArgs,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Consolidated, String> {
-    let mut options = script.as_object().cloned().unwrap_or_default();
+    let config_path = args
+        .config
+        .clone()
+        .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
+    let config = match &config_path {
+        Some(path) => config_layer(path)?,
+        None => Map::new(),
+    };
+    let mut options = Map::new();
     let mut warnings = Vec::new();
-    for (layer_name, layer) in [("environment", env_layer(&env)?), ("cli", cli_layer(args))] {
+    let script = script.as_object().cloned().unwrap_or_default();
+    for (layer_name, layer) in [
+        ("config", config),
+        ("script", script),
+        ("environment", env_layer(&env)?),
+        ("cli", cli_layer(args)),
+    ] {
         let sets_shortcut = SHORTCUTS.iter().any(|k| layer.contains_key(*k));
         if sets_shortcut && options.contains_key("scenarios") {
             options.remove("scenarios");
             warnings.push(format!(
                 "\"{layer_name}\" level configuration overrode scenarios configuration entirely"
             ));
+        }
+        if layer.contains_key("scenarios") {
+            for k in SHORTCUTS {
+                options.remove(*k);
+            }
         }
         for (k, v) in layer {
             options.insert(k, v);
@@ -225,6 +341,51 @@ mod tests {
             unknown_keys(&json!({"vus": 1, "vuss": 2, "thresholds": {}})),
             vec!["vuss"]
         );
+    }
+
+    #[test]
+    fn config_file_is_the_lowest_layer() {
+        let dir = std::env::temp_dir().join(format!("rk6-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.json");
+        std::fs::write(
+            &path,
+            r#"{"vus": 7, "duration": "9s", "userAgent": "from-config", "out": ["json=x"]}"#,
+        )
+        .unwrap();
+        let args = RunArgs {
+            config: Some(path.clone()),
+            ..Default::default()
+        };
+        let script = json!({"vus": 2});
+        let c = consolidate(&script, &args, no_env).unwrap();
+        assert_eq!(c.options["vus"], json!(2), "script beats config");
+        assert_eq!(c.options["duration"], json!("9s"));
+        assert_eq!(c.options["userAgent"], json!("from-config"));
+        assert!(!c.options.contains_key("out"));
+        // Script scenarios replace the config's shortcut.
+        let script = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
+        let c = consolidate(&script, &args, no_env).unwrap();
+        assert!(!c.options.contains_key("duration"));
+        std::fs::write(&path, r#"{"vuss": 1}"#).unwrap();
+        let e = consolidate(&json!({}), &args, no_env).err().unwrap();
+        assert!(e.contains("unknown field \"vuss\""), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn env_stages_and_lists() {
+        let env = |k: &str| match k {
+            "K6_STAGES" => Some("1s:2,3s".to_string()),
+            "K6_SUMMARY_TREND_STATS" => Some("avg, p(99)".to_string()),
+            _ => None,
+        };
+        let c = consolidate(&json!({}), &RunArgs::default(), env).unwrap();
+        assert_eq!(
+            c.options["stages"],
+            json!([{"duration": "1s", "target": 2}, {"duration": "3s", "target": 0}])
+        );
+        assert_eq!(c.options["summaryTrendStats"], json!(["avg", "p(99)"]));
     }
 
     #[test]

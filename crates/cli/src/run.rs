@@ -14,16 +14,41 @@ use rk6_output::{
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
-    ThreadPool,
+    Segment, Stripe, ThreadPool,
 };
 use serde_json::{Map, Value};
 
 use crate::args::RunArgs;
 use crate::collector::{Collected, Collector};
+use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::options::consolidate;
 
 use crate::progress;
+
+/// k6's default API address: when it is taken, the test runs without the API.
+const DEFAULT_ADDRESS: &str = "localhost:6565";
+
+/// The stripe of this instance's execution segment (full without one).
+fn segment_stripe(options: &Map<String, Value>) -> Result<Stripe, (ExitCode, String)> {
+    let text = |k: &str| {
+        options
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let segment = match text("executionSegment") {
+        Some(s) => Segment::parse(s).map_err(|e| (ExitCode::GenericError, e.0))?,
+        None => Segment::FULL,
+    };
+    let sequence = match text("executionSegmentSequence") {
+        Some(s) => Some(
+            rk6_scheduler::segment::parse_sequence(s).map_err(|e| (ExitCode::GenericError, e.0))?,
+        ),
+        None => None,
+    };
+    Stripe::new(segment, sequence.as_deref()).map_err(|e| (ExitCode::InvalidConfig, e.0))
+}
 
 /// `iteration_start_delay` p(95) above which the end of the test warns about the generator.
 const LATE_START_WARNING_MS: f64 = 10.0;
@@ -52,7 +77,7 @@ fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
 }
 
 /// Runs a test and returns its exit code.
-pub fn run(args: RunArgs) -> ExitCode {
+pub fn run(mut args: RunArgs) -> ExitCode {
     let logger = Logger {
         verbose: args.verbose,
     };
@@ -102,10 +127,24 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
     };
+    let vu_stripe = match segment_stripe(&options) {
+        Ok(s) => s,
+        Err((code, msg)) => return fail(&logger, code, &msg, None),
+    };
     let scenarios: Vec<Arc<Scenario>> = match scenarios_from_options(&options) {
-        Ok(s) => s.into_iter().map(Arc::new).collect(),
+        Ok(s) => s
+            .into_iter()
+            .map(|mut s| {
+                s.apply_segment(&vu_stripe);
+                Arc::new(s)
+            })
+            .collect(),
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
     };
+    let opt_flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
+    args.no_setup |= opt_flag("noSetup");
+    args.no_teardown |= opt_flag("noTeardown");
+    args.paused |= opt_flag("paused");
     for s in &scenarios {
         if !init.functions.iter().any(|f| f == &s.exec) {
             let msg = if s.exec == "default" {
@@ -199,6 +238,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         options: Value::Object(options.clone()),
         execution: OnceLock::new(),
         marked_failed: std::sync::atomic::AtomicBool::new(false),
+        vu_stripe: vu_stripe.clone(),
     });
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -422,12 +462,42 @@ async fn execute(
     abort: CancellationToken,
     started: Instant,
 ) -> Result<Outcome, ExitCode> {
+    let share = shared.vu_stripe.share();
     let max_vus = total_vus(scenarios);
+    let state = ExecutionState::new(scenarios);
+    let stop = CancellationToken::new();
+    let control = Control::new(state.clone(), stop.clone(), args.paused);
+    if !args.address.is_empty() {
+        match control::bind(&args.address).await {
+            Ok(listener) => control::serve(listener, control.clone()),
+            // k6 only warns when the default address is taken, and stops for one given.
+            Err(e) if args.address == DEFAULT_ADDRESS => logger.log(
+                Level::Warning,
+                "Error from API server",
+                &[("error", &format!("listen tcp {}: {e}", args.address))],
+            ),
+            Err(e) => {
+                return Err(fail(
+                    logger,
+                    ExitCode::CannotStartRestApi,
+                    &format!("cannot start the API server on {}: {e}", args.address),
+                    None,
+                ))
+            }
+        }
+    } else if args.paused {
+        return Err(fail(
+            logger,
+            ExitCode::InvalidConfig,
+            "a paused test needs the API to be resumed: don't disable --address with --paused",
+            None,
+        ));
+    }
     if !args.quiet {
         let script = args.script.display().to_string();
         print!(
             "{}",
-            progress::banner(&script, output_names, scenarios, max_vus)
+            progress::banner(&script, output_names, scenarios, max_vus, share)
         );
         let _ = std::io::stdout().flush();
     }
@@ -435,6 +505,11 @@ async fn execute(
         Ok(l) => l,
         Err(e) => return Err(script_failure(logger, &e)),
     };
+    if args.paused {
+        control.set_phase(Phase::PausedBeforeRun);
+        control.wait_resumed().await;
+    }
+    control.set_phase(Phase::Setup);
     let setup_data = if args.no_setup {
         None
     } else {
@@ -444,7 +519,6 @@ async fn execute(
         }
     };
     let _ = shared.setup_data.set(setup_data.clone());
-    let state = ExecutionState::new(scenarios);
     let initial = rk6_scheduler::initial_vu_ids(scenarios);
     state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     let _ = shared.execution.set(state.clone());
@@ -466,7 +540,6 @@ async fn execute(
         }
     };
 
-    let stop = CancellationToken::new();
     let signals = tokio::spawn(watch_signals(stop.clone(), logger.to_owned()));
     let stop_on_abort = {
         let (stop, abort) = (stop.clone(), abort.clone());
@@ -475,17 +548,21 @@ async fn execute(
             stop.cancel();
         })
     };
-    let ticker = tokio::spawn(tick(state.clone(), shared.clone(), args.quiet, started));
+    let display = Display::new(args.quiet);
+    let ticker = tokio::spawn(tick(
+        state.clone(),
+        shared.clone(),
+        display.clone(),
+        started,
+    ));
     let run_start = Instant::now();
+    control.set_phase(Phase::Running);
     let end = rk6_scheduler::run(scenarios, &pool, state.clone(), stop.clone()).await;
+    control.set_phase(Phase::Teardown);
     ticker.abort();
     signals.abort();
     stop_on_abort.abort();
-    let elapsed = run_start.elapsed();
-    if !args.quiet {
-        print!("{}", progress::snapshot(&state, elapsed));
-        let _ = std::io::stdout().flush();
-    }
+    display.show(&state, run_start.elapsed());
     emit_final(&state, &shared, max_vus);
     pool.shutdown();
     if !args.no_teardown {
@@ -505,14 +582,64 @@ async fn execute(
         lifecycle: Some(lifecycle),
         setup_data,
     })
+    .inspect(|_| control.set_phase(Phase::Ended))
 }
 
-/// Gauges `vus`/`vus_max` once per second, and the progress lines.
-async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, quiet: bool, started: Instant) {
-    let mut interval = tokio::time::interval(Duration::from_secs(1));
+/// Where progress goes: nowhere (`-q`), plain lines once a second, or bars redrawn in place
+/// on a terminal.
+#[derive(Clone)]
+struct Display {
+    quiet: bool,
+    terminal: bool,
+    /// Lines of the last frame drawn on the terminal (to redraw over them).
+    drawn: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Display {
+    fn new(quiet: bool) -> Self {
+        Display {
+            quiet,
+            terminal: std::io::stdout().is_terminal(),
+            drawn: Arc::default(),
+        }
+    }
+
+    fn show(&self, state: &ExecutionState, elapsed: Duration) {
+        if self.quiet {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        if self.terminal {
+            let (frame, lines) =
+                progress::frame(state, elapsed, self.drawn.load(Ordering::Relaxed));
+            self.drawn.store(lines, Ordering::Relaxed);
+            let _ = out.write_all(frame.as_bytes());
+        } else {
+            let _ = out.write_all(progress::snapshot(state, elapsed).as_bytes());
+        }
+        let _ = out.flush();
+    }
+}
+
+/// Gauges `vus`/`vus_max` once per second, and the progress display (redrawn more often on
+/// a terminal).
+async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display, started: Instant) {
+    let period = if display.terminal {
+        Duration::from_millis(250)
+    } else {
+        Duration::from_secs(1)
+    };
+    let per_second = (Duration::from_secs(1).as_millis() / period.as_millis()) as u64;
+    let mut interval = tokio::time::interval(period);
     interval.tick().await;
+    let mut n = 0u64;
     loop {
         interval.tick().await;
+        n += 1;
+        display.show(&state, started.elapsed());
+        if !n.is_multiple_of(per_second) {
+            continue;
+        }
         let now = SystemTime::now();
         let empty = TagSet::default();
         let batch = vec![
@@ -530,10 +657,6 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, quiet: bool, star
             },
         ];
         let _ = shared.samples.send(batch);
-        if !quiet {
-            print!("{}", progress::snapshot(&state, started.elapsed()));
-            let _ = std::io::stdout().flush();
-        }
     }
 }
 

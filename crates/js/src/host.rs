@@ -63,6 +63,10 @@ pub(crate) struct Host {
     /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
     /// `None` once a script disables it with `null`.
     pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
+    /// Tags the script set on the VU (`exec.vu.tags`), added to all its later samples.
+    pub(crate) vu_tags: RefCell<Vec<(String, String)>>,
+    /// The `exec.vu.tags` Proxy and its target, made on first use.
+    pub(crate) vu_tags_object: RefCell<Option<(boa_engine::JsObject, boa_engine::JsObject)>>,
 }
 
 impl Drop for Host {
@@ -90,6 +94,8 @@ impl Host {
             rng: Cell::new(0),
             response_kit: RefCell::new(None),
             expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
+            vu_tags: RefCell::default(),
+            vu_tags_object: RefCell::default(),
         })
     }
 
@@ -138,6 +144,8 @@ impl Host {
         pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.push(("group", &group));
         pairs.push(("scenario", &scenario.name));
+        let vu_tags = self.vu_tags.borrow();
+        pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.extend(user.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.extend_from_slice(system);
         let mut samples = self.samples.borrow_mut();

@@ -262,6 +262,8 @@ impl Runtime {
         pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.push(("group", ""));
         pairs.push(("scenario", &scenario.name));
+        let vu_tags = host.vu_tags.borrow();
+        pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let mut samples = host.samples.borrow_mut();
         let tags = samples.tags(&pairs);
         let now = SystemTime::now();

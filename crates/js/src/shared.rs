@@ -36,6 +36,8 @@ pub struct Shared {
     pub execution: OnceLock<Arc<rk6_scheduler::ExecutionState>>,
     /// Set by `exec.test.fail()`: the run ends with exit code 110.
     pub marked_failed: AtomicBool,
+    /// Maps this instance's VU ids to ids in the whole test (`--execution-segment`).
+    pub vu_stripe: rk6_scheduler::Stripe,
 }
 
 impl Shared {
@@ -56,6 +58,7 @@ impl Shared {
             options: serde_json::Value::Null,
             execution: OnceLock::new(),
             marked_failed: AtomicBool::new(false),
+            vu_stripe: rk6_scheduler::Stripe::full(),
         })
     }
 }

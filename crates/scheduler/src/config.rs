@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::duration::{duration_from_json, format_duration};
+use crate::segment::Stripe;
 
 /// A scenario configuration k6 would reject (the CLI exits with 104).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,6 +57,31 @@ pub enum Executor {
         pre_allocated_vus: u64,
         max_vus: u64,
     },
+    /// VUs are set while the test runs, through the control API (`rk6 scale`).
+    ExternallyControlled {
+        vus: u64,
+        max_vus: u64,
+        /// `None` runs until stopped (k6's `duration: 0`).
+        duration: Option<Duration>,
+    },
+}
+
+/// How this instance's execution segment splits a scenario (both full without a segment).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// Deals out the scenario's VUs.
+    pub vus: Stripe,
+    /// Deals out its iterations (derived from how the VUs were split, as k6 does).
+    pub iterations: Stripe,
+}
+
+impl Default for Split {
+    fn default() -> Self {
+        Split {
+            vus: Stripe::full(),
+            iterations: Stripe::full(),
+        }
+    }
 }
 
 /// One stage of a ramping executor: reach `target` (VUs or iterations per time unit)
@@ -123,6 +149,8 @@ pub struct Scenario {
     pub env: BTreeMap<String, String>,
     /// Tags added to every sample of this scenario.
     pub tags: BTreeMap<String, String>,
+    /// This instance's part of the scenario (`--execution-segment`).
+    pub split: Split,
 }
 
 const EXECUTORS: &[&str] = &[
@@ -185,12 +213,13 @@ impl Scenario {
                 "preAllocatedVUs",
                 "maxVUs",
             ],
-            _ => {
-                return Err(bad(format!(
-                    "scenario {name}: the '{executor}' executor is not supported by rk6 yet"
-                )))
-            }
+            _ => &["vus", "maxVUs", "duration"],
         };
+        if executor == "externally-controlled" && obj.contains_key("gracefulStop") {
+            return Err(bad(format!(
+                "scenario {name}: gracefulStop is not supported by the externally-controlled executor"
+            )));
+        }
         for key in obj.keys() {
             if !COMMON_KEYS.contains(&key.as_str()) && !own_keys.contains(&key.as_str()) {
                 return Err(bad(format!(
@@ -216,6 +245,7 @@ impl Scenario {
                     }),
             }
         };
+        let executor_is_external = executor == "externally-controlled";
         let executor = match executor {
             "shared-iterations" | "per-vu-iterations" => {
                 let vus = int("vus", Some(1))?;
@@ -338,6 +368,34 @@ impl Scenario {
                     }
                 }
             }
+            "externally-controlled" => {
+                let vus = int("vus", Some(0))?;
+                let max = int("maxVUs", Some(vus))?;
+                if vus < 0 {
+                    return Err(bad(format!(
+                        "scenario {name}: the number of VUs can't be negative"
+                    )));
+                }
+                if max < vus {
+                    return Err(bad(format!(
+                        "scenario {name}: the number of active VUs ({vus}) must be less than or equal to the number of maxVUs ({max})"
+                    )));
+                }
+                if max == 0 {
+                    return Err(bad(format!(
+                        "scenario {name}: the number of maxVUs must be more than 0"
+                    )));
+                }
+                if !obj.contains_key("duration") {
+                    return Err(bad(format!("scenario {name}: the duration is unspecified")));
+                }
+                let duration = dur("duration", Duration::ZERO)?;
+                Executor::ExternallyControlled {
+                    vus: vus as u64,
+                    max_vus: max as u64,
+                    duration: (!duration.is_zero()).then_some(duration),
+                }
+            }
             _ => {
                 let vus = int("vus", Some(1))?;
                 if vus <= 0 {
@@ -382,7 +440,11 @@ impl Scenario {
             name: name.to_string(),
             executor,
             start_time: dur("startTime", Duration::ZERO)?,
-            graceful_stop: dur("gracefulStop", Duration::from_secs(30))?,
+            graceful_stop: if executor_is_external {
+                Duration::ZERO
+            } else {
+                dur("gracefulStop", Duration::from_secs(30))?
+            },
             exec: match obj.get("exec") {
                 None | Some(Value::Null) => "default".into(),
                 Some(Value::String(s)) => s.clone(),
@@ -394,11 +456,12 @@ impl Scenario {
             },
             env: strings("env")?,
             tags: strings("tags")?,
+            split: Split::default(),
         })
     }
 
-    /// The most VUs this scenario uses at once.
-    pub fn max_vus(&self) -> u64 {
+    /// The most VUs this scenario uses at once in the whole test (every segment together).
+    fn total_max_vus(&self) -> u64 {
         match self.executor {
             Executor::SharedIterations { vus, .. }
             | Executor::PerVuIterations { vus, .. }
@@ -414,8 +477,14 @@ impl Scenario {
                 .unwrap_or(0)
                 .max(start_vus),
             Executor::ConstantArrivalRate { max_vus, .. }
-            | Executor::RampingArrivalRate { max_vus, .. } => max_vus,
+            | Executor::RampingArrivalRate { max_vus, .. }
+            | Executor::ExternallyControlled { max_vus, .. } => max_vus,
         }
+    }
+
+    /// The most VUs this instance runs for the scenario at once.
+    pub fn max_vus(&self) -> u64 {
+        self.split.vus.scale(self.total_max_vus())
     }
 
     /// VUs the scenario has from its start; open-model executors add more, up to
@@ -427,9 +496,45 @@ impl Scenario {
             }
             | Executor::RampingArrivalRate {
                 pre_allocated_vus, ..
-            } => pre_allocated_vus,
+            } => self.split.vus.scale(pre_allocated_vus),
             _ => self.max_vus(),
         }
+    }
+
+    /// VUs looping when an externally-controlled scenario starts (this instance's part).
+    pub fn starting_vus(&self) -> u64 {
+        match self.executor {
+            Executor::ExternallyControlled { vus, .. } => self.split.vus.scale(vus),
+            _ => self.initial_vus(),
+        }
+    }
+
+    /// This instance's iterations: in all for shared-iterations, per VU for per-vu-iterations.
+    pub fn iterations(&self) -> Option<u64> {
+        match self.executor {
+            Executor::SharedIterations { iterations, .. } => {
+                Some(self.split.iterations.scale(iterations))
+            }
+            Executor::PerVuIterations { iterations, .. } => Some(iterations),
+            _ => None,
+        }
+    }
+
+    /// Restricts the scenario to this instance's execution segment (`vus` is the segment's
+    /// stripe), dealing VUs and iterations as k6 does.
+    pub fn apply_segment(&mut self, vus: &Stripe) {
+        // k6 deals shared iterations along how the VUs were dealt and arrival-rate slots
+        // along how maxVUs were; everything else along the segment itself.
+        let iterations = match self.executor {
+            Executor::SharedIterations { vus: n, .. } => vus.derive(n),
+            Executor::ConstantArrivalRate { max_vus, .. }
+            | Executor::RampingArrivalRate { max_vus, .. } => vus.derive(max_vus),
+            _ => vus.clone(),
+        };
+        self.split = Split {
+            vus: vus.clone(),
+            iterations,
+        };
     }
 
     /// How long the scenario hands out iterations (its `duration`, `maxDuration` or stages).
@@ -443,6 +548,7 @@ impl Scenario {
             | Executor::RampingArrivalRate { ref stages, .. } => {
                 stages.iter().map(|s| s.duration).sum()
             }
+            Executor::ExternallyControlled { duration, .. } => duration.unwrap_or(FOREVER),
         }
     }
 
@@ -460,10 +566,11 @@ impl Scenario {
             Executor::RampingVus { .. } => "ramping-vus",
             Executor::ConstantArrivalRate { .. } => "constant-arrival-rate",
             Executor::RampingArrivalRate { .. } => "ramping-arrival-rate",
+            Executor::ExternallyControlled { .. } => "externally-controlled",
         }
     }
 
-    /// The one-line description k6 prints in its start banner.
+    /// The one-line description k6 prints in its start banner (this instance's numbers).
     pub fn description(&self) -> String {
         // k6 lists the executor's own facts, then exec, startTime and gracefulStop.
         let mut tail = String::new();
@@ -480,24 +587,23 @@ impl Scenario {
             ", gracefulStop: {}",
             format_duration(self.graceful_stop)
         ));
+        let vus = self.max_vus();
+        let rate_share = self.split.iterations.share();
         match self.executor {
-            Executor::SharedIterations {
-                vus,
-                iterations,
-                max_duration,
-            } => format!(
-                "{iterations} iterations shared among {vus} VUs (maxDuration: {}{tail})",
+            Executor::SharedIterations { max_duration, .. } => format!(
+                "{} iterations shared among {vus} VUs (maxDuration: {}{tail})",
+                self.iterations().unwrap_or(0),
                 format_duration(max_duration)
             ),
             Executor::PerVuIterations {
-                vus,
                 iterations,
                 max_duration,
+                ..
             } => format!(
                 "{iterations} iterations for each of {vus} VUs (maxDuration: {}{tail})",
                 format_duration(max_duration)
             ),
-            Executor::ConstantVus { vus, duration } => {
+            Executor::ConstantVus { duration, .. } => {
                 format!(
                     "{vus} looping VUs for {} ({})",
                     format_duration(duration),
@@ -509,8 +615,7 @@ impl Scenario {
                 graceful_ramp_down,
                 ..
             } => format!(
-                "Up to {} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
-                self.max_vus(),
+                "Up to {vus} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
                 format_duration(stages.iter().map(|s| s.duration).sum()),
                 stages.len(),
                 format_duration(graceful_ramp_down)
@@ -519,20 +624,18 @@ impl Scenario {
                 rate,
                 time_unit,
                 duration,
-                pre_allocated_vus,
-                max_vus,
+                ..
             } => format!(
                 "{:.2} iterations/s for {} ({}{tail})",
-                rate as f64 / time_unit.as_secs_f64(),
+                rate as f64 * rate_share / time_unit.as_secs_f64(),
                 format_duration(duration),
-                vus_range(pre_allocated_vus, max_vus)
+                vus_range(self.initial_vus(), vus)
             ),
             Executor::RampingArrivalRate {
                 start_rate,
                 time_unit,
                 ref stages,
-                pre_allocated_vus,
-                max_vus,
+                ..
             } => {
                 let peak = stages
                     .iter()
@@ -542,15 +645,23 @@ impl Scenario {
                     .max(start_rate);
                 format!(
                     "Up to {:.2} iterations/s for {} over {} stages ({}{tail})",
-                    peak as f64 / time_unit.as_secs_f64(),
+                    peak as f64 * rate_share / time_unit.as_secs_f64(),
                     format_duration(stages.iter().map(|s| s.duration).sum()),
                     stages.len(),
-                    vus_range(pre_allocated_vus, max_vus)
+                    vus_range(self.initial_vus(), vus)
                 )
             }
+            Executor::ExternallyControlled { duration, .. } => format!(
+                "Externally controlled execution with {} VUs, {vus} max VUs, {} duration",
+                self.starting_vus(),
+                format_duration(duration.unwrap_or(Duration::ZERO))
+            ),
         }
     }
 }
+
+/// Stands in for "until stopped" (externally-controlled `duration: 0`).
+const FOREVER: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
 fn vus_range(pre: u64, max: u64) -> String {
     if pre == max {

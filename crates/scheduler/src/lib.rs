@@ -13,6 +13,7 @@ pub mod executor;
 pub mod job;
 pub mod pool;
 pub mod run;
+pub mod segment;
 pub mod state;
 pub mod vu;
 
@@ -22,6 +23,7 @@ pub use executor::IterationSource;
 pub use job::Job;
 pub use pool::{LocalPool, Pool, ThreadPool};
 pub use run::{initial_vu_ids, run, total_vus, RunEnd};
+pub use segment::{Segment, Stripe};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
 pub use vu::{Iteration, IterationOutcome, Vu, VuFactory};

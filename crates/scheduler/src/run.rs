@@ -106,7 +106,8 @@ async fn run_scenario(
     counters
         .started_at_unix_ms
         .store(unix_ms, Ordering::Relaxed);
-    let source: Arc<dyn crate::executor::IterationSource> = source_for(&scenario, start).into();
+    let source: Arc<dyn crate::executor::IterationSource> =
+        source_for(&scenario, start, &state, index).into();
     let interrupt = CancellationToken::new();
     let job = Arc::new(Job {
         scenario: scenario.clone(),
@@ -123,8 +124,11 @@ async fn run_scenario(
     let mut started = loops.len() as u64;
     let hard_deadline = start + source.run_time() + scenario.graceful_stop;
     loop {
+        // A scenario may start without VUs (`preAllocatedVUs: 0`, or a segment that gets
+        // none yet): it is only over when it can add no more VUs.
+        let can_grow = started < scenario.max_vus();
         tokio::select! {
-            _ = all_done(&mut loops) => break,
+            _ = all_done(&mut loops), if !loops.is_empty() || !can_grow => break,
             _ = sleep_until(hard_deadline) => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = stop.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = abort.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
@@ -135,10 +139,12 @@ async fn run_scenario(
                 );
                 // A planned start passed with every VU busy: bring in one more VU (k6
                 // initialises VUs beyond preAllocatedVUs mid-test, up to maxVUs).
-                if started < scenario.max_vus() && source.behind() {
+                if can_grow && source.behind() {
                     loops.push(pool.run(first_vu + started, job.clone()));
                     started += 1;
                     state.vus_max.fetch_add(1, Ordering::Relaxed);
+                } else if loops.is_empty() && start.elapsed() >= source.run_time() {
+                    break;
                 }
             }
         }
@@ -244,10 +250,21 @@ mod tests {
     }
 
     async fn run_fake(options: serde_json::Value, work_ms: u64) -> Outcome {
+        run_fake_segment(options, work_ms, &crate::Stripe::full()).await
+    }
+
+    async fn run_fake_segment(
+        options: serde_json::Value,
+        work_ms: u64,
+        stripe: &crate::Stripe,
+    ) -> Outcome {
         let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options.as_object().unwrap())
             .unwrap()
             .into_iter()
-            .map(Arc::new)
+            .map(|mut s| {
+                s.apply_segment(stripe);
+                Arc::new(s)
+            })
             .collect();
         let factory = Arc::new(FakeFactory {
             work: Duration::from_millis(work_ms),
@@ -470,6 +487,131 @@ mod tests {
         assert_eq!(o.state.completed(), 0);
         assert_eq!(o.state.interrupted(), 2);
         assert_eq!(o.took, Duration::from_millis(1700));
+    }
+
+    fn thirds() -> Vec<crate::Stripe> {
+        let seq = crate::segment::parse_sequence("0,1/3,2/3,1").unwrap();
+        seq.windows(2)
+            .map(|w| {
+                crate::Stripe::new(
+                    crate::Segment {
+                        from: w[0],
+                        to: w[1],
+                    },
+                    Some(&seq),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn segments_split_arrival_rate_starts_without_overlap() {
+        // 10/s for 1 s with 4 VUs: the thirds get 2, 1 and 1 VUs, so the schedule's slots
+        // are dealt 0,1,0,2 — each segment starts its own slots on the whole test's clock.
+        let options = json!({"scenarios": {"a": {"executor": "constant-arrival-rate", "rate": 10, "duration": "1s", "preAllocatedVUs": 4}}});
+        let mut all = Vec::new();
+        let expected: [&[u64]; 3] = [
+            &[0, 200, 400, 600, 800, 1000],
+            &[100, 500, 900],
+            &[300, 700],
+        ];
+        for (stripe, want) in thirds().iter().zip(expected) {
+            let o = run_fake_segment(options.clone(), 10, stripe).await;
+            let mut starts: Vec<u64> = o.starts.iter().map(|(_, t)| t.as_millis() as u64).collect();
+            starts.sort_unstable();
+            assert_eq!(starts, want);
+            assert_eq!(o.state.scenarios[0].dropped.load(Ordering::Relaxed), 0);
+            all.extend(starts);
+        }
+        all.sort_unstable();
+        assert_eq!(all, (0..=10).map(|i| i * 100).collect::<Vec<u64>>());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn segments_split_ramping_vus() {
+        // 0 → 6 VUs over 6 s: VU k (0-based, whole test) joins at k+1 s; the thirds own
+        // VUs 0,3 / 1,4 / 2,5.
+        let options = json!({"scenarios": {"r": {"executor": "ramping-vus", "startVUs": 0, "gracefulRampDown": "0s",
+            "stages": [{"duration": "6s", "target": 6}]}}});
+        let expected: [&[u64]; 3] = [&[1000, 4000], &[2000, 5000], &[3000, 6000]];
+        for (stripe, want) in thirds().iter().zip(expected) {
+            let o = run_fake_segment(options.clone(), 100, stripe).await;
+            let mut firsts: Vec<u64> = Vec::new();
+            for vu in 1..=2 {
+                if let Some(t) = o
+                    .starts
+                    .iter()
+                    .filter(|(id, _)| *id == vu)
+                    .map(|(_, t)| *t)
+                    .min()
+                {
+                    firsts.push(t.as_millis() as u64);
+                }
+            }
+            // The last VU of each third would join at the very end, when the ramp is over.
+            assert_eq!(firsts, &want[..firsts.len()]);
+            assert!(!firsts.is_empty());
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn externally_controlled_follows_its_target() {
+        let scenarios = vec![Arc::new(
+            scenarios_from_options(
+                json!({"scenarios": {"e": {"executor": "externally-controlled", "vus": 1, "maxVUs": 4, "duration": "3s"}}})
+                    .as_object()
+                    .unwrap(),
+            )
+            .unwrap()
+            .remove(0),
+        )];
+        let factory = Arc::new(FakeFactory {
+            work: Duration::from_millis(100),
+            created: AtomicU64::new(0),
+            starts: Arc::default(),
+            origin: Instant::now(),
+        });
+        let pool = LocalPool::new(factory.clone());
+        let state = ExecutionState::new(&scenarios);
+        let local = tokio::task::LocalSet::new();
+        let control = state.clone();
+        local.spawn_local(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            control.scenarios[0].target_vus.store(3, Ordering::Relaxed);
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            control.paused.store(true, Ordering::Relaxed);
+        });
+        let end = local
+            .run_until(run(
+                &scenarios,
+                &pool,
+                state.clone(),
+                CancellationToken::new(),
+            ))
+            .await;
+        assert_eq!(end, RunEnd::Finished);
+        assert_eq!(
+            factory.created.load(Ordering::Relaxed),
+            4,
+            "maxVUs are initialised"
+        );
+        let starts = factory.starts.lock().unwrap().clone();
+        let in_window = |from: u64, to: u64| {
+            starts
+                .iter()
+                .filter(|(_, t)| (from..to).contains(&(t.as_millis() as u64)))
+                .count()
+        };
+        // 1 VU for the first second, 3 for the second, none while paused.
+        assert_eq!(in_window(0, 1000), 10);
+        assert!(
+            (28..=30).contains(&in_window(1000, 2000)),
+            "{}",
+            in_window(1000, 2000)
+        );
+        assert_eq!(in_window(2100, 3000), 0);
+        assert!(starts.iter().all(|(id, _)| *id <= 3));
     }
 
     #[tokio::test(start_paused = true)]

@@ -25,11 +25,14 @@ pub struct ScenarioState {
     pub done: std::sync::atomic::AtomicBool,
     /// When the scenario started, in ms since the Unix epoch (0 before it starts).
     pub started_at_unix_ms: AtomicU64,
+    /// VUs an externally-controlled scenario should loop now (set by the control API).
+    pub target_vus: AtomicU64,
 }
 
 impl ScenarioState {
     /// Fresh counters for `scenario`.
     pub fn new(scenario: Arc<Scenario>) -> Self {
+        let target_vus = AtomicU64::new(scenario.starting_vus());
         ScenarioState {
             scenario,
             active_vus: AtomicU64::new(0),
@@ -39,6 +42,7 @@ impl ScenarioState {
             elapsed_us: AtomicU64::new(0),
             done: std::sync::atomic::AtomicBool::new(false),
             started_at_unix_ms: AtomicU64::new(0),
+            target_vus,
         }
     }
 
@@ -57,6 +61,8 @@ pub struct ExecutionState {
     pub vus_max: AtomicU64,
     /// When the run started.
     pub started: std::sync::OnceLock<std::time::Instant>,
+    /// Paused through the control API: externally-controlled VUs start no iterations.
+    pub paused: std::sync::atomic::AtomicBool,
 }
 
 impl ExecutionState {
@@ -66,6 +72,7 @@ impl ExecutionState {
             scenarios: scenarios.iter().cloned().map(ScenarioState::new).collect(),
             vus_max: AtomicU64::new(0),
             started: std::sync::OnceLock::new(),
+            paused: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

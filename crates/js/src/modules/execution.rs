@@ -36,12 +36,21 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     let vu = object_with_getters(
         &[
             ("idInInstance", vu_id),
-            ("idInTest", vu_id),
+            ("idInTest", vu_id_in_test),
             ("iterationInInstance", vu_iteration_in_instance),
             ("iterationInScenario", vu_iteration_in_scenario),
+            ("tags", vu_tags_getter),
         ],
         ctx,
     );
+    let metrics = object_with_getters(
+        &[
+            ("tags", vu_tags_getter),
+            ("metadata", super::vu_tags::metadata),
+        ],
+        ctx,
+    );
+    let _ = vu.set(js_string!("metrics"), metrics, false, ctx);
     let scenario = object_with_getters(
         &[
             ("name", scenario_name),
@@ -49,7 +58,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
             ("startTime", scenario_start_time),
             ("progress", scenario_progress),
             ("iterationInInstance", scenario_iteration),
-            ("iterationInTest", scenario_iteration),
+            ("iterationInTest", scenario_iteration_in_test),
         ],
         ctx,
     );
@@ -87,8 +96,19 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     super::from_object(object, names, ctx)
 }
 
+fn vu_tags_getter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    super::vu_tags::tags_object(ctx)
+}
+
 fn vu_id(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     Ok(JsValue::from(Host::of(ctx).vu_id as f64))
+}
+
+/// With an execution segment, VU ids in the test are those this segment owns.
+fn vu_id_in_test(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let host = Host::of(ctx);
+    let id = host.shared.vu_stripe.global(host.vu_id.saturating_sub(1)) + 1;
+    Ok(JsValue::from(id as f64))
 }
 
 fn with_iteration(
@@ -119,6 +139,13 @@ fn scenario_executor(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<
 }
 fn scenario_iteration(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     with_iteration(ctx, |i| JsValue::from(i.iteration_in_scenario as f64))
+}
+
+fn scenario_iteration_in_test(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    with_iteration(ctx, |i| {
+        let n = i.scenario.split.iterations.global(i.iteration_in_scenario);
+        JsValue::from(n as f64)
+    })
 }
 
 fn scenario_state(

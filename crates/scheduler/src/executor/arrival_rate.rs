@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::{IterationSource, Next};
 use crate::config::Stage;
+use crate::segment::Stripe;
 
 /// How late a free VU may pick up a planned iteration before it counts as dropped: a VU that
 /// frees up a hair after the planned instant is the same VU a timer would have woken.
@@ -25,6 +26,10 @@ pub(super) struct ArrivalRate {
     /// its ramping sibling does not.
     include_end: bool,
     planned: u64,
+    /// Which indices of the whole test's schedule this instance runs (execution segments).
+    stripe: Stripe,
+    /// How many of the `planned` iterations are this instance's.
+    own_planned: u64,
     state: Mutex<Claims>,
 }
 
@@ -40,6 +45,7 @@ impl ArrivalRate {
         time_unit: Duration,
         stages: Vec<Stage>,
         include_end: bool,
+        stripe: Stripe,
     ) -> Self {
         let per_sec = |r: u64| r as f64 / time_unit.as_secs_f64();
         let mut from = per_sec(start_rate);
@@ -56,6 +62,8 @@ impl ArrivalRate {
             total,
             include_end,
             planned: 0,
+            stripe,
+            own_planned: 0,
             state: Mutex::default(),
         };
         let n = me.count_before(total);
@@ -70,7 +78,15 @@ impl ArrivalRate {
         } else {
             n.ceil() as u64
         };
+        me.own_planned = me.stripe.scale(me.planned);
         me
+    }
+
+    /// The first index of the schedule at or after `i` that this instance runs, and how
+    /// many of its own come before it.
+    fn own_from(&self, i: u64) -> (u64, u64) {
+        let k = self.stripe.scale(i);
+        (self.stripe.global(k), k)
     }
 
     /// Iterations planned strictly before `t` (fractional).
@@ -120,36 +136,36 @@ impl IterationSource for ArrivalRate {
         let now = Instant::now();
         let start = *self.start.get_or_init(|| now);
         let elapsed = now.saturating_duration_since(start);
-        // Every iteration planned before (now - slack) found no free VU: it is dropped.
         let late = elapsed.saturating_sub(SLACK);
+        // `next` and `due` index the whole test's schedule; only this instance's own
+        // indices are run or counted as dropped.
         let due = if late > self.total {
             self.planned
         } else {
             (self.count_before(late).ceil() as u64).min(self.planned)
         };
         if claims.next < due {
-            claims.dropped += due - claims.next;
+            claims.dropped += self.stripe.scale(due) - self.stripe.scale(claims.next);
             claims.next = due;
         }
-        let i = claims.next;
-        if i >= self.planned {
+        let (i, k) = self.own_from(claims.next);
+        if k >= self.own_planned {
             return Next::Done;
         }
         let Some(t) = self.time_of(i) else {
             return Next::Done;
         };
-        claims.next += 1;
-        // Always `At`, even when already due, so the VU can report how late it started.
-        Next::At(start + t, i)
+        claims.next = i + 1;
+        Next::At(start + t, k)
     }
 
     fn behind(&self) -> bool {
         let claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if claims.next >= self.planned {
+        let (i, k) = self.own_from(claims.next);
+        if k >= self.own_planned {
             return false;
         }
-        match (self.start.get(), self.time_of(claims.next)) {
-            // No VU has asked yet: the scenario has no free VU at all.
+        match (self.start.get(), self.time_of(i)) {
             (None, _) => true,
             (Some(start), Some(t)) => Instant::now() > *start + t + SLACK,
             (Some(_), None) => false,
@@ -158,7 +174,10 @@ impl IterationSource for ArrivalRate {
 
     fn dropped(&self) -> u64 {
         let claims = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        claims.dropped + self.planned.saturating_sub(claims.next)
+        claims.dropped
+            + self
+                .own_planned
+                .saturating_sub(self.stripe.scale(claims.next))
     }
 
     fn run_time(&self) -> Duration {
@@ -180,7 +199,13 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn constant_rate_schedule() {
         // As k6: 20/s over 2 s starts 41 iterations, the last one at 2 s.
-        let r = ArrivalRate::new(20, Duration::from_secs(1), vec![stage(2, 20)], true);
+        let r = ArrivalRate::new(
+            20,
+            Duration::from_secs(1),
+            vec![stage(2, 20)],
+            true,
+            Stripe::full(),
+        );
         assert_eq!(r.planned, 41);
         assert_eq!(r.time_of(0), Some(Duration::ZERO));
         assert_eq!(r.time_of(1), Some(Duration::from_millis(50)));
@@ -192,19 +217,37 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn ramping_rate_schedule() {
         // 0 → 10/s over 10 s: 50 iterations, the i-th at sqrt(2 i) seconds.
-        let r = ArrivalRate::new(0, Duration::from_secs(1), vec![stage(10, 10)], false);
+        let r = ArrivalRate::new(
+            0,
+            Duration::from_secs(1),
+            vec![stage(10, 10)],
+            false,
+            Stripe::full(),
+        );
         assert_eq!(r.planned, 50);
         let t = r.time_of(8).unwrap().as_secs_f64();
         assert!((t - 4.0).abs() < 1e-9, "{t}");
         // per-minute time unit
-        let r = ArrivalRate::new(60, Duration::from_secs(60), vec![stage(3, 60)], false);
+        let r = ArrivalRate::new(
+            60,
+            Duration::from_secs(60),
+            vec![stage(3, 60)],
+            false,
+            Stripe::full(),
+        );
         assert_eq!(r.planned, 3);
     }
 
     #[tokio::test(start_paused = true)]
     async fn late_claims_drop_missed_iterations() {
         let start = Instant::now();
-        let r = ArrivalRate::new(10, Duration::from_secs(1), vec![stage(1, 10)], true);
+        let r = ArrivalRate::new(
+            10,
+            Duration::from_secs(1),
+            vec![stage(1, 10)],
+            true,
+            Stripe::full(),
+        );
         assert_eq!(r.next(0, 0), Next::At(start, 0));
         tokio::time::advance(Duration::from_millis(350)).await;
         // Iterations 1..3 (100, 200, 300 ms) passed with no free VU.

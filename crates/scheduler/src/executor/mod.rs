@@ -3,6 +3,7 @@
 
 mod arrival_rate;
 mod constant_vus;
+mod externally_controlled;
 mod per_vu_iterations;
 mod ramping_vus;
 mod shared_iterations;
@@ -11,7 +12,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use std::sync::Arc;
+
 use crate::config::{Executor, Scenario, Stage};
+use crate::state::ExecutionState;
 
 /// What a VU does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,24 +55,29 @@ pub trait IterationSource: Send + Sync {
     }
 }
 
-/// The iteration source for `scenario`, whose own clock starts at `start`.
-pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSource> {
+/// The iteration source for `scenario` (number `index` in `state`), whose own clock starts
+/// at `start`.
+pub fn source_for(
+    scenario: &Scenario,
+    start: Instant,
+    state: &Arc<ExecutionState>,
+    index: usize,
+) -> Box<dyn IterationSource> {
+    let split = &scenario.split;
     match scenario.executor {
-        Executor::SharedIterations {
+        Executor::SharedIterations { max_duration, .. } => {
+            Box::new(shared_iterations::SharedIterations::new(
+                scenario.iterations().unwrap_or(0),
+                start + max_duration,
+                max_duration,
+            ))
+        }
+        Executor::PerVuIterations {
             iterations,
             max_duration,
             ..
-        } => Box::new(shared_iterations::SharedIterations::new(
-            iterations,
-            start + max_duration,
-            max_duration,
-        )),
-        Executor::PerVuIterations {
-            vus,
-            iterations,
-            max_duration,
         } => Box::new(per_vu_iterations::PerVuIterations::new(
-            vus,
+            scenario.max_vus(),
             iterations,
             start + max_duration,
             max_duration,
@@ -85,6 +94,7 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
             start_vus,
             stages.clone(),
             graceful_ramp_down,
+            split.vus.clone(),
         )),
         Executor::ConstantArrivalRate {
             rate,
@@ -97,7 +107,11 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
                 target: rate,
             }];
             Box::new(arrival_rate::ArrivalRate::new(
-                rate, time_unit, stages, true,
+                rate,
+                time_unit,
+                stages,
+                true,
+                split.iterations.clone(),
             ))
         }
         Executor::RampingArrivalRate {
@@ -110,6 +124,16 @@ pub fn source_for(scenario: &Scenario, start: Instant) -> Box<dyn IterationSourc
             time_unit,
             stages.clone(),
             false,
+            split.iterations.clone(),
         )),
+        Executor::ExternallyControlled { .. } => {
+            let run_time = scenario.run_time();
+            Box::new(externally_controlled::ExternallyControlled::new(
+                start + run_time,
+                run_time,
+                state.clone(),
+                index,
+            ))
+        }
     }
 }

@@ -7,6 +7,7 @@ use tokio::time::Instant;
 
 use super::{IterationSource, Next};
 use crate::config::Stage;
+use crate::segment::Stripe;
 
 pub(super) struct RampingVus {
     start: Instant,
@@ -15,6 +16,8 @@ pub(super) struct RampingVus {
     total: Duration,
     graceful_ramp_down: Duration,
     next: AtomicU64,
+    /// Maps this instance's VU number to its number in the whole test (execution segments).
+    vus: Stripe,
 }
 
 impl RampingVus {
@@ -23,6 +26,7 @@ impl RampingVus {
         start_vus: u64,
         stages: Vec<Stage>,
         graceful_ramp_down: Duration,
+        vus: Stripe,
     ) -> Self {
         let total = stages.iter().map(|s| s.duration).sum();
         RampingVus {
@@ -32,6 +36,7 @@ impl RampingVus {
             total,
             graceful_ramp_down,
             next: AtomicU64::new(0),
+            vus,
         }
     }
 
@@ -108,7 +113,9 @@ impl IterationSource for RampingVus {
         if elapsed >= self.total {
             return Next::Done;
         }
-        match self.first_active(vu_index, elapsed) {
+        // With a segment, this VU is active while the whole test's target includes its
+        // number in the whole test.
+        match self.first_active(self.vus.global(vu_index), elapsed) {
             Some(t) if t == elapsed => Next::Now(self.next.fetch_add(1, Ordering::Relaxed)),
             Some(t) => Next::Wait(self.start + t),
             None => Next::Done,
@@ -121,7 +128,7 @@ impl IterationSource for RampingVus {
 
     fn ramp_down_deadline(&self, vu_index: u64) -> Option<Instant> {
         let elapsed = Instant::now().saturating_duration_since(self.start);
-        self.first_inactive(vu_index, elapsed)
+        self.first_inactive(self.vus.global(vu_index), elapsed)
             .map(|t| self.start + t + self.graceful_ramp_down)
     }
 }
@@ -144,6 +151,7 @@ mod tests {
             0,
             vec![stage(10, 10), stage(10, 0)],
             Duration::ZERO,
+            Stripe::full(),
         );
         assert_eq!(r.target(Duration::from_secs(5)), 5.0);
         assert_eq!(r.target(Duration::from_secs(15)), 5.0);
