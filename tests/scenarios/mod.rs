@@ -430,3 +430,79 @@ export default function () {
     assert_eq!(metric(&export, "checks")["fails"], 0, "{export}");
     assert_eq!(metric(&export, "checks")["passes"], 9, "{export}");
 }
+
+#[test]
+fn sigint_stops_gracefully_and_loses_no_sample() {
+    let srv = TestServer::start();
+    let dir = Dir::new("sigint");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ sleep }} from 'k6';
+export const options = {{ scenarios: {{ c: {{ executor: 'constant-vus', vus: 4, duration: '1m', gracefulStop: '200ms' }} }} }};
+export default function () {{ http.get('{url}'); sleep(0.01); }}
+export function teardown() {{ console.log('teardown ran'); }}
+"#,
+        url = srv.url("/get")
+    );
+    let path = dir.write("s.js", &script);
+    let export = dir.path("summary.json");
+    let out = dir.path("out.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rk6"))
+        .args([
+            "run",
+            "-q",
+            "--address",
+            "",
+            "--summary-export",
+            export.to_str().unwrap(),
+            "-o",
+        ])
+        .arg(format!("json={}", out.display()))
+        .arg(&path)
+        .current_dir(&dir.0)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let done = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    // k6's code for an external stop, after teardown and the summary.
+    assert_eq!(done.status.code(), Some(105), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(stderr.contains("teardown ran"), "{stderr}");
+    assert!(stdout.contains("TOTAL RESULTS"), "{stdout}");
+    let export: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let reqs = count(&export, "http_reqs");
+    assert!(reqs > 10.0, "{export}");
+    let points = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""type":"Point""#) && l.contains(r#""metric":"http_reqs""#))
+        .count();
+    assert_eq!(points as f64, reqs, "every request in the JSON output");
+}
+
+#[test]
+fn arrival_rate_keeps_its_rate_in_a_real_run() {
+    let dir = Dir::new("realrate");
+    let script = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 200, duration: '2s', preAllocatedVUs: 10 } } };\nexport default function () {}\n";
+    let (run, export) = run_export(&dir, script, &["--address", ""]);
+    run.assert_code(0);
+    // 200/s for 2 s: 401 starts (the last at 2 s), none dropped.
+    assert_eq!(count(&export, "iterations"), 401.0, "{export}");
+    assert!(metric(&export, "dropped_iterations").is_null(), "{export}");
+    // Starts are late only by the 1 ms timer granularity (generous on a busy machine).
+    let delay = metric(&export, "iteration_start_delay");
+    assert!(delay["med"].as_f64().unwrap() < 2.0, "{delay}");
+}
