@@ -305,3 +305,8 @@ export function pv() { console.log(`it ${1000 + exec.scenario.iterationInTest}`)
         assert_eq!(logged_iterations(&ours.stderr), theirs, "segment {seg}");
     }
 }
+
+#[test]
+fn async_ordering_agrees_with_k6() {
+    compare("async-ordering", crate::event_loop::ORDERING);
+}

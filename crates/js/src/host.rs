@@ -63,6 +63,8 @@ pub(crate) struct Host {
     /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
     /// `None` once a script disables it with `null`.
     pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
+    /// Pending `setTimeout`/`setInterval` callbacks.
+    pub(crate) timers: crate::event_loop::Timers,
     /// Tags the script set on the VU (`exec.vu.tags`), added to all its later samples.
     pub(crate) vu_tags: RefCell<Vec<(String, String)>>,
     /// The `exec.vu.tags` Proxy and its target, made on first use.
@@ -94,6 +96,7 @@ impl Host {
             rng: Cell::new(0),
             response_kit: RefCell::new(None),
             expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
+            timers: Default::default(),
             vu_tags: RefCell::default(),
             vu_tags_object: RefCell::default(),
         })

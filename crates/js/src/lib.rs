@@ -9,6 +9,7 @@
 //! `teardown` and `handleSummary` on a VU of its own.
 
 mod coroutine;
+mod event_loop;
 mod globals;
 mod host;
 mod json_path;

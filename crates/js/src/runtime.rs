@@ -73,14 +73,16 @@ impl Runtime {
             .parse_file(&shared.program.main, &mut ctx)
             .map_err(|e| script_error(&e, &mut ctx))?;
         let promise = module.load_link_evaluate(&mut ctx);
-        ctx.run_jobs().map_err(|e| script_error(&e, &mut ctx))?;
+        crate::event_loop::drive(&mut ctx).map_err(|e| script_error(&e, &mut ctx))?;
         match promise.state() {
             PromiseState::Fulfilled(_) => {}
-            PromiseState::Rejected(v) => return Err(script_error(&JsError::from_opaque(v), &mut ctx)),
+            PromiseState::Rejected(v) => {
+                return Err(script_error(&JsError::from_opaque(v), &mut ctx))
+            }
             PromiseState::Pending => {
                 return Err(ScriptError::new(
                     ScriptErrorKind::Unsupported,
-                    "the init context awaited something that never finished (top-level await is not supported)",
+                    "the init context awaited something that never finished",
                 ))
             }
         }
@@ -219,11 +221,11 @@ impl Runtime {
         }
         let data = self.setup_arg();
         let start = Instant::now();
-        let result = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
-        let result = result.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        let result = crate::event_loop::call_settled(&f, &[data], &mut self.ctx);
         let outcome = match result {
-            Err(e) if is_interrupted(&e) => IterationOutcome::Interrupted,
-            Err(e) if abort_reason(&e).is_some() => {
+            Err(u) if is_interrupted(&u.error) => IterationOutcome::Interrupted,
+            Err(u) if abort_reason(&u.error).is_some() => {
+                let e = u.error;
                 let reason = abort_reason(&e).unwrap_or_default();
                 host.shared.logger.log(
                     Level::Error,
@@ -232,18 +234,24 @@ impl Runtime {
                 );
                 IterationOutcome::AbortTest
             }
-            Err(e) => {
-                let msg = describe(&e, &mut self.ctx);
+            Err(u) => {
+                let msg = describe(&u.error, &mut self.ctx);
                 let executor = it.scenario.executor_name();
-                host.shared.logger.log(
-                    Level::Error,
-                    &msg,
-                    &[
-                        ("executor", executor),
-                        ("scenario", &it.scenario.name),
-                        ("source", "stacktrace"),
-                    ],
-                );
+                let fields = [
+                    ("executor", executor),
+                    ("scenario", it.scenario.name.as_str()),
+                    ("source", "stacktrace"),
+                ];
+                if u.in_promise {
+                    // k6 reports a rejected async iteration without the source field.
+                    host.shared.logger.log(
+                        Level::Error,
+                        &format!("Uncaught (in promise) {msg}"),
+                        &fields[..2],
+                    );
+                } else {
+                    host.shared.logger.log(Level::Error, &msg, &fields);
+                }
                 IterationOutcome::Completed
             }
             Ok(_) => IterationOutcome::Completed,
@@ -289,8 +297,7 @@ impl Runtime {
             return Ok(None);
         };
         self.enter_lifecycle("setup");
-        let v = f.call(&JsValue::undefined(), &[], &mut self.ctx);
-        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        let v = crate::event_loop::call(&f, &[], &mut self.ctx);
         self.host
             .samples
             .borrow_mut()
@@ -315,8 +322,7 @@ impl Runtime {
         };
         self.enter_lifecycle("teardown");
         let data = self.setup_arg();
-        let v = f.call(&JsValue::undefined(), &[data], &mut self.ctx);
-        let v = v.and_then(|v| self.ctx.run_jobs().map(|()| v));
+        let v = crate::event_loop::call(&f, &[data], &mut self.ctx);
         self.host
             .samples
             .borrow_mut()
@@ -356,9 +362,7 @@ impl Runtime {
                 define(&obj, js_string!("setup_data"), JsValue::undefined());
             }
         }
-        let v = f.call(&JsValue::undefined(), &[arg], &mut self.ctx);
-        let v = v
-            .and_then(|v| self.ctx.run_jobs().map(|()| v))
+        let v = crate::event_loop::call(&f, &[arg], &mut self.ctx)
             .map_err(|e| script_error(&e, &mut self.ctx))?;
         let Some(obj) = v.as_object() else {
             return Err(ScriptError::new(
@@ -420,7 +424,11 @@ pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
         ),
     };
     if let Some(stack) = stack {
-        for line in stack.lines().filter(|l| !l.trim().is_empty()) {
+        // Boa adds a frame for the native promise machinery k6 does not show.
+        for line in stack
+            .lines()
+            .filter(|l| !l.trim().is_empty() && l.trim() != "at  (native)")
+        {
             text.push_str("\n\t");
             // k6 names script files by URL.
             text.push_str(&line.trim_start().replace(" (/", " (file:///"));

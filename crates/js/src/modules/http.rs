@@ -64,6 +64,11 @@ fn functions() -> Vec<Export> {
         ("del", 3, NativeFunction::from_fn_ptr(del)),
         ("options", 3, NativeFunction::from_fn_ptr(options)),
         ("request", 4, NativeFunction::from_fn_ptr(request)),
+        (
+            "asyncRequest",
+            4,
+            NativeFunction::from_fn_ptr(async_request),
+        ),
         ("batch", 1, NativeFunction::from_fn_ptr(batch)),
         (
             "setResponseCallback",
@@ -103,6 +108,18 @@ fn del(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
 fn options(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     send(ctx, Method::OPTIONS, a.first(), arg(a, 1), arg(a, 2))
 }
+/// `http.asyncRequest`: the request as a promise settled through the VU's event loop.
+/// rk6 performs it before returning (the VU's other JS waits meanwhile), so concurrent
+/// `asyncRequest`s run one after another rather than overlapping on the network.
+fn async_request(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    match request(this, a, ctx) {
+        Ok(v) => Ok(boa_engine::object::builtins::JsPromise::resolve(v, ctx)?.into()),
+        // Interruption and test.abort unwind the iteration; they are not promise rejections.
+        Err(e) if e.as_engine().is_some() => Err(e),
+        Err(e) => Ok(boa_engine::object::builtins::JsPromise::reject(e, ctx)?.into()),
+    }
+}
+
 fn request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let method = a
         .first()

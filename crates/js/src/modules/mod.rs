@@ -21,7 +21,6 @@ use boa_engine::{
 const NOT_YET: &[&str] = &[
     "k6/data",
     "k6/crypto/x509",
-    "k6/timers",
     "k6/html",
     "k6/ws",
     "k6/net/grpc",
@@ -58,6 +57,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
+        "k6/timers" => Ok(synthetic(crate::event_loop::functions(), ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()
