@@ -310,3 +310,97 @@ export function pv() { console.log(`it ${1000 + exec.scenario.iterationInTest}`)
 fn async_ordering_agrees_with_k6() {
     compare("async-ordering", crate::event_loop::ORDERING);
 }
+
+#[test]
+fn jwt_signing_agrees_with_k6() {
+    // A JWT signed and verified with k6/crypto and k6/encoding, the way k6's JWT example does.
+    compare(
+        "jwt",
+        r#"
+import crypto from 'k6/crypto';
+import encoding from 'k6/encoding';
+import { check } from 'k6';
+const algToHash = { HS256: 'sha256', HS384: 'sha384', HS512: 'sha512' };
+function sign(data, hashAlg, secret) {
+  const hasher = crypto.createHMAC(hashAlg, secret);
+  hasher.update(data);
+  return hasher.digest('base64').replace(/\//g, '_').replace(/\+/g, '-').replace(/=/g, '');
+}
+function encode(payload, secret, algorithm = 'HS256') {
+  const header = encoding.b64encode(JSON.stringify({ typ: 'JWT', alg: algorithm }), 'rawurl');
+  const body = encoding.b64encode(JSON.stringify(payload), 'rawurl');
+  return [header, body, sign(header + '.' + body, algToHash[algorithm], secret)].join('.');
+}
+function decode(token, secret, algorithm) {
+  const parts = token.split('.');
+  const header = JSON.parse(encoding.b64decode(parts[0], 'rawurl', 's'));
+  const payload = JSON.parse(encoding.b64decode(parts[1], 'rawurl', 's'));
+  algorithm = algorithm || algToHash[header.alg];
+  if (sign(parts[0] + '.' + parts[1], algorithm, secret) !== parts[2]) throw Error('JWT signature verification failed');
+  return payload;
+}
+export const options = { iterations: 2 };
+export default function () {
+  const token = encode({ name: 'Ünïcode user', admin: true, n: __ITER }, 'topsecret');
+  const hs512 = encode({ x: 1 }, 'k', 'HS512');
+  check(token, {
+    'three parts': (t) => t.split('.').length === 3,
+    'known header': (t) => t.split('.')[0] === 'eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9',
+    'round trip': (t) => decode(t, 'topsecret').name === 'Ünïcode user',
+    'hs512 verifies': () => decode(hs512, 'k').x === 1,
+    'hmac vector': () => crypto.hmac('sha256', 'key', 'The quick brown fox jumps over the lazy dog', 'hex') === 'f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8',
+  });
+  let failed = false;
+  try { decode(token, 'wrong'); } catch (e) { failed = true; }
+  check(failed, { 'bad secret rejected': (f) => f });
+  console.log(`token ${token.length}`);
+  console.warn('a warning');
+  console.error('an error', { a: 1 });
+}
+"#,
+    );
+}
+
+/// The console lines of a run, without their timestamps.
+fn console_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("source=console"))
+        .map(|l| l.split_once("\" ").map_or(l, |(_, rest)| rest).to_string())
+        .collect()
+}
+
+#[test]
+fn console_output_agrees_with_k6() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("parity-console");
+    let script = dir.write(
+        "log.js",
+        r#"
+export default function () {
+  console.log('plain', 1, true, null, undefined, 1.5);
+  console.log({ a: 1, b: [1, 2, { c: 'x' }] });
+  console.info([1, 'two']);
+  console.warn('warn', new Error('bad'));
+  console.error('err');
+  console.debug('debug line');
+  console.log(() => 1, [() => 1, 2]);
+  console.log(new Map([[1, 2]]), new Date(0), Symbol('s'), 10n);
+  console.log('%s is %d', 'x', 5);
+  console.log('quotes "inside" and\nnewline');
+}
+"#,
+    );
+    let args = ["run", "-q", "-v", "--address", "", script.to_str().unwrap()];
+    let theirs = Command::new(&bin)
+        .args(args)
+        .env("K6_NO_USAGE_REPORT", "true")
+        .current_dir(&dir.0)
+        .output()
+        .expect("run k6");
+    let ours = rk6(&args, &dir.0);
+    ours.assert_code(0);
+    let theirs = console_lines(&String::from_utf8_lossy(&theirs.stderr));
+    assert_eq!(theirs.len(), 10, "{theirs:?}");
+    assert_eq!(console_lines(&ours.stderr), theirs);
+}

@@ -86,21 +86,17 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
         if i > 0 {
             out.push(' ');
         }
-        let text = if a.is_object() && !a.is_callable() {
-            // k6 prints objects as JSON; errors by their message.
-            let is_error = a
-                .as_object()
-                .is_some_and(|o| o.get(js_string!("stack"), ctx).is_ok_and(|s| s.is_string()));
-            if is_error {
-                a.to_string(ctx)
-                    .map(|s| s.to_std_string_escaped())
-                    .unwrap_or_default()
-            } else {
-                a.to_json(ctx)
-                    .ok()
-                    .flatten()
-                    .map_or_else(|| a.display().to_string(), |j| j.to_string())
+        let text = if a.is_object() {
+            // k6 prints objects the way JSON.stringify does (errors as `{}`, functions as
+            // `null`, dates through toJSON), falling back to the plain form for cycles.
+            match json_stringify(a, ctx) {
+                Some(json) => json,
+                None => a.display().to_string(),
             }
+        } else if let Some(sym) = a.as_symbol() {
+            sym.description()
+                .map(|d| d.to_std_string_escaped())
+                .unwrap_or_default()
         } else {
             a.to_string(ctx)
                 .map(|s| s.to_std_string_escaped())
@@ -109,6 +105,24 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
         out.push_str(&text);
     }
     out
+}
+
+/// `JSON.stringify(value)` with the script's own JSON object; `null` where it gives
+/// `undefined` (a function), `None` when it throws (a cycle).
+fn json_stringify(value: &JsValue, ctx: &mut Context) -> Option<String> {
+    let json = ctx
+        .global_object()
+        .get(js_string!("JSON"), ctx)
+        .ok()?
+        .as_object()?;
+    let stringify = json.get(js_string!("stringify"), ctx).ok()?.as_callable()?;
+    let out = stringify
+        .call(&json.into(), std::slice::from_ref(value), ctx)
+        .ok()?;
+    if out.is_undefined() {
+        return Some("null".into());
+    }
+    out.to_string(ctx).ok().map(|s| s.to_std_string_escaped())
 }
 
 fn console_at(level: Level, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
