@@ -258,3 +258,74 @@ export default function () {{
     );
     run_checked(&dir, &script, &[]);
 }
+
+#[test]
+fn throw_discard_bodies_min_iteration_duration_and_system_tags() {
+    let srv = TestServer::start();
+    let dir = Dir::new("run-options");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  iterations: 2, throw: true, discardResponseBodies: true, minIterationDuration: '300ms',
+  systemTags: ['status', 'method', 'vu', 'iter', 'scenario'],
+  thresholds: {{ 'http_reqs{{vu:1,iter:1}}': ['count==3'], 'http_reqs{{url:{get}}}': ['count==0'] }},
+}};
+export default function () {{
+  const r = http.get('{get}');
+  const text = http.get('{get}', {{ responseType: 'text' }});
+  let threw = '';
+  try {{ http.get('http://127.0.0.1:1/'); }} catch (e) {{ threw = String(e); }}
+  check(null, {{
+    'body discarded by default': () => r.status === 200 && r.body === null,
+    'responseType text still reads it': () => text.body.length > 0,
+    'failed request throws': () => threw.includes('connection refused'),
+  }});
+}}
+"#,
+        get = srv.url("/get")
+    );
+    let (run, export) = run_export(&dir, &script, &["--address", ""]);
+    run.assert_code(0);
+    assert_eq!(
+        metric(&export, "checks")["fails"],
+        0,
+        "{export}\n{}",
+        run.stderr
+    );
+    assert!(
+        metric(&export, "iteration_duration")["min"]
+            .as_f64()
+            .unwrap()
+            >= 299.0,
+        "{export}"
+    );
+    // `throw` replaces the warning with the exception.
+    assert!(!run.stderr.contains("Request Failed"), "{}", run.stderr);
+}
+
+#[test]
+fn options_and_params_rk6_cannot_honour_fail_loudly() {
+    let dir = Dir::new("not-yet");
+    let (run, _) = run_export(
+        &dir,
+        "export const options = { hosts: { 'shop.test': '127.0.0.1' } };\nexport default function () {}\n",
+        &["--address", ""],
+    );
+    run.assert_code(104);
+    assert!(
+        run.stderr
+            .contains("\\\"hosts\\\" is not supported by rk6 yet"),
+        "{}",
+        run.stderr
+    );
+    let script = "import http from 'k6/http';\nexport default function () { http.post('http://127.0.0.1:1/', 'x', { compression: 'gzip' }); }\n";
+    let (run, _) = run_export(&dir, script, &["--address", ""]);
+    assert!(
+        run.stderr
+            .contains("the compression param is not supported by rk6 yet"),
+        "{}",
+        run.stderr
+    );
+}

@@ -141,6 +141,13 @@ pub fn run(mut args: RunArgs) -> ExitCode {
             .collect(),
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
     };
+    if let Some(msg) = crate::options::unsupported(&options) {
+        return fail(&logger, ExitCode::InvalidConfig, &msg, None);
+    }
+    let run_options = match rk6_js::RunOptions::from_options(&options) {
+        Ok(o) => o,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
     let opt_flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
     args.no_setup |= opt_flag("noSetup");
     args.no_teardown |= opt_flag("noTeardown");
@@ -239,6 +246,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         execution: OnceLock::new(),
         marked_failed: std::sync::atomic::AtomicBool::new(false),
         vu_stripe: vu_stripe.clone(),
+        run: run_options,
     });
 
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -80,6 +80,7 @@ impl Drop for Host {
 
 impl Host {
     pub(crate) fn new(vu_id: u64, shared: Arc<Shared>) -> Rc<Host> {
+        let samples = SampleBuffer::with_system_tags(shared.run.system_tags.clone());
         let http = Client::new(shared.http.clone());
         Rc::new(Host {
             vu_id,
@@ -88,7 +89,7 @@ impl Host {
             suspender: RefCell::new(None),
             phase: Cell::new(Phase::Init),
             http: RefCell::new(http),
-            samples: RefCell::default(),
+            samples: RefCell::new(samples),
             group: RefCell::default(),
             scenario: RefCell::default(),
             data_sent: Cell::new(0),

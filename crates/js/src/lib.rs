@@ -18,6 +18,7 @@ mod loader;
 pub mod log;
 mod modules;
 mod program;
+mod run_options;
 mod runtime;
 mod samples;
 mod shared;
@@ -25,5 +26,6 @@ mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
 pub use program::{Program, ScriptError, ScriptErrorKind};
+pub use run_options::{RunOptions, SystemTags};
 pub use shared::Shared;
 pub use vu::{JsVu, JsVuFactory};

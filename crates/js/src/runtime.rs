@@ -219,9 +219,24 @@ impl Runtime {
                 &[],
             );
         }
+        host.samples
+            .borrow_mut()
+            .set_iteration(host.vu_id, vu_iteration);
         let data = self.setup_arg();
         let start = Instant::now();
-        let result = crate::event_loop::call_settled(&f, &[data], &mut self.ctx);
+        let mut result = crate::event_loop::call_settled(&f, &[data], &mut self.ctx);
+        if let Some(min) = host.shared.run.min_iteration_duration {
+            // `minIterationDuration`: the rest of the time is slept, inside the iteration.
+            let left = min.saturating_sub(start.elapsed());
+            if !left.is_zero() {
+                if let Err(e) = host.block_on("minIterationDuration", tokio::time::sleep(left)) {
+                    result = Err(crate::event_loop::Uncaught {
+                        error: e,
+                        in_promise: false,
+                    });
+                }
+            }
+        }
         let outcome = match result {
             Err(u) if is_interrupted(&u.error) => IterationOutcome::Interrupted,
             Err(u) if abort_reason(&u.error).is_some() => {

@@ -38,6 +38,8 @@ pub struct Shared {
     pub marked_failed: AtomicBool,
     /// Maps this instance's VU ids to ids in the whole test (`--execution-segment`).
     pub vu_stripe: rk6_scheduler::Stripe,
+    /// `throw`, `discardResponseBodies`, `minIterationDuration`, `systemTags`.
+    pub run: crate::RunOptions,
 }
 
 impl Shared {
@@ -59,6 +61,7 @@ impl Shared {
             execution: OnceLock::new(),
             marked_failed: AtomicBool::new(false),
             vu_stripe: rk6_scheduler::Stripe::full(),
+            run: crate::RunOptions::default(),
         })
     }
 }

@@ -195,6 +195,7 @@ impl Params {
             }
         }
         let response_type = match prop(obj, "responseType", ctx)? {
+            None if Host::of(ctx).shared.run.discard_response_bodies => ResponseType::None,
             None => ResponseType::Text,
             Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
                 "text" => ResponseType::Text,
@@ -209,6 +210,25 @@ impl Params {
                 }
             },
         };
+        // Params that would change the request, which rk6 cannot honour yet: fail loudly
+        // rather than send something else.
+        if let Some(c) = prop(obj, "compression", ctx)? {
+            if !c.is_null() && !c.to_string(ctx)?.is_empty() {
+                return Err(JsNativeError::typ()
+                    .with_message("the compression param is not supported by rk6 yet (see docs/compatibility.md)")
+                    .into());
+            }
+        }
+        if let Some(jar) = prop(obj, "jar", ctx)? {
+            let vu_jar = jar
+                .as_object()
+                .is_some_and(|o| o.downcast_ref::<VuJar>().is_some());
+            if !vu_jar {
+                return Err(JsNativeError::typ()
+                    .with_message("the jar param only accepts the VU's jar (http.cookieJar()); other cookie jars are not supported by rk6 yet")
+                    .into());
+            }
+        }
         if let Some(auth) = prop(obj, "auth", ctx)? {
             let auth = auth.to_string(ctx)?.to_std_string_escaped();
             if auth != "basic" {
@@ -354,6 +374,9 @@ fn send(
                 code: 1020,
                 message: format!("invalid URL \"{url_text}\""),
             };
+            if host.shared.run.throw {
+                return Err(JsNativeError::error().with_message(err.message).into());
+            }
             host.shared
                 .logger
                 .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
@@ -406,6 +429,12 @@ fn send(
     };
     emit(&host, &params.tags, &resp, callback.as_deref());
     if let Some(err) = &resp.error {
+        if host.shared.run.throw {
+            // `throw`: the failure is the script's exception instead of a logged warning.
+            return Err(JsNativeError::error()
+                .with_message(err.message.clone())
+                .into());
+        }
         host.shared
             .logger
             .log(Level::Warning, "Request Failed", &[("error", &err.message)]);

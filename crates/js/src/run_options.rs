@@ -1,0 +1,134 @@
+//! Options that change how a VU runs its script and builds its samples.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+/// System tags k6 knows; `systemTags` may enable any of them.
+const SYSTEM_TAGS: &[&str] = &[
+    "proto",
+    "subproto",
+    "status",
+    "method",
+    "url",
+    "name",
+    "group",
+    "check",
+    "error",
+    "error_code",
+    "tls_version",
+    "scenario",
+    "service",
+    "expected_response",
+    "vu",
+    "iter",
+    "ip",
+    "ocsp_status",
+];
+
+/// System tags k6 can add that rk6 does not produce yet.
+const NOT_PRODUCED: &[&str] = &["ip", "ocsp_status"];
+
+/// Which system tags samples carry (`systemTags`); `None` in [`RunOptions`] keeps k6's
+/// default set.
+#[derive(Debug, Clone, Default)]
+pub struct SystemTags {
+    /// System tags left out of samples.
+    pub(crate) disabled: Vec<&'static str>,
+    /// Tag samples with the VU id (`vu`).
+    pub(crate) vu: bool,
+    /// Tag samples with the VU's iteration number (`iter`).
+    pub(crate) iter: bool,
+}
+
+/// Per-VU behaviour set by options.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// A failed request throws instead of returning an error response (`throw`).
+    pub throw: bool,
+    /// Responses are read and dropped unless a request asks for its body
+    /// (`discardResponseBodies`).
+    pub discard_response_bodies: bool,
+    /// Iterations shorter than this sleep for the rest (`minIterationDuration`).
+    pub min_iteration_duration: Option<Duration>,
+    /// `systemTags`, when given.
+    pub system_tags: Option<SystemTags>,
+}
+
+impl RunOptions {
+    /// Reads the options; the error names the bad value.
+    pub fn from_options(options: &Map<String, Value>) -> Result<RunOptions, String> {
+        let flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let min_iteration_duration = match options.get("minIterationDuration") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                rk6_scheduler::duration_from_json(v)
+                    .map_err(|e| format!("minIterationDuration: {e}"))?,
+            )
+            .filter(|d| !d.is_zero()),
+        };
+        let system_tags = match options.get("systemTags") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(items)) => {
+                let mut enabled = Vec::new();
+                for item in items {
+                    let name = item
+                        .as_str()
+                        .ok_or_else(|| format!("systemTags: {item} is not a string"))?;
+                    if !SYSTEM_TAGS.contains(&name) {
+                        return Err(format!("systemTags: unknown system tag \"{name}\""));
+                    }
+                    if NOT_PRODUCED.contains(&name) {
+                        return Err(format!(
+                            "systemTags: the \"{name}\" tag is not supported by rk6 yet (see docs/compatibility.md)"
+                        ));
+                    }
+                    enabled.push(name);
+                }
+                Some(SystemTags {
+                    disabled: SYSTEM_TAGS
+                        .iter()
+                        .copied()
+                        .filter(|t| !enabled.contains(t))
+                        .collect(),
+                    vu: enabled.contains(&"vu"),
+                    iter: enabled.contains(&"iter"),
+                })
+            }
+            Some(v) => return Err(format!("systemTags must be an array of tag names, got {v}")),
+        };
+        Ok(RunOptions {
+            throw: flag("throw"),
+            discard_response_bodies: flag("discardResponseBodies"),
+            min_iteration_duration,
+            system_tags,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_and_validates() {
+        let o = RunOptions::from_options(
+            json!({"throw": true, "minIterationDuration": "1s", "systemTags": ["status", "vu"]})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(o.throw);
+        assert_eq!(o.min_iteration_duration, Some(Duration::from_secs(1)));
+        let st = o.system_tags.unwrap();
+        assert!(st.vu && !st.iter);
+        assert!(st.disabled.contains(&"url") && !st.disabled.contains(&"status"));
+        let e = RunOptions::from_options(json!({"systemTags": ["nope"]}).as_object().unwrap())
+            .unwrap_err();
+        assert!(e.contains("unknown system tag"), "{e}");
+        let e = RunOptions::from_options(json!({"systemTags": ["ip"]}).as_object().unwrap())
+            .unwrap_err();
+        assert!(e.contains("not supported by rk6 yet"), "{e}");
+    }
+}
