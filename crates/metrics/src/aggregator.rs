@@ -79,6 +79,23 @@ impl Aggregator {
             });
             agg.subs_by_metric[spec.parent.index()].push(i);
         }
+        // Percentile thresholds get exact counts at their boundaries (see trend.rs).
+        let pivots: Vec<(Target, f64)> = agg
+            .thresholds
+            .thresholds
+            .iter()
+            .filter(|t| matches!(t.stat, Stat::Percentile(_) | Stat::Med))
+            .map(|t| (t.target, t.value))
+            .collect();
+        for (target, boundary) in pivots {
+            let sink = match target {
+                Target::Metric(id) => &mut agg.sinks[id.index()],
+                Target::SubMetric(i) => &mut agg.subs[i].sink,
+            };
+            if let Sink::Trend(t) = sink {
+                t.add_pivot(boundary);
+            }
+        }
         agg
     }
 
@@ -293,6 +310,29 @@ mod tests {
     }
 
     const SECS2: Duration = Duration::from_secs(2);
+
+    #[test]
+    fn percentile_thresholds_do_not_flip_within_histogram_precision() {
+        // 30,000 durations: p(95) is 199.95 ms, closer to the 200 ms boundary than the
+        // histograms' 0.1 %. The verdicts must be what an exact sort gives.
+        let mut agg = aggregator(json!({
+            "http_req_duration": ["p(95)<200", "p(99)>200", "med<=199.95"],
+            "http_req_duration{status:200}": ["p(95)<200"],
+        }));
+        let d = builtin::HTTP_REQ_DURATION;
+        let batch: Vec<Sample> = (0..30_000u32)
+            .map(|i| {
+                let v = if i < 29_000 { 199.95 } else { 200.05 };
+                sample(d, v, &[("status", "200")])
+            })
+            .collect();
+        agg.add(&batch);
+        let v = agg.evaluate(SECS2);
+        assert!(!v.failed, "{:?}", v.crossed);
+        let mut agg = aggregator(json!({"http_req_duration": ["p(95)>=200"]}));
+        agg.add(&batch);
+        assert!(agg.evaluate(SECS2).failed);
+    }
 
     #[test]
     fn routes_to_metric_and_matching_submetrics() {

@@ -88,6 +88,19 @@ impl Threshold {
         if sink.is_empty() {
             return (true, None);
         }
+        // Past the exact phase, percentiles come from histograms; the exact counts kept at
+        // the boundary decide the verdict whenever they can.
+        let pct = match self.stat {
+            Stat::Percentile(p) => Some(p),
+            Stat::Med => Some(50.0),
+            _ => None,
+        };
+        if let (Some(pct), Sink::Trend(t)) = (pct, sink) {
+            if let Some(ord) = t.percentile_vs(pct, self.value) {
+                let v = sink.stat(self.stat, elapsed);
+                return (self.op.holds_ordering(ord), v);
+            }
+        }
         match sink.stat(self.stat, elapsed) {
             Some(v) => (self.op.holds(v, self.value), Some(v)),
             // Validation makes this unreachable; failing is the safe answer.

@@ -36,6 +36,19 @@ impl Operator {
         }
     }
 
+    /// Whether `left op right` holds, given only how `left` compares with `right`.
+    pub fn holds_ordering(self, left_vs_right: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match self {
+            Operator::Greater => left_vs_right == Greater,
+            Operator::GreaterEqual => left_vs_right != Less,
+            Operator::Less => left_vs_right == Less,
+            Operator::LessEqual => left_vs_right != Greater,
+            Operator::Equal | Operator::StrictEqual => left_vs_right == Equal,
+            Operator::NotEqual => left_vs_right != Equal,
+        }
+    }
+
     /// The operator's source text.
     pub fn as_str(self) -> &'static str {
         match self {

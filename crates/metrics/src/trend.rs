@@ -6,6 +6,11 @@
 //! 1_000_000` (a millisecond value keeps nanosecond units): values below 0.002048 are
 //! exact to 1e-6, larger ones to within 0.1 % relative. Negative values go to a second
 //! histogram of their magnitudes. Count, sum, min and max stay exact in both modes.
+//!
+//! Thresholds must not flip because of that 0.1 %: for every percentile threshold the sink
+//! also counts exactly how many values fell below and on its boundary (a [`Pivot`]), which
+//! decides `p(95) < 200` exactly whenever the ranks around the percentile lie on one side of
+//! the boundary — which is every case except a percentile interpolated across it.
 
 use hdrhistogram::Histogram;
 
@@ -26,6 +31,15 @@ pub struct TrendSink {
     min: f64,
     max: f64,
     store: Store,
+    pivots: Vec<Pivot>,
+}
+
+/// Exact counts around one threshold boundary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pivot {
+    boundary: f64,
+    below: u64,
+    equal: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -45,6 +59,7 @@ impl Default for TrendSink {
             min: 0.0,
             max: 0.0,
             store: Store::Exact(Vec::new()),
+            pivots: Vec::new(),
         }
     }
 }
@@ -69,6 +84,13 @@ impl TrendSink {
         }
         self.count += 1;
         self.sum += value;
+        for p in &mut self.pivots {
+            if value < p.boundary {
+                p.below += 1;
+            } else if value == p.boundary {
+                p.equal += 1;
+            }
+        }
         match &mut self.store {
             Store::Exact(values) if values.len() < EXACT_LIMIT => values.push(value),
             Store::Exact(values) => {
@@ -154,6 +176,52 @@ impl TrendSink {
         v.clamp(self.min, self.max)
     }
 
+    /// Starts counting values exactly around `boundary` (a threshold's right-hand side).
+    /// Must be called before values are added; repeated boundaries are counted once.
+    pub fn add_pivot(&mut self, boundary: f64) {
+        if !boundary.is_nan() && !self.pivots.iter().any(|p| p.boundary == boundary) {
+            self.pivots.push(Pivot {
+                boundary,
+                below: 0,
+                equal: 0,
+            });
+        }
+    }
+
+    /// How the `pct` percentile compares with `boundary`, decided from exact counts when
+    /// the histograms could blur it: `None` when no pivot covers `boundary`, the sink is
+    /// still exact, or the percentile interpolates between values on both sides of it.
+    pub fn percentile_vs(&self, pct: f64, boundary: f64) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        if matches!(self.store, Store::Exact(_)) || self.count == 0 {
+            return None;
+        }
+        let p = self.pivots.iter().find(|p| p.boundary == boundary)?;
+        let pos = (pct / 100.0).clamp(0.0, 1.0) * (self.count - 1) as f64;
+        let lo = pos.floor() as u64;
+        let hi = pos.ceil() as u64;
+        let exact_lo = lo as f64 == pos;
+        // Ranks below `below` hold values < boundary; up to `below + equal`, equal ones.
+        let (lt, le) = (p.below, p.below + p.equal);
+        let side = |r: u64| {
+            if r < lt {
+                Ordering::Less
+            } else if r < le {
+                Ordering::Equal
+            } else {
+                Ordering::Greater
+            }
+        };
+        match (side(lo), side(hi)) {
+            (a, b) if a == b => Some(a),
+            (a, _) if exact_lo => Some(a),
+            // Interpolating from a value on the boundary towards one off it.
+            (Ordering::Equal, b) => Some(b),
+            (a, Ordering::Equal) => Some(a),
+            _ => None,
+        }
+    }
+
     /// The value at 0-based `rank` in ascending order, from the histograms.
     fn value_at_rank(
         &self,
@@ -211,6 +279,30 @@ fn bucket_at_rank(h: &Histogram<u64>, rank: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pivots_decide_boundaries_the_histograms_blur() {
+        use std::cmp::Ordering;
+        // 20,000 values: p(95) is exactly 199.99, just under a 200 boundary that the
+        // histogram (0.1 %) cannot tell apart from it.
+        let mut t = TrendSink::new();
+        t.add_pivot(200.0);
+        for i in 0..20_000u32 {
+            t.add(if i < 19_500 { 199.99 } else { 200.01 });
+        }
+        assert_eq!(t.percentile_vs(95.0, 200.0), Some(Ordering::Less));
+        assert_eq!(t.percentile_vs(99.0, 200.0), Some(Ordering::Greater));
+        assert_eq!(t.percentile_vs(95.0, 123.0), None, "no pivot there");
+        let approx = t.percentile(95.0);
+        assert!((approx - 199.99).abs() <= 0.2, "{approx}");
+        // Values on the boundary itself.
+        let mut t = TrendSink::new();
+        t.add_pivot(5.0);
+        for _ in 0..20_000 {
+            t.add(5.0);
+        }
+        assert_eq!(t.percentile_vs(50.0, 5.0), Some(Ordering::Equal));
+    }
 
     /// k6's algorithm on a sorted copy, for comparison.
     fn k6_percentile(values: &[f64], pct: f64) -> f64 {
