@@ -47,7 +47,7 @@ pub enum Sink {
     /// For Rate metrics.
     Rate(RateSink),
     /// For Trend metrics.
-    Trend(TrendSink),
+    Trend(Box<TrendSink>),
 }
 
 impl Sink {
@@ -57,7 +57,7 @@ impl Sink {
             MetricType::Counter => Sink::Counter(CounterSink::default()),
             MetricType::Gauge => Sink::Gauge(GaugeSink::default()),
             MetricType::Rate => Sink::Rate(RateSink::default()),
-            MetricType::Trend => Sink::Trend(TrendSink::new()),
+            MetricType::Trend => Sink::Trend(Box::default()),
         }
     }
 
