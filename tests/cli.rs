@@ -3,6 +3,7 @@
 mod bench_mode;
 mod http_extras;
 mod parity;
+mod report;
 mod scenarios;
 mod support;
 
