@@ -66,6 +66,7 @@
       s.values.forEach(function (v) { if (v !== null && isFinite(v)) { ymax = Math.max(ymax, v); points++; } });
     });
     var svg = ['<svg class="chart-svg" viewBox="0 0 ' + W + " " + H + '" role="img" aria-label="' + esc(opts.title) + '">'];
+    if (opts.empty) points = 0;
     if (!points) {
       svg.push('<text class="empty" x="' + W / 2 + '" y="' + H / 2 + '" text-anchor="middle">no data</text></svg>');
       box.innerHTML = "<h2>" + esc(opts.title) + "</h2>" + svg.join("");
@@ -210,7 +211,7 @@
 
   var drawn = 0;
   drawn += lineChart(document.getElementById("c-rate"), {
-    title: "Request rate", fmt: function (v) { return num(v) + "/s"; },
+    title: "Request rate", fmt: function (v) { return num(v) + "/s"; }, empty: !tot.http_reqs,
     series: [{ label: "requests/s", values: rate(tl.reqs) }, { label: "failed/s", color: "#dc2626", values: rate(tl.failed) }],
   });
   drawn += lineChart(document.getElementById("c-latency"), {
