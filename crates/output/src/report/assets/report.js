@@ -179,7 +179,8 @@
 
   html += table("Thresholds", [["Metric"], ["Threshold"], ["Value", "num"], ["Verdict"]],
     thresholds.map(function (t) {
-      var isTime = /duration|blocked|connecting|sending|waiting|receiving|handshaking/.test(t.metric) && !/^(rate|count)/.test(t.source);
+      var m = metric(t.metric);
+      var isTime = m && m.contains === "time" && m.kind === "trend" && !/^count/.test(t.source);
       return ['<span class="name">' + esc(t.metric) + "</span>", esc(t.source),
         t.value === null ? "–" : esc(isTime ? ms(t.value) : num(t.value, 4).replace(/\.?0+$/, "")),
         t.ok ? '<span class="ok">✓ passed</span>' : '<span class="bad">✗ crossed</span>'];
