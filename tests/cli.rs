@@ -4,6 +4,7 @@ mod bench_mode;
 mod event_loop;
 mod http_extras;
 mod parity;
+mod report;
 mod scenarios;
 mod support;
 

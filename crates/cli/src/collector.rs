@@ -1,13 +1,15 @@
 //! The metrics thread: the single owner of the aggregator and the `-o` outputs. VUs send
 //! one batch per iteration; every batch goes to the aggregator and then to each output, so
 //! the outputs see exactly the samples the summary counts. Thresholds are evaluated every
-//! 2 s, and an `abortOnFail` threshold stops the test.
+//! 2 s, and an `abortOnFail` threshold stops the test. The outputs come back unfinished, so
+//! [`finish_outputs`] can hand them the end-of-test summary (the HTML report shows its
+//! checks and threshold verdicts) before closing them.
 
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rk6_metrics::{Aggregator, Sample};
+use rk6_metrics::{Aggregator, Sample, SummaryData};
 use rk6_output::Output;
 use rk6_scheduler::CancellationToken;
 
@@ -23,8 +25,27 @@ pub struct Collected {
     pub aggregator: Aggregator,
     /// Whether an abortOnFail threshold stopped the test.
     pub threshold_abort: bool,
-    /// Write errors of the outputs, one message per failed output.
-    pub output_errors: Vec<String>,
+    /// The outputs, flushed but not finished: see [`finish_outputs`].
+    pub outputs: Vec<Box<dyn Output>>,
+}
+
+/// Gives each output the summary (when the run made one) and closes it; returns one
+/// message per output that failed to write.
+pub fn finish_outputs(
+    mut outputs: Vec<Box<dyn Output>>,
+    summary: Option<&SummaryData>,
+) -> Vec<String> {
+    outputs
+        .iter_mut()
+        .filter_map(|o| {
+            if let Some(s) = summary {
+                o.end_of_test(s);
+            }
+            o.finish()
+                .err()
+                .map(|e| format!("output {}: {e}", o.description()))
+        })
+        .collect()
 }
 
 /// Handle to the running metrics thread.
@@ -54,7 +75,7 @@ impl Collector {
         self.tx.clone()
     }
 
-    /// Waits for every batch sent so far, closes the outputs and returns the aggregator.
+    /// Waits for every batch sent so far and returns the aggregator and the outputs.
     pub fn finish(self) -> Collected {
         // An empty batch is the end marker: VUs never send empty batches, and every VU has
         // stopped by now, so all their batches are ahead of it in the channel.
@@ -104,17 +125,12 @@ fn collect(
             }
         }
     }
-    let output_errors = outputs
-        .iter_mut()
-        .filter_map(|o| {
-            o.finish()
-                .err()
-                .map(|e| format!("output {}: {e}", o.description()))
-        })
-        .collect();
+    for o in &mut outputs {
+        o.flush();
+    }
     Collected {
         aggregator: agg,
         threshold_abort: aborted,
-        output_errors,
+        outputs,
     }
 }

@@ -19,7 +19,7 @@ use rk6_scheduler::{
 use serde_json::{Map, Value};
 
 use crate::args::RunArgs;
-use crate::collector::{Collected, Collector};
+use crate::collector::{finish_outputs, Collected, Collector};
 use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::options::consolidate;
@@ -266,21 +266,27 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     let Collected {
         mut aggregator,
         threshold_abort,
-        output_errors,
+        outputs,
     } = {
         drop(shared);
         collector.finish()
     };
-    for e in &output_errors {
-        logger.log(Level::Error, e, &[]);
-    }
+    let log_errors = |errors: Vec<String>| {
+        for e in &errors {
+            logger.log(Level::Error, e, &[]);
+        }
+    };
     let outcome = match outcome {
         Ok(end) => end,
-        Err(code) => return code,
+        Err(code) => {
+            log_errors(finish_outputs(outputs, None));
+            return code;
+        }
     };
     let elapsed = outcome.elapsed;
     let verdict = aggregator.evaluate(elapsed);
     let data = aggregator.summary(elapsed, &trend_stats);
+    log_errors(finish_outputs(outputs, Some(&data)));
 
     if !args.no_summary {
         let mut printed = false;
@@ -372,7 +378,8 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     }
 }
 
-/// The `-o` values, or `K6_OUT` (comma-separated) when no `-o` is given.
+/// The `-o` values, or `K6_OUT` (comma-separated) when no `-o` is given, plus the HTML
+/// report when `K6_WEB_DASHBOARD*` asks for it and no `-o web-dashboard` did.
 fn output_specs(
     args: &RunArgs,
     env: impl Fn(&str) -> Option<String>,
@@ -390,10 +397,15 @@ fn output_specs(
     } else {
         args.out.clone()
     };
-    values
+    let mut specs = values
         .iter()
         .map(|v| OutputSpec::parse(v).map_err(|e| e.to_string()))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let dashboard = OutputSpec::from_env(&env).map_err(|e| e.to_string())?;
+    if let Some(d) = dashboard.filter(|d| specs.iter().all(|s| s.kind != d.kind)) {
+        specs.push(d);
+    }
+    Ok(specs)
 }
 
 fn shared_setup_json(text: &Option<String>) -> Option<Value> {

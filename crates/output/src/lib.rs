@@ -12,7 +12,8 @@
 //!
 //! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
 //! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
-//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV).
+//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV,
+//! [`ReportOutput`] the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`).
 
 pub mod category;
 mod csv;
@@ -22,6 +23,7 @@ mod handle_summary;
 mod json;
 mod json_lines;
 mod outputs;
+mod report;
 mod text;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};
@@ -29,4 +31,5 @@ pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
 pub use json_lines::JsonOutput;
 pub use outputs::{Output, OutputError, OutputKind, OutputSpec};
+pub use report::{ReportConfig, ReportOutput};
 pub use text::{render_text, SummaryMode, TextOptions};

@@ -12,11 +12,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use rk6_metrics::{MetricId, Registry, Sample, ThresholdSet};
+use rk6_metrics::{MetricId, Registry, Sample, SummaryData, ThresholdSet};
 use thiserror::Error;
 
 use crate::csv::{CsvOutput, TimeFormat};
 use crate::json_lines::JsonOutput;
+use crate::report::{ReportConfig, ReportOutput};
 
 /// A destination for every sample of a test run.
 pub trait Output: Send {
@@ -26,6 +27,9 @@ pub trait Output: Send {
     fn add(&mut self, registry: &Registry, batch: &[Sample]);
     /// Pushes buffered data to the file (an error is kept for `finish`).
     fn flush(&mut self);
+    /// The end-of-test summary (checks, final threshold verdicts), given once before
+    /// `finish` when the run produced one. Streaming outputs ignore it.
+    fn end_of_test(&mut self, _summary: &SummaryData) {}
     /// Writes everything still buffered and closes the file; reports the first write error.
     fn finish(&mut self) -> io::Result<()>;
 }
@@ -35,11 +39,11 @@ pub trait Output: Send {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: json, csv; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: json, csv, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.
-    #[error("invalid output type '{0}', available types are: csv, json")]
+    #[error("invalid output type '{0}', available types are: csv, json, web-dashboard")]
     Unknown(String),
     /// A bad argument, e.g. an unknown csv key.
     #[error("{0}")]
@@ -47,7 +51,7 @@ pub enum OutputError {
     /// The file could not be created.
     #[error("could not create the '{kind}' output: {source}")]
     Create {
-        /// `json` or `csv`.
+        /// `json`, `csv` or `web-dashboard`.
         kind: &'static str,
         /// The I/O error.
         source: io::Error,
@@ -60,7 +64,6 @@ const K6_ONLY: &[&str] = &[
     "cloud",
     "experimental-prometheus-rw",
     "experimental-opentelemetry",
-    "web-dashboard",
     "statsd",
     "datadog",
     "kafka",
@@ -70,7 +73,7 @@ const K6_ONLY: &[&str] = &[
 /// One parsed `-o` value: `name` or `name=arg`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputSpec {
-    /// `json` or `csv`.
+    /// Which output.
     pub kind: OutputKind,
     /// Everything after the first `=` (may be empty).
     pub arg: String,
@@ -83,6 +86,8 @@ pub enum OutputKind {
     Json,
     /// k6's `csv`.
     Csv,
+    /// k6's `web-dashboard`, of which rk6 has only the HTML report export.
+    WebDashboard,
 }
 
 impl OutputSpec {
@@ -92,6 +97,7 @@ impl OutputSpec {
         let kind = match name {
             "json" => OutputKind::Json,
             "csv" => OutputKind::Csv,
+            "web-dashboard" => OutputKind::WebDashboard,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -101,7 +107,18 @@ impl OutputSpec {
         })
     }
 
-    /// Creates the output's file. `env` reads `K6_CSV_*` variables.
+    /// The web-dashboard output the environment asks for (`K6_WEB_DASHBOARD=true` or
+    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`.
+    pub fn from_env(
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<OutputSpec>, OutputError> {
+        Ok(crate::report::enabled_by_env(env)?.then(|| OutputSpec {
+            kind: OutputKind::WebDashboard,
+            arg: String::new(),
+        }))
+    }
+
+    /// Creates the output's file. `env` reads `K6_CSV_*` and `K6_WEB_DASHBOARD_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
@@ -128,6 +145,16 @@ impl OutputSpec {
                     source,
                 })?;
                 Ok(Box::new(CsvOutput::new(w, cfg.file_name, cfg.time_format)))
+            }
+            OutputKind::WebDashboard => {
+                let cfg = ReportConfig::parse(&self.arg, env)?;
+                let out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
+                    OutputError::Create {
+                        kind: "web-dashboard",
+                        source,
+                    }
+                })?;
+                Ok(Box::new(out))
             }
         }
     }
@@ -329,10 +356,15 @@ mod tests {
         assert_eq!((s.kind, s.arg.as_str()), (OutputKind::Json, "out.json"));
         let s = OutputSpec::parse("csv").unwrap();
         assert_eq!((s.kind, s.arg.as_str()), (OutputKind::Csv, ""));
+        let s = OutputSpec::parse("web-dashboard=export=r.html&period=2s").unwrap();
+        assert_eq!(
+            (s.kind, s.arg.as_str()),
+            (OutputKind::WebDashboard, "export=r.html&period=2s")
+        );
         let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output influxdb is not supported by rk6 yet (supported: json, csv; see docs/compatibility.md)"
+            "output influxdb is not supported by rk6 yet (supported: json, csv, web-dashboard; see docs/compatibility.md)"
         );
         assert!(matches!(
             OutputSpec::parse("nope").unwrap_err(),
