@@ -435,8 +435,8 @@ fn sigint_stops_gracefully_and_loses_no_sample() {
         r#"
 import http from 'k6/http';
 import {{ sleep }} from 'k6';
-export const options = {{ scenarios: {{ c: {{ executor: 'constant-vus', vus: 4, duration: '1m', gracefulStop: '200ms' }} }} }};
-export default function () {{ http.get('{url}'); sleep(0.01); }}
+export const options = {{ scenarios: {{ c: {{ executor: 'constant-vus', vus: 8, duration: '1m', gracefulStop: '200ms' }} }} }};
+export default function () {{ http.get('{url}'); }}
 export function teardown() {{ console.log('teardown ran'); }}
 "#,
         url = srv.url("/get")
@@ -481,6 +481,7 @@ export function teardown() {{ console.log('teardown ran'); }}
         serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     let reqs = count(&export, "http_reqs");
     assert!(reqs > 10.0, "{export}");
+    eprintln!("sigint test: {reqs} requests in ~2.5 s");
     let points = std::fs::read_to_string(&out)
         .unwrap()
         .lines()
