@@ -404,3 +404,76 @@ export default function () {
     assert_eq!(theirs.len(), 10, "{theirs:?}");
     assert_eq!(console_lines(&ours.stderr), theirs);
 }
+
+#[test]
+fn custom_metrics_failing_thresholds_and_handle_summary_agree_with_k6() {
+    let Some(bin) = k6() else { return };
+    let srv = TestServer::start();
+    let dir = Dir::new("parity-custom");
+    let script = dir.write(
+        "custom.js",
+        &format!(
+            r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import {{ Counter, Gauge, Rate, Trend }} from 'k6/metrics';
+const orders = new Counter('orders');
+const queue = new Gauge('queue_depth');
+const ok = new Rate('order_ok');
+const think = new Trend('think_time', true);
+export const options = {{
+  iterations: 6,
+  thresholds: {{
+    'orders{{kind:big}}': ['count>100'],
+    'orders{{kind:small}}': ['count>=3'],
+    'order_ok{{kind:big}}': ['rate>0.9'],
+    'queue_depth': ['value<100'],
+    'think_time{{kind:small}}': ['p(95)<1000', 'max<5'],
+    'http_req_duration{{status:404}}': ['max<0'],
+  }},
+}};
+export default function () {{
+  const kind = __ITER % 2 === 0 ? 'big' : 'small';
+  orders.add(1, {{ kind }});
+  queue.add(__ITER * 10);
+  ok.add(kind === 'small', {{ kind }});
+  think.add(__ITER * 3, {{ kind }});
+  const r = http.get('{url}');
+  check(r, {{ 'is 404': (r) => r.status === 404 }});
+}}
+function shape(v) {{
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return typeof v;
+  const out = {{}};
+  for (const k of Object.keys(v).sort()) out[k] = k === 'values' ? Object.keys(v[k]).sort() : shape(v[k]);
+  return out;
+}}
+export function handleSummary(data) {{
+  const keys = {{
+    top: Object.keys(data).sort(),
+    metrics: Object.keys(data.metrics).filter((m) => !m.startsWith('http_req_') || m === 'http_req_duration').sort(),
+    orders: shape(data.metrics.orders),
+    think: shape(data.metrics['think_time{{kind:small}}']),
+    verdicts: Object.keys(data.metrics).sort().flatMap((m) => Object.entries(data.metrics[m].thresholds || {{}}).map(([t, r]) => `${{m}} ${{t}} ${{r.ok}}`)),
+    state: Object.keys(data.state).sort(),
+  }};
+  return {{ 'keys.json': JSON.stringify(keys, null, 1) }};
+}}
+"#,
+            url = srv.url("/status/404")
+        ),
+    );
+    let keys = || std::fs::read_to_string(dir.path("keys.json")).unwrap_or_default();
+    let theirs = run_k6(&bin, &script, &dir);
+    let their_keys = keys();
+    std::fs::remove_file(dir.path("keys.json")).unwrap();
+    let ours = run_rk6(&script, &dir);
+    assert_eq!(theirs.code, 99, "k6 should fail the thresholds");
+    assert_eq!(ours.code, theirs.code, "exit codes differ");
+    assert_eq!(
+        verdicts(&ours.export),
+        verdicts(&theirs.export),
+        "threshold verdicts differ"
+    );
+    assert!(!their_keys.is_empty());
+    assert_eq!(keys(), their_keys, "handleSummary data shape differs");
+}
