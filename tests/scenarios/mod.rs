@@ -503,3 +503,19 @@ fn arrival_rate_keeps_its_rate_in_a_real_run() {
     let delay = metric(&export, "iteration_start_delay");
     assert!(delay["med"].as_f64().unwrap() < 2.0, "{delay}");
 }
+
+#[test]
+fn a_saturated_generator_is_reported_with_its_figure() {
+    let dir = Dir::new("saturated");
+    // Iterations that hold their worker thread for 80 ms without yielding: every other VU
+    // and the worker's own clock run late by as much.
+    let script = "export const options = { vus: 2, duration: '1500ms' };\nexport default function () { const end = Date.now() + 80; while (Date.now() < end) {} }\n";
+    let (run, _) = run_export(&dir, script, &["--address", ""]);
+    run.assert_code(0);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("the load generator was saturated"))
+        .unwrap_or_else(|| panic!("no saturation warning: {}", run.stderr));
+    assert!(line.contains("ms late (p(99) <= "), "{line}");
+}

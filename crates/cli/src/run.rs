@@ -26,6 +26,30 @@ use crate::options::consolidate;
 
 use crate::progress;
 
+/// Worker event-loop lag at p(99) from which the end of the test says the generator was
+/// saturated.
+const SATURATED_LAG: Duration = Duration::from_millis(10);
+
+/// Says so when the load generator itself ran late: every VU on a late worker sends late and
+/// reads late, and the latency figures then include the generator's own delay.
+fn warn_if_saturated(logger: &Logger, lag: &rk6_scheduler::LagMonitor) {
+    let Some(p99) = lag.percentile_bound(99.0) else {
+        return;
+    };
+    if p99 >= SATURATED_LAG {
+        logger.log(
+            Level::Warning,
+            &format!(
+                "the load generator was saturated: its worker threads woke up to {:.1}ms late (p(99) <= {:.0}ms over {} probes), so requests went out and responses were read late by as much and the latency figures include rk6's own delay; give rk6 more CPU (fewer VUs or lighter iterations per machine, or a less busy machine) to measure the target alone",
+                lag.max().as_secs_f64() * 1000.0,
+                p99.as_secs_f64() * 1000.0,
+                lag.count()
+            ),
+            &[],
+        );
+    }
+}
+
 /// k6's default API address: when it is taken, the test runs without the API.
 const DEFAULT_ADDRESS: &str = "localhost:6565";
 
@@ -357,6 +381,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
             );
         }
     }
+    warn_if_saturated(&logger, &outcome.lag);
     if verdict.failed {
         let names = verdict.crossed.join("', '");
         if threshold_abort {
@@ -471,6 +496,8 @@ struct Outcome {
     elapsed: Duration,
     lifecycle: Option<Lifecycle>,
     setup_data: Option<String>,
+    /// How late the worker threads' event loops ran (generator saturation).
+    lag: Arc<rk6_scheduler::LagMonitor>,
 }
 
 async fn execute(
@@ -584,6 +611,7 @@ async fn execute(
     stop_on_abort.abort();
     display.show(&state, run_start.elapsed());
     emit_final(&state, &shared, max_vus);
+    let lag = pool.lag();
     pool.shutdown();
     if !args.no_teardown {
         if let Err(e) = lifecycle.teardown().await {
@@ -601,6 +629,7 @@ async fn execute(
         elapsed: started.elapsed(),
         lifecycle: Some(lifecycle),
         setup_data,
+        lag,
     })
     .inspect(|_| control.set_phase(Phase::Ended))
 }

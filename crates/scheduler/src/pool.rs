@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::job::{run_vu_loop, Job};
+use crate::lag::LagMonitor;
 use crate::vu::VuFactory;
 
 /// Runs jobs on VUs.
@@ -37,6 +38,7 @@ enum Command {
 pub struct ThreadPool {
     workers: Vec<mpsc::UnboundedSender<Command>>,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    lag: Arc<LagMonitor>,
 }
 
 /// The most VUs one worker holds: Boa's GC stops the whole thread, so its pause grows with the
@@ -57,13 +59,15 @@ impl ThreadPool {
         let count = vus.div_ceil(VUS_PER_WORKER).max(1) as usize;
         let mut workers = Vec::with_capacity(count);
         let mut threads = Vec::with_capacity(count);
+        let lag = Arc::new(LagMonitor::default());
         for w in 0..count {
             let (tx, rx) = mpsc::unbounded_channel();
             let factory = factory.clone();
+            let lag = lag.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("rk6-worker-{w}"))
                 .stack_size(WORKER_STACK)
-                .spawn(move || worker_main(factory, rx))
+                .spawn(move || worker_main(factory, rx, lag))
                 .map_err(|e| format!("cannot start a worker thread: {e}"))?;
             workers.push(tx);
             threads.push(handle);
@@ -71,6 +75,7 @@ impl ThreadPool {
         let pool = ThreadPool {
             workers,
             threads: Mutex::new(threads),
+            lag,
         };
         let mut replies = Vec::with_capacity(initial.len());
         for &id in initial {
@@ -85,6 +90,11 @@ impl ThreadPool {
                 .map_err(|_| "a worker thread died while creating VUs".to_string())??;
         }
         Ok(pool)
+    }
+
+    /// How late the workers' event loops ran so far.
+    pub fn lag(&self) -> Arc<LagMonitor> {
+        self.lag.clone()
     }
 
     fn worker(&self, vu_id: u64) -> &mpsc::UnboundedSender<Command> {
@@ -112,7 +122,11 @@ impl Pool for ThreadPool {
     }
 }
 
-fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Command>) {
+fn worker_main<F: VuFactory>(
+    factory: Arc<F>,
+    mut rx: mpsc::UnboundedReceiver<Command>,
+    lag: Arc<LagMonitor>,
+) {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -120,6 +134,7 @@ fn worker_main<F: VuFactory>(factory: Arc<F>, mut rx: mpsc::UnboundedReceiver<Co
         return;
     };
     let local = tokio::task::LocalSet::new();
+    local.spawn_local(crate::lag::probe(lag));
     local.block_on(&rt, async move {
         let vus: Rc<RefCell<HashMap<u64, F::Vu>>> = Rc::default();
         while let Some(cmd) = rx.recv().await {
