@@ -27,6 +27,9 @@ fn main() {
         }
         Err(e) => e.exit(),
     };
+    // Every VU keeps connections open: the usual soft limit of 1024 descriptors would stop a
+    // test at about a thousand VUs although the hard limit allows far more.
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let code = match cli.command {
         Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),
