@@ -3,6 +3,7 @@
 mod bench_mode;
 mod http_extras;
 mod parity;
+mod prometheus;
 mod scenarios;
 mod support;
 

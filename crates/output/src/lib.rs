@@ -12,7 +12,8 @@
 //!
 //! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
 //! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
-//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV).
+//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV,
+//! [`prometheus_rw`] pushes to a Prometheus remote-write endpoint).
 
 pub mod category;
 mod csv;
@@ -22,6 +23,7 @@ mod handle_summary;
 mod json;
 mod json_lines;
 mod outputs;
+pub mod prometheus_rw;
 mod text;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};
