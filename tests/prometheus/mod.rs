@@ -1,5 +1,6 @@
 //! `-o experimental-prometheus-rw` against a real Prometheus (Debian's `prometheus`
-//! package; CI installs it): what Prometheus stores must equal the end-of-test summary.
+//! package; CI installs it): what Prometheus stores must equal the end-of-test summary,
+//! with Trends as stat gauges and as native histograms.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -56,6 +57,7 @@ impl Prometheus {
                 .expect("log file");
             let child = Command::new(bin)
                 .arg("--web.enable-remote-write-receiver")
+                .arg("--enable-feature=native-histograms")
                 .arg(format!("--web.listen-address=127.0.0.1:{port}"))
                 .arg(format!(
                     "--storage.tsdb.path={}",
@@ -142,17 +144,19 @@ fn script(base: &str, testid: &str) -> String {
         r#"
 import http from 'k6/http';
 import {{ sleep }} from 'k6';
-import {{ Counter }} from 'k6/metrics';
+import {{ Counter, Trend }} from 'k6/metrics';
 const hits = new Counter('my_hits');
+const latency = new Trend('my_latency', true);
 export const options = {{
   vus: 2, iterations: 16,
   tags: {{ testid: '{testid}' }},
-  summaryTrendStats: ['min', 'max', 'p(99)', 'count'],
+  summaryTrendStats: ['avg', 'min', 'max', 'p(99)', 'count'],
 }};
 export default function () {{
   http.get('{base}/get');
   hits.add(2, {{ kind: 'alpha' }});
   hits.add(1, {{ kind: 'beta' }});
+  latency.add(100);
   sleep(0.2);
 }}
 "#
@@ -245,6 +249,56 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
     assert!(prom
         .query(r#"k6_http_req_duration_min{testid="live"}"#)
         .is_empty());
+    assert_eq!(prom.value(r#"k6_my_latency_p99{testid="live"}"#), 0.1);
+
+    // Trends as native histograms: k6's bucket layout (schema 3, bounds read from k6's
+    // own pushes), counts and sums equal to the summary.
+    let path = dir.write("native.js", &script(&srv.url(""), "native"));
+    let export_path = dir.path("native-summary.json");
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            "--summary-export",
+            export_path.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
+            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    let export: Value =
+        serde_json::from_str(&std::fs::read_to_string(&export_path).unwrap()).unwrap();
+    let latency = prom.query(r#"k6_my_latency_seconds{testid="native"}"#);
+    assert_eq!(latency.len(), 1, "{latency:?}");
+    let h = &latency[0]["histogram"][1];
+    assert_eq!(h["count"], "16", "{h}");
+    let sum: f64 = h["sum"].as_str().and_then(|s| s.parse().ok()).unwrap();
+    assert!(close(sum, 1.6), "{h}");
+    assert_eq!(
+        h["buckets"],
+        serde_json::json!([[0, "0.0963881765879963", "0.1051120519067143", "16"]]),
+        "{h}"
+    );
+    let reqs = count(&export, "http_reqs");
+    let duration = metric(&export, "http_req_duration");
+    assert_eq!(
+        prom.value(r#"histogram_count(k6_http_req_duration_seconds{testid="native"})"#),
+        reqs
+    );
+    let sum = prom.value(r#"histogram_sum(k6_http_req_duration_seconds{testid="native"})"#);
+    let want = duration["avg"].as_f64().unwrap() * reqs / 1000.0;
+    assert!((sum - want).abs() <= 1e-6 * want, "sum {sum} != {want}");
+    assert!(prom
+        .query(r#"k6_http_req_duration_p99{testid="native"}"#)
+        .is_empty());
 
     // With stale markers the series end with the test: an instant query finds nothing,
     // while the stored samples still hold the final values.
@@ -327,8 +381,8 @@ fn bad_settings_fail_at_startup() {
             "invalid trend stat \\\"mean\\\"",
         ),
         (
-            "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM",
-            "true",
+            "K6_PROMETHEUS_RW_SIGV4_REGION",
+            "eu-west-1",
             "not supported by rk6 yet",
         ),
     ] {

@@ -91,6 +91,8 @@ pub struct RwConfig {
     pub push_interval: Duration,
     /// Stats pushed for every Trend series.
     pub trend_stats: Vec<TrendStat>,
+    /// Push Trends as native histograms instead of `trend_stats`.
+    pub native_histograms: bool,
     /// Send stale markers for every series at the end.
     pub stale_markers: bool,
     /// Accept any server certificate.
@@ -115,13 +117,6 @@ impl RwConfig {
                     "{key} is not supported by rk6 yet (see docs/compatibility.md)"
                 )));
             }
-        }
-        if bool_var(env, "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM")? == Some(true) {
-            return Err(invalid(
-                "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true is not supported by rk6 yet: \
-                 Trend metrics are pushed as K6_PROMETHEUS_RW_TREND_STATS gauges (see docs/outputs.md)"
-                    .into(),
-            ));
         }
         let raw_url = env("K6_PROMETHEUS_RW_SERVER_URL").unwrap_or_else(|| DEFAULT_URL.into());
         let url = Url::parse(&raw_url)
@@ -196,6 +191,8 @@ impl RwConfig {
             url,
             push_interval,
             trend_stats,
+            native_histograms: bool_var(env, "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM")?
+                .unwrap_or(false),
             stale_markers: bool_var(env, "K6_PROMETHEUS_RW_STALE_MARKERS")?.unwrap_or(false),
             insecure_skip_tls_verify: bool_var(env, "K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY")?
                 .unwrap_or(false),
@@ -239,7 +236,7 @@ mod tests {
         assert_eq!(c.push_interval, Duration::from_secs(5));
         assert_eq!(c.trend_stats.len(), 1);
         assert_eq!(c.trend_stats[0].suffix, "p99");
-        assert!(!c.stale_markers && !c.insecure_skip_tls_verify);
+        assert!(!c.stale_markers && !c.insecure_skip_tls_verify && !c.native_histograms);
         assert!(c.headers.is_empty() && c.static_labels.is_empty());
     }
 
@@ -272,7 +269,7 @@ mod tests {
             ("K6_PROMETHEUS_RW_TREND_STATS", "max, p(90)"),
             ("K6_PROMETHEUS_RW_STALE_MARKERS", "true"),
             ("K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY", "1"),
-            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "false"),
+            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "True"),
             ("K6_PROMETHEUS_RW_USERNAME", "alice"),
             ("K6_PROMETHEUS_RW_PASSWORD", "s3cret"),
             ("K6_PROMETHEUS_RW_HEADERS_X-Scope-OrgID", "tenant1"),
@@ -287,7 +284,7 @@ mod tests {
         assert_eq!(c.push_interval, Duration::from_millis(1500));
         let suffixes: Vec<&str> = c.trend_stats.iter().map(|s| s.suffix.as_str()).collect();
         assert_eq!(suffixes, ["max", "p90"]);
-        assert!(c.stale_markers && c.insecure_skip_tls_verify);
+        assert!(c.stale_markers && c.insecure_skip_tls_verify && c.native_histograms);
         assert_eq!(
             c.headers,
             [
@@ -321,8 +318,7 @@ mod tests {
         }
         assert!(err(&[("K6_PROMETHEUS_RW_STALE_MARKERS", "yes")]).contains("true or false"));
         assert!(
-            err(&[("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true")])
-                .contains("not supported by rk6 yet")
+            err(&[("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "on")]).contains("true or false")
         );
         assert!(err(&[("K6_PROMETHEUS_RW_SIGV4_REGION", "eu-west-1")])
             .contains("K6_PROMETHEUS_RW_SIGV4_REGION is not supported"));

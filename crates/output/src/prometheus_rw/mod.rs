@@ -8,6 +8,7 @@
 //! never stop the test.
 
 pub mod config;
+pub mod histogram;
 pub mod pusher;
 pub mod series;
 pub mod wire;
@@ -47,7 +48,11 @@ impl PrometheusRwOutput {
             source,
         })?;
         Ok(PrometheusRwOutput {
-            store: SeriesStore::new(config.trend_stats.clone(), config.static_labels.clone()),
+            store: SeriesStore::new(
+                config.trend_stats.clone(),
+                config.native_histograms,
+                config.static_labels.clone(),
+            ),
             next_push: Instant::now() + config.push_interval,
             config,
             pusher,

@@ -3,12 +3,15 @@
 //! A series is a metric plus its tags (as labels). Each keeps its own sink, so a push
 //! carries the series' state since the start of the test: counters are cumulative sums,
 //! rates the share of non-zero values so far, gauges the last value and trends the
-//! configured stats. Only series that received samples since the previous push are sent;
+//! configured stats (or a native histogram). Only series that received samples since the
+//! previous push are sent;
 //! Prometheus keeps showing the others' last values.
 //!
 //! Names, as k6 maps them: `k6_` + metric name, then `_total` for a Counter, `_rate` for
 //! a Rate, nothing for a Gauge and `_<stat>` for each Trend stat. Trend stats of time
-//! metrics are in seconds (k6 divides every one of them by 1000, its `count` too).
+//! metrics are in seconds (k6 divides every one of them by 1000, its `count` too). A
+//! Trend as a native histogram is `k6_<name>_seconds` for time metrics (values in
+//! seconds), `k6_<name>_bytes` for data metrics and `k6_<name>` otherwise.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -16,6 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rk6_metrics::{MetricId, MetricType, Registry, Sample, Sink, TagSet, ValueType};
 
 use super::config::{TrendStat, TrendStatKind};
+use super::histogram::NativeHistogram;
 use super::wire::{self, Label, TimeSeries, WriteRequest};
 
 /// Every series name starts with this.
@@ -37,6 +41,8 @@ struct Series {
     /// Labels without `__name__`, sorted by name.
     labels: Vec<Label>,
     sink: Sink,
+    /// The Trend's buckets when Trends go out as native histograms.
+    histogram: Option<NativeHistogram>,
     /// Milliseconds of the newest sample.
     latest_ms: i64,
     /// Timestamp of the last push of this series (`i64::MIN` before the first).
@@ -48,6 +54,7 @@ struct Series {
 #[derive(Debug)]
 pub struct SeriesStore {
     trend_stats: Vec<TrendStat>,
+    native_histograms: bool,
     static_labels: Vec<(String, String)>,
     metrics: Vec<Option<MetricMeta>>,
     by_tags: HashMap<(MetricId, TagSet), usize>,
@@ -56,10 +63,16 @@ pub struct SeriesStore {
 }
 
 impl SeriesStore {
-    /// An empty store pushing `trend_stats` for Trends and adding `static_labels`.
-    pub fn new(trend_stats: Vec<TrendStat>, static_labels: Vec<(String, String)>) -> Self {
+    /// An empty store pushing `trend_stats` for Trends (or, with `native_histograms`,
+    /// one histogram) and adding `static_labels`.
+    pub fn new(
+        trend_stats: Vec<TrendStat>,
+        native_histograms: bool,
+        static_labels: Vec<(String, String)>,
+    ) -> Self {
         SeriesStore {
             trend_stats,
+            native_histograms,
             static_labels,
             metrics: Vec::new(),
             by_tags: HashMap::new(),
@@ -83,6 +96,8 @@ impl SeriesStore {
             }
         });
         let kind = meta.kind;
+        let time_unit = meta.contains == ValueType::Time;
+        let native = self.native_histograms && kind == MetricType::Trend;
         let key = (s.metric, s.tags.clone());
         let idx = match self.by_tags.get(&key) {
             Some(&idx) => idx,
@@ -97,6 +112,7 @@ impl SeriesStore {
                             metric: s.metric,
                             labels,
                             sink: Sink::new(kind),
+                            histogram: native.then(NativeHistogram::default),
                             latest_ms: 0,
                             sent_ms: i64::MIN,
                             dirty: false,
@@ -108,7 +124,11 @@ impl SeriesStore {
             }
         };
         let series = &mut self.series[idx];
-        series.sink.add(s.value);
+        match &mut series.histogram {
+            Some(h) if time_unit => h.add(s.value / 1000.0),
+            Some(h) => h.add(s.value),
+            None => series.sink.add(s.value),
+        }
         series.latest_ms = series.latest_ms.max(unix_ms(s.time));
         series.dirty = true;
     }
@@ -142,6 +162,13 @@ impl SeriesStore {
             let meta = self.metrics[series.metric.index()]
                 .as_ref()
                 .expect("metric seen");
+            if let Some(h) = &series.histogram {
+                let mut out = time_series(&series.labels, histogram_name(meta), 0.0, ts);
+                out.samples.clear();
+                out.histograms.push(h.to_proto(ts));
+                req.timeseries.push(out);
+                continue;
+            }
             for (name, value) in values(meta, &self.trend_stats, &series.sink) {
                 req.timeseries
                     .push(time_series(&series.labels, name, value, ts));
@@ -168,6 +195,13 @@ impl SeriesStore {
             let meta = self.metrics[series.metric.index()]
                 .as_ref()
                 .expect("metric seen");
+            if series.histogram.is_some() {
+                // A float stale marker ends a histogram series too.
+                let name = histogram_name(meta);
+                req.timeseries
+                    .push(time_series(&series.labels, name, stale, ts));
+                continue;
+            }
             for (name, _) in values(meta, &self.trend_stats, &series.sink) {
                 req.timeseries
                     .push(time_series(&series.labels, name, stale, ts));
@@ -210,6 +244,15 @@ fn values(meta: &MetricMeta, stats: &[TrendStat], sink: &Sink) -> Vec<(String, f
     }
 }
 
+/// The name of a Trend pushed as a native histogram: its base unit as suffix.
+fn histogram_name(meta: &MetricMeta) -> String {
+    match meta.contains {
+        ValueType::Time => format!("{}_seconds", meta.name),
+        ValueType::Data => format!("{}_bytes", meta.name),
+        ValueType::Default => meta.name.clone(),
+    }
+}
+
 /// One series with `__name__` inserted at its sorted place among `labels`.
 fn time_series(labels: &[Label], name: String, value: f64, ts: i64) -> TimeSeries {
     let mut all = Vec::with_capacity(labels.len() + 1);
@@ -226,6 +269,7 @@ fn time_series(labels: &[Label], name: String, value: f64, ts: i64) -> TimeSerie
             value,
             timestamp: ts,
         }],
+        histograms: Vec::new(),
     }
 }
 
@@ -327,7 +371,7 @@ mod tests {
             .unwrap();
         let stats =
             super::super::config::TrendStat::parse_list("p(99),min,max,count,sum,avg").unwrap();
-        let mut store = SeriesStore::new(stats, vec![]);
+        let mut store = SeriesStore::new(stats, false, vec![]);
         let t = [("scenario", "default"), ("group", "")];
         for (m, v) in [
             (builtin::HTTP_REQS, 1.0),
@@ -380,7 +424,7 @@ mod tests {
     fn pushes_cumulative_state_of_changed_series_only() {
         let registry = Registry::new();
         let stats = super::super::config::TrendStat::parse_list("p(99)").unwrap();
-        let mut store = SeriesStore::new(stats, vec![]);
+        let mut store = SeriesStore::new(stats, false, vec![]);
         let a = [("status", "200")];
         let b = [("status", "500")];
         store.add(&registry, &sample(builtin::HTTP_REQS, &a, 1.0, 1_000));
@@ -406,7 +450,7 @@ mod tests {
     fn stale_markers_cover_every_series_name() {
         let registry = Registry::new();
         let stats = super::super::config::TrendStat::parse_list("p(95),max").unwrap();
-        let mut store = SeriesStore::new(stats, vec![]);
+        let mut store = SeriesStore::new(stats, false, vec![]);
         assert!(store.stale_markers(UNIX_EPOCH).is_none());
         store.add(
             &registry,
@@ -480,7 +524,7 @@ mod tests {
     #[test]
     fn tag_sets_differing_in_empty_tags_share_a_series() {
         let registry = Registry::new();
-        let mut store = SeriesStore::new(vec![], vec![]);
+        let mut store = SeriesStore::new(vec![], false, vec![]);
         store.add(
             &registry,
             &sample(builtin::ITERATIONS, &[("group", "")], 1.0, 1),
@@ -489,5 +533,63 @@ mod tests {
         assert_eq!(store.len(), 1);
         let (req, _) = store.take_changed().unwrap();
         assert_eq!(req.timeseries[0].samples[0].value, 2.0);
+    }
+
+    #[test]
+    fn trends_as_native_histograms_carry_units_in_their_names() {
+        let registry = Registry::new();
+        let data = registry
+            .register("payload", MetricType::Trend, ValueType::Data)
+            .unwrap();
+        let stats = super::super::config::TrendStat::parse_list("p(99)").unwrap();
+        let mut store = SeriesStore::new(stats, true, vec![]);
+        store.add(
+            &registry,
+            &sample(builtin::HTTP_REQ_DURATION, &[], 100.0, 1_000),
+        );
+        store.add(
+            &registry,
+            &sample(builtin::HTTP_REQ_DURATION, &[], 300.0, 2_000),
+        );
+        store.add(&registry, &sample(data, &[], 2048.0, 2_000));
+        store.add(&registry, &sample(builtin::ITERATIONS, &[], 1.0, 2_000));
+        let (req, _) = store.take_changed().unwrap();
+        let mut got: Vec<(String, Option<wire::Histogram>, usize)> = req
+            .timeseries
+            .iter()
+            .map(|ts| {
+                (
+                    ts.labels[0].value.clone(),
+                    ts.histograms.first().cloned(),
+                    ts.samples.len(),
+                )
+            })
+            .collect();
+        got.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "k6_http_req_duration_seconds",
+                "k6_iterations_total",
+                "k6_payload_bytes"
+            ]
+        );
+        let h = got[0].1.as_ref().unwrap();
+        assert_eq!((h.count_int, h.sum, h.timestamp), (Some(2), 0.4, 2_000));
+        assert_eq!(got[0].2, 0, "a histogram series has no float samples");
+        let h = got[2].1.as_ref().unwrap();
+        assert_eq!(
+            (h.count_int, h.sum),
+            (Some(1), 2048.0),
+            "data stays in bytes"
+        );
+        assert!(got[1].1.is_none());
+        let stale = store.stale_markers(UNIX_EPOCH).unwrap();
+        assert_eq!(stale.timeseries.len(), 3);
+        assert!(stale
+            .timeseries
+            .iter()
+            .all(|ts| ts.samples[0].value.to_bits() == wire::STALE_NAN));
     }
 }

@@ -1,4 +1,5 @@
-//! The Prometheus remote-write 1.0 wire format: protobuf `WriteRequest` messages,
+//! The Prometheus remote-write 1.0 wire format (with its native-histogram extension):
+//! protobuf `WriteRequest` messages,
 //! snappy block-compressed, POSTed with the headers in [`HEADERS`].
 //!
 //! Only the fields a sender of plain float samples needs are declared; protobuf skips the
@@ -33,6 +34,59 @@ pub struct TimeSeries {
     /// Samples in time order.
     #[prost(message, repeated, tag = "2")]
     pub samples: Vec<Sample>,
+    /// Native histogram samples in time order.
+    #[prost(message, repeated, tag = "4")]
+    pub histograms: Vec<Histogram>,
+}
+
+/// A native (sparse, exponential-bucket) histogram sample with integer counts.
+///
+/// The protocol's `oneof count` / `oneof zero_count` are declared as their integer
+/// members only, as optional fields: on the wire that is the same thing.
+#[derive(Clone, PartialEq, Message)]
+pub struct Histogram {
+    /// Number of observations.
+    #[prost(uint64, optional, tag = "1")]
+    pub count_int: Option<u64>,
+    /// Sum of observations.
+    #[prost(double, tag = "3")]
+    pub sum: f64,
+    /// Resolution: bucket boundaries are powers of `2^(2^-schema)`.
+    #[prost(sint32, tag = "4")]
+    pub schema: i32,
+    /// Observations with an absolute value up to this land in the zero bucket.
+    #[prost(double, tag = "5")]
+    pub zero_threshold: f64,
+    /// Observations in the zero bucket.
+    #[prost(uint64, optional, tag = "6")]
+    pub zero_count_int: Option<u64>,
+    /// Runs of populated negative buckets.
+    #[prost(message, repeated, tag = "8")]
+    pub negative_spans: Vec<BucketSpan>,
+    /// Negative bucket counts, each as the difference to the previous bucket's.
+    #[prost(sint64, repeated, tag = "9")]
+    pub negative_deltas: Vec<i64>,
+    /// Runs of populated positive buckets.
+    #[prost(message, repeated, tag = "11")]
+    pub positive_spans: Vec<BucketSpan>,
+    /// Positive bucket counts, each as the difference to the previous bucket's.
+    #[prost(sint64, repeated, tag = "12")]
+    pub positive_deltas: Vec<i64>,
+    /// Milliseconds since the Unix epoch.
+    #[prost(int64, tag = "15")]
+    pub timestamp: i64,
+}
+
+/// A run of consecutive buckets: `offset` buckets after the previous run's end (or the
+/// absolute index of the first bucket for the first run), `length` buckets long.
+#[derive(Clone, PartialEq, Eq, Message)]
+pub struct BucketSpan {
+    /// Gap before this run.
+    #[prost(sint32, tag = "1")]
+    pub offset: i32,
+    /// Buckets in this run.
+    #[prost(uint32, tag = "2")]
+    pub length: u32,
 }
 
 /// One label pair.
@@ -96,6 +150,7 @@ mod tests {
                     value: 42.0,
                     timestamp: 1_796_003_284_251,
                 }],
+                histograms: vec![],
             }],
         }
     }
