@@ -401,3 +401,138 @@ fn bad_settings_fail_at_startup() {
         assert!(run.stderr.contains(needle), "{key}: {}", run.stderr);
     }
 }
+
+/// Lower-cased request head and body of each request a [`FakeReceiver`] got.
+type Recorded = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>;
+
+/// A remote-write receiver on 127.0.0.1 that records each request's headers and body
+/// and answers 204.
+struct FakeReceiver {
+    port: u16,
+    requests: Recorded,
+}
+
+impl FakeReceiver {
+    fn start() -> FakeReceiver {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Recorded::default();
+        let seen = requests.clone();
+        // Ends with the test binary; each rk6 push opens its own connection.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten().take(1000) {
+                if let Some(req) = read_request(stream) {
+                    seen.lock().unwrap().push(req);
+                }
+            }
+        });
+        FakeReceiver { port, requests }
+    }
+}
+
+fn read_request(mut s: TcpStream) -> Option<(String, Vec<u8>)> {
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = s.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        let n = s.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    s.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    Some((head, buf[head_end..head_end + len].to_vec()))
+}
+
+#[test]
+fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
+    use rk6_output::prometheus_rw::wire;
+
+    let receiver = FakeReceiver::start();
+    let dir = Dir::new("prometheus-rw-fake");
+    let path = dir.write(
+        "script.js",
+        "export const options = { iterations: 3 };\nexport default function () {}\n",
+    );
+    let url = format!("http://127.0.0.1:{}/api/v1/write", receiver.port);
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_USERNAME", "alice"),
+            ("K6_PROMETHEUS_RW_PASSWORD", "pw"),
+            ("K6_PROMETHEUS_RW_HEADERS_X-Scope-OrgID", "tenant1"),
+            ("K6_PROMETHEUS_RW_LABELS", "env=ci"),
+            ("K6_PROMETHEUS_RW_STALE_MARKERS", "true"),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1h"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    let requests = receiver.requests.lock().unwrap().clone();
+    // No interval push within an hour: only the final push and the stale markers.
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for (head, _) in &requests {
+        assert!(head.starts_with("post /api/v1/write http/1.1"), "{head}");
+        for h in [
+            "content-encoding: snappy",
+            "content-type: application/x-protobuf",
+            "x-prometheus-remote-write-version: 0.1.0",
+            // base64("alice:pw")
+            "authorization: basic ywxpy2u6chc=",
+            "x-scope-orgid: tenant1",
+        ] {
+            assert!(head.contains(h), "missing {h}: {head}");
+        }
+    }
+    let values = wire::decode(&requests[0].1).unwrap();
+    let iterations = values
+        .timeseries
+        .iter()
+        .find(|ts| ts.labels.iter().any(|l| l.value == "k6_iterations_total"))
+        .expect("k6_iterations_total pushed");
+    assert_eq!(iterations.samples[0].value, 3.0);
+    let labels: Vec<(&str, &str)> = iterations
+        .labels
+        .iter()
+        .map(|l| (l.name.as_str(), l.value.as_str()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("__name__", "k6_iterations_total"),
+            ("env", "ci"),
+            ("scenario", "default")
+        ]
+    );
+    let stale = wire::decode(&requests[1].1).unwrap();
+    assert_eq!(stale.timeseries.len(), values.timeseries.len());
+    for ts in &stale.timeseries {
+        assert_eq!(ts.samples[0].value.to_bits(), wire::STALE_NAN);
+    }
+}
