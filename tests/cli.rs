@@ -5,6 +5,7 @@ mod event_loop;
 mod http_extras;
 mod parity;
 mod report;
+mod prometheus;
 mod scenarios;
 mod support;
 

@@ -13,7 +13,8 @@
 //! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
 //! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
 //! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV,
-//! [`ReportOutput`] the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`).
+//! [`ReportOutput`] the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`,
+//! [`prometheus_rw`] pushes to a Prometheus remote-write endpoint).
 
 pub mod category;
 mod csv;
@@ -24,6 +25,7 @@ mod json;
 mod json_lines;
 mod outputs;
 mod report;
+pub mod prometheus_rw;
 mod text;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};

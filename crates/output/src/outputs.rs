@@ -17,6 +17,8 @@ use thiserror::Error;
 
 use crate::csv::{CsvOutput, TimeFormat};
 use crate::json_lines::JsonOutput;
+use crate::prometheus_rw::config::RwConfig;
+use crate::prometheus_rw::PrometheusRwOutput;
 use crate::report::{ReportConfig, ReportOutput};
 
 /// A destination for every sample of a test run.
@@ -39,11 +41,13 @@ pub trait Output: Send {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: json, csv, web-dashboard; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.
-    #[error("invalid output type '{0}', available types are: csv, json, web-dashboard")]
+    #[error(
+        "invalid output type '{0}', available types are: csv, experimental-prometheus-rw, json, web-dashboard"
+    )]
     Unknown(String),
     /// A bad argument, e.g. an unknown csv key.
     #[error("{0}")]
@@ -51,18 +55,17 @@ pub enum OutputError {
     /// The file could not be created.
     #[error("could not create the '{kind}' output: {source}")]
     Create {
-        /// `json`, `csv` or `web-dashboard`.
+        /// `json`, `csv`, `experimental-prometheus-rw` or `web-dashboard`.
         kind: &'static str,
         /// The I/O error.
         source: io::Error,
     },
 }
 
-/// Outputs k6 1.1 knows besides json and csv (built in, removed or via extensions).
+/// Outputs k6 1.1 knows that rk6 does not have (built in, removed or via extensions).
 const K6_ONLY: &[&str] = &[
     "influxdb",
     "cloud",
-    "experimental-prometheus-rw",
     "experimental-opentelemetry",
     "statsd",
     "datadog",
@@ -88,6 +91,8 @@ pub enum OutputKind {
     Csv,
     /// k6's `web-dashboard`, of which rk6 has only the HTML report export.
     WebDashboard,
+    /// k6's `experimental-prometheus-rw` (Prometheus remote write).
+    PrometheusRw,
 }
 
 impl OutputSpec {
@@ -98,6 +103,7 @@ impl OutputSpec {
             "json" => OutputKind::Json,
             "csv" => OutputKind::Csv,
             "web-dashboard" => OutputKind::WebDashboard,
+            "experimental-prometheus-rw" => OutputKind::PrometheusRw,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -118,7 +124,8 @@ impl OutputSpec {
         }))
     }
 
-    /// Creates the output's file. `env` reads `K6_CSV_*` and `K6_WEB_DASHBOARD_*` variables.
+    /// Creates the output (its file, or its pusher thread). `env` reads `K6_CSV_*`,
+    /// `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
@@ -155,6 +162,21 @@ impl OutputSpec {
                     }
                 })?;
                 Ok(Box::new(out))
+            }
+            OutputKind::PrometheusRw => {
+                // k6 ignores an argument here; refusing it beats a silently unused URL.
+                if !self.arg.is_empty() {
+                    return Err(OutputError::InvalidArgument(format!(
+                        "the experimental-prometheus-rw output takes no argument (got \"{}\"); set K6_PROMETHEUS_RW_SERVER_URL and the other K6_PROMETHEUS_RW_* variables instead",
+                        self.arg
+                    )));
+                }
+                // The `_HEADERS_<name>` variables can only be found by listing them all.
+                let vars: Vec<(String, String)> = std::env::vars()
+                    .filter(|(k, _)| k.starts_with("K6_PROMETHEUS_RW_"))
+                    .collect();
+                let cfg = RwConfig::from_env(env, &vars)?;
+                Ok(Box::new(PrometheusRwOutput::new(cfg)?))
             }
         }
     }
@@ -364,8 +386,17 @@ mod tests {
         let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output influxdb is not supported by rk6 yet (supported: json, csv, web-dashboard; see docs/compatibility.md)"
+            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
         );
+        let s = OutputSpec::parse("experimental-prometheus-rw").unwrap();
+        assert_eq!(s.kind, OutputKind::PrometheusRw);
+        let none = |_: &str| None;
+        let e = OutputSpec::parse("experimental-prometheus-rw=http://x/")
+            .unwrap()
+            .open(&ThresholdSet::default(), &none)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("takes no argument"), "{e}");
         assert!(matches!(
             OutputSpec::parse("nope").unwrap_err(),
             OutputError::Unknown(_)

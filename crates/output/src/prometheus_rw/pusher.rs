@@ -1,0 +1,163 @@
+//! The background thread that POSTs encoded requests, so a slow or dead endpoint never
+//! stalls the metrics thread. Requests wait in a small bounded queue; when it is full the
+//! caller keeps its series marked changed and sends their newer state next time.
+
+use std::collections::HashSet;
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rk6_http::{Client, ClientConfig, Request};
+use url::Url;
+
+use super::log_error;
+use super::wire::HEADERS;
+
+/// Requests waiting to be sent.
+const QUEUE: usize = 4;
+
+/// Per-request timeout (k6's remote-write client uses 5 s).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How the pusher thread ended.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PushStats {
+    /// Requests the endpoint accepted (2xx).
+    pub ok: u64,
+    /// Requests that failed (transport error or non-2xx status).
+    pub failed: u64,
+}
+
+/// Handle to the pusher thread.
+pub struct Pusher {
+    tx: Option<SyncSender<Vec<u8>>>,
+    done: Receiver<PushStats>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Pusher {
+    /// Starts the thread posting to `url` with `headers` added to the protocol's own.
+    pub fn start(
+        url: Url,
+        headers: Vec<(String, String)>,
+        insecure_skip_tls_verify: bool,
+    ) -> std::io::Result<Pusher> {
+        let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE);
+        let (done_tx, done) = sync_channel(1);
+        let config = Arc::new(ClientConfig {
+            insecure_skip_tls_verify,
+            user_agent: Some(format!("rk6/{}", env!("CARGO_PKG_VERSION"))),
+            timeout: REQUEST_TIMEOUT,
+            max_redirects: 0,
+            // The thread sleeps between pushes without driving idle connections, so each
+            // push opens its own (one connection every few seconds costs nothing).
+            no_connection_reuse: true,
+            ..ClientConfig::default()
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name("rk6-prometheus-rw".into())
+            .spawn(move || {
+                let stats = runtime.block_on(run(rx, config, url, headers));
+                let _ = done_tx.send(stats);
+            })?;
+        Ok(Pusher {
+            tx: Some(tx),
+            done,
+            thread: Some(thread),
+        })
+    }
+
+    /// Queues `body` unless the queue is full (then it is handed back).
+    pub fn try_push(&self, body: Vec<u8>) -> Result<(), Vec<u8>> {
+        match self.tx.as_ref().map(|tx| tx.try_send(body)) {
+            Some(Ok(())) => Ok(()),
+            Some(Err(TrySendError::Full(b) | TrySendError::Disconnected(b))) => Err(b),
+            None => Err(Vec::new()),
+        }
+    }
+
+    /// Queues `body`, waiting for room until `deadline`; false when it could not.
+    pub fn push_until(&self, mut body: Vec<u8>, deadline: Instant) -> bool {
+        loop {
+            match self.tx.as_ref().map(|tx| tx.try_send(body)) {
+                Some(Ok(())) => return true,
+                Some(Err(TrySendError::Full(b))) if Instant::now() < deadline => {
+                    body = b;
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// Closes the queue and waits until everything queued was sent or `deadline` passed.
+    pub fn close(&mut self, deadline: Instant) -> Option<PushStats> {
+        self.tx = None;
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.done.recv_timeout(wait) {
+            Ok(stats) => {
+                if let Some(t) = self.thread.take() {
+                    let _ = t.join();
+                }
+                Some(stats)
+            }
+            // The thread is left to die with the process rather than block the exit.
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+}
+
+async fn run(
+    rx: Receiver<Vec<u8>>,
+    config: Arc<ClientConfig>,
+    url: Url,
+    headers: Vec<(String, String)>,
+) -> PushStats {
+    let mut client = Client::new(config);
+    let mut stats = PushStats::default();
+    let mut logged: HashSet<String> = HashSet::new();
+    // Blocking here is fine: this thread's runtime has nothing else to drive meanwhile.
+    while let Ok(body) = rx.recv() {
+        let mut req = Request::new(http::Method::POST, url.clone());
+        req.headers = HEADERS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .chain(headers.iter().cloned())
+            .collect();
+        req.body = Bytes::from(body);
+        let res = client.send(req).await;
+        let failure = match (&res.error, res.status) {
+            (Some(e), _) => Some((e.to_string(), e.to_string())),
+            (None, 200..=299) => None,
+            (None, status) => {
+                let text = String::from_utf8_lossy(&res.body);
+                let text = text.trim();
+                Some((
+                    format!("status {status}"),
+                    format!("server returned HTTP status {} {text}", res.status_text)
+                        .trim_end()
+                        .to_string(),
+                ))
+            }
+        };
+        match failure {
+            None => stats.ok += 1,
+            Some((kind, message)) => {
+                stats.failed += 1;
+                // One line per kind of failure: a dead endpoint must not flood the log.
+                if logged.insert(kind) {
+                    log_error(
+                        "Failed to send the time series data to the endpoint",
+                        &message,
+                    );
+                }
+            }
+        }
+    }
+    stats
+}

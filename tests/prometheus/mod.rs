@@ -1,0 +1,538 @@
+//! `-o experimental-prometheus-rw` against a real Prometheus (Debian's `prometheus`
+//! package; CI installs it): what Prometheus stores must equal the end-of-test summary,
+//! with Trends as stat gauges and as native histograms.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::TestServer;
+use crate::{count, metric, rk6_env, Dir};
+
+/// The prometheus binary, or `None` when it is not installed (CI installs it and then
+/// requires it).
+fn prometheus_bin() -> Option<String> {
+    let candidates = [
+        std::env::var("PROMETHEUS_BIN").ok(),
+        Some("prometheus".to_string()),
+        Some("/usr/bin/prometheus".to_string()),
+    ];
+    let found = candidates.into_iter().flatten().find(|bin| {
+        Command::new(bin)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() && std::env::var_os("CI").is_some() {
+        panic!(
+            "prometheus is required in CI for the remote-write test (apt-get install prometheus)"
+        );
+    }
+    if found.is_none() {
+        eprintln!("prometheus not installed: skipping the Prometheus remote-write test");
+    }
+    found
+}
+
+/// A Prometheus with the remote-write receiver on 127.0.0.1, killed on drop.
+struct Prometheus {
+    child: Child,
+    port: u16,
+}
+
+impl Prometheus {
+    fn start(bin: &str, dir: &Dir) -> Prometheus {
+        // No scrape targets: the only data is what rk6 writes.
+        let config = dir.write("prometheus.yml", "global:\n  scrape_interval: 1h\n");
+        // Another process may grab the free port between probe and bind: try a few.
+        for attempt in 0..3 {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("free port")
+                .port();
+            let log = std::fs::File::create(dir.path(&format!("prometheus-{attempt}.log")))
+                .expect("log file");
+            let child = Command::new(bin)
+                .arg("--web.enable-remote-write-receiver")
+                .arg("--enable-feature=native-histograms")
+                .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+                .arg(format!(
+                    "--storage.tsdb.path={}",
+                    dir.path(&format!("data-{attempt}")).display()
+                ))
+                .arg(format!("--config.file={}", config.display()))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .expect("start prometheus");
+            let mut prom = Prometheus { child, port };
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while Instant::now() < deadline {
+                if prom.child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                if get(port, "/-/ready").is_some_and(|(status, _)| status == 200) {
+                    return prom;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let _ = prom.child.kill();
+            let _ = prom.child.wait();
+        }
+        let log = std::fs::read_to_string(dir.path("prometheus-2.log")).unwrap_or_default();
+        panic!("prometheus did not become ready:\n{log}");
+    }
+
+    fn write_url(&self) -> String {
+        format!("http://127.0.0.1:{}/api/v1/write", self.port)
+    }
+
+    /// The instant-query result vector for `query`.
+    fn query(&self, query: &str) -> Vec<Value> {
+        let path = format!("/api/v1/query?query={}", encode(query));
+        let (status, body) = get(self.port, &path).expect("query prometheus");
+        let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+        assert_eq!(status, 200, "{query}: {body}");
+        v["data"]["result"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The value of a query that must return exactly one series.
+    fn value(&self, query: &str) -> f64 {
+        let result = self.query(query);
+        assert_eq!(result.len(), 1, "{query}: {result:?}");
+        result[0]["value"][1]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(f64::NAN)
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A plain HTTP/1.0 GET to 127.0.0.1:`port`: status and body.
+fn get(port: u16, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let status = text.split(' ').nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Some((status, body.to_string()))
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'.' | b'-' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn script(base: &str, testid: &str) -> String {
+    format!(
+        r#"
+import http from 'k6/http';
+import {{ sleep }} from 'k6';
+import {{ Counter, Trend }} from 'k6/metrics';
+const hits = new Counter('my_hits');
+const latency = new Trend('my_latency', true);
+export const options = {{
+  vus: 2, iterations: 16,
+  tags: {{ testid: '{testid}' }},
+  summaryTrendStats: ['avg', 'min', 'max', 'p(99)', 'count'],
+}};
+export default function () {{
+  http.get('{base}/get');
+  hits.add(2, {{ kind: 'alpha' }});
+  hits.add(1, {{ kind: 'beta' }});
+  latency.add(100);
+  sleep(0.2);
+}}
+"#
+    )
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+#[test]
+fn remote_write_matches_the_summary_in_a_real_prometheus() {
+    let Some(bin) = prometheus_bin() else {
+        return;
+    };
+    let dir = Dir::new("prometheus-rw");
+    let prom = Prometheus::start(&bin, &dir);
+    let srv = TestServer::start();
+    let url = prom.write_url();
+
+    // ~1.6 s of iterations with a 1 s push interval: pushes during the run and at the end.
+    let path = dir.write("script.js", &script(&srv.url(""), "live"));
+    let export_path = dir.path("summary.json");
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            "--summary-export",
+            export_path.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
+            ("K6_PROMETHEUS_RW_TREND_STATS", "p(99),max,count"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(
+        !run.stderr.contains("level=error"),
+        "push errors: {}",
+        run.stderr
+    );
+    let export: Value =
+        serde_json::from_str(&std::fs::read_to_string(&export_path).unwrap()).unwrap();
+
+    let reqs = count(&export, "http_reqs");
+    assert_eq!(reqs, 16.0);
+    assert_eq!(
+        prom.value(r#"sum(k6_http_reqs_total{testid="live"})"#),
+        reqs
+    );
+    assert_eq!(
+        prom.value(r#"k6_iterations_total{testid="live"}"#),
+        count(&export, "iterations")
+    );
+    // Tags are labels: one series per `kind`, cumulative over the whole run.
+    assert_eq!(
+        prom.value(r#"k6_my_hits_total{testid="live",kind="alpha"}"#),
+        32.0
+    );
+    assert_eq!(
+        prom.value(r#"k6_my_hits_total{testid="live",kind="beta"}"#),
+        16.0
+    );
+    assert_eq!(prom.value(r#"k6_http_req_failed_rate{testid="live"}"#), 0.0);
+    // Every request hits the same URL and status, so http_req_duration is one series
+    // whose stats equal the summary's (in seconds, as k6 pushes time metrics).
+    let duration = metric(&export, "http_req_duration");
+    let labels = prom.query(r#"k6_http_req_duration_p99{testid="live"}"#);
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    let l = &labels[0]["metric"];
+    assert_eq!(l["method"], "GET", "{l}");
+    assert_eq!(l["status"], "200", "{l}");
+    assert_eq!(l["scenario"], "default", "{l}");
+    let p99 = prom.value(r#"k6_http_req_duration_p99{testid="live"}"#);
+    let want = duration["p(99)"].as_f64().unwrap() / 1000.0;
+    assert!(close(p99, want), "p99 {p99} != {want}");
+    let max = prom.value(r#"k6_http_req_duration_max{testid="live"}"#);
+    let want = duration["max"].as_f64().unwrap() / 1000.0;
+    assert!(close(max, want), "max {max} != {want}");
+    // k6 divides every stat of a time Trend by 1000, its count too.
+    assert!(close(
+        prom.value(r#"k6_http_req_duration_count{testid="live"}"#),
+        reqs / 1000.0
+    ));
+    assert!(prom
+        .query(r#"k6_http_req_duration_min{testid="live"}"#)
+        .is_empty());
+    assert_eq!(prom.value(r#"k6_my_latency_p99{testid="live"}"#), 0.1);
+
+    // Trends as native histograms: k6's bucket layout (schema 3, bounds read from k6's
+    // own pushes), counts and sums equal to the summary.
+    let path = dir.write("native.js", &script(&srv.url(""), "native"));
+    let export_path = dir.path("native-summary.json");
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            "--summary-export",
+            export_path.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
+            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    let export: Value =
+        serde_json::from_str(&std::fs::read_to_string(&export_path).unwrap()).unwrap();
+    let latency = prom.query(r#"k6_my_latency_seconds{testid="native"}"#);
+    assert_eq!(latency.len(), 1, "{latency:?}");
+    let h = &latency[0]["histogram"][1];
+    assert_eq!(h["count"], "16", "{h}");
+    let sum: f64 = h["sum"].as_str().and_then(|s| s.parse().ok()).unwrap();
+    assert!(close(sum, 1.6), "{h}");
+    assert_eq!(
+        h["buckets"],
+        serde_json::json!([[0, "0.0963881765879963", "0.1051120519067143", "16"]]),
+        "{h}"
+    );
+    let reqs = count(&export, "http_reqs");
+    let duration = metric(&export, "http_req_duration");
+    assert_eq!(
+        prom.value(r#"histogram_count(k6_http_req_duration_seconds{testid="native"})"#),
+        reqs
+    );
+    let sum = prom.value(r#"histogram_sum(k6_http_req_duration_seconds{testid="native"})"#);
+    let want = duration["avg"].as_f64().unwrap() * reqs / 1000.0;
+    assert!((sum - want).abs() <= 1e-6 * want, "sum {sum} != {want}");
+    assert!(prom
+        .query(r#"k6_http_req_duration_p99{testid="native"}"#)
+        .is_empty());
+
+    // With stale markers the series end with the test: an instant query finds nothing,
+    // while the stored samples still hold the final values.
+    let path = dir.write("stale.js", &script(&srv.url(""), "stale"));
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
+            ("K6_PROMETHEUS_RW_STALE_MARKERS", "true"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    assert!(prom
+        .query(r#"k6_iterations_total{testid="stale"}"#)
+        .is_empty());
+    assert_eq!(
+        prom.value(r#"max_over_time(k6_iterations_total{testid="stale"}[5m])"#),
+        16.0
+    );
+}
+
+#[test]
+fn unreachable_endpoint_is_logged_once_and_the_test_still_passes() {
+    // A port nobody listens on: bind, read the port, close.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let dir = Dir::new("prometheus-rw-down");
+    let path = dir.write(
+        "script.js",
+        "import { sleep } from 'k6';\nexport const options = { iterations: 4 };\nexport default function () { sleep(0.3); }\n",
+    );
+    let url = format!("http://127.0.0.1:{port}/api/v1/write");
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "200ms"),
+        ],
+    );
+    run.assert_code(0);
+    let errors = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("Failed to send the time series data"))
+        .count();
+    assert_eq!(errors, 1, "{}", run.stderr);
+}
+
+#[test]
+fn bad_settings_fail_at_startup() {
+    let dir = Dir::new("prometheus-rw-bad");
+    let path = dir.write("script.js", "export default function () {}\n");
+    for (key, value, needle) in [
+        (
+            "K6_PROMETHEUS_RW_SERVER_URL",
+            "not a url",
+            "invalid K6_PROMETHEUS_RW_SERVER_URL",
+        ),
+        (
+            "K6_PROMETHEUS_RW_TREND_STATS",
+            "p(99),mean",
+            "invalid trend stat \\\"mean\\\"",
+        ),
+        (
+            "K6_PROMETHEUS_RW_SIGV4_REGION",
+            "eu-west-1",
+            "not supported by rk6 yet",
+        ),
+    ] {
+        let run = rk6_env(
+            &[
+                "run",
+                "-q",
+                "-o",
+                "experimental-prometheus-rw",
+                path.to_str().unwrap(),
+            ],
+            &dir.0,
+            &[(key, value)],
+        );
+        assert_ne!(run.code, 0, "{key}={value}");
+        assert!(run.stderr.contains(needle), "{key}: {}", run.stderr);
+    }
+}
+
+/// Lower-cased request head and body of each request a [`FakeReceiver`] got.
+type Recorded = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>;
+
+/// A remote-write receiver on 127.0.0.1 that records each request's headers and body
+/// and answers 204.
+struct FakeReceiver {
+    port: u16,
+    requests: Recorded,
+}
+
+impl FakeReceiver {
+    fn start() -> FakeReceiver {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Recorded::default();
+        let seen = requests.clone();
+        // Ends with the test binary; each rk6 push opens its own connection.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten().take(1000) {
+                if let Some(req) = read_request(stream) {
+                    seen.lock().unwrap().push(req);
+                }
+            }
+        });
+        FakeReceiver { port, requests }
+    }
+}
+
+fn read_request(mut s: TcpStream) -> Option<(String, Vec<u8>)> {
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = s.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        let n = s.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    s.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    Some((head, buf[head_end..head_end + len].to_vec()))
+}
+
+#[test]
+fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
+    use rk6_output::prometheus_rw::wire;
+
+    let receiver = FakeReceiver::start();
+    let dir = Dir::new("prometheus-rw-fake");
+    let path = dir.write(
+        "script.js",
+        "export const options = { iterations: 3 };\nexport default function () {}\n",
+    );
+    let url = format!("http://127.0.0.1:{}/api/v1/write", receiver.port);
+    let run = rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_USERNAME", "alice"),
+            ("K6_PROMETHEUS_RW_PASSWORD", "pw"),
+            ("K6_PROMETHEUS_RW_HEADERS_X-Scope-OrgID", "tenant1"),
+            ("K6_PROMETHEUS_RW_LABELS", "env=ci"),
+            ("K6_PROMETHEUS_RW_STALE_MARKERS", "true"),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1h"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    let requests = receiver.requests.lock().unwrap().clone();
+    // No interval push within an hour: only the final push and the stale markers.
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for (head, _) in &requests {
+        assert!(head.starts_with("post /api/v1/write http/1.1"), "{head}");
+        for h in [
+            "content-encoding: snappy",
+            "content-type: application/x-protobuf",
+            "x-prometheus-remote-write-version: 0.1.0",
+            // base64("alice:pw")
+            "authorization: basic ywxpy2u6chc=",
+            "x-scope-orgid: tenant1",
+        ] {
+            assert!(head.contains(h), "missing {h}: {head}");
+        }
+    }
+    let values = wire::decode(&requests[0].1).unwrap();
+    let iterations = values
+        .timeseries
+        .iter()
+        .find(|ts| ts.labels.iter().any(|l| l.value == "k6_iterations_total"))
+        .expect("k6_iterations_total pushed");
+    assert_eq!(iterations.samples[0].value, 3.0);
+    let labels: Vec<(&str, &str)> = iterations
+        .labels
+        .iter()
+        .map(|l| (l.name.as_str(), l.value.as_str()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("__name__", "k6_iterations_total"),
+            ("env", "ci"),
+            ("scenario", "default")
+        ]
+    );
+    let stale = wire::decode(&requests[1].1).unwrap();
+    assert_eq!(stale.timeseries.len(), values.timeseries.len());
+    for ts in &stale.timeseries {
+        assert_eq!(ts.samples[0].value.to_bits(), wire::STALE_NAN);
+    }
+}
