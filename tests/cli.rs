@@ -4,6 +4,7 @@ mod bench_mode;
 mod http_extras;
 mod parity;
 mod scenarios;
+mod scripting;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -18,4 +18,6 @@ pub enum ExitCode {
     ScriptAborted = 108,
     /// `exec.test.fail()`.
     MarkedAsFailed = 110,
+    /// Any other failure (k6 exits with -1).
+    Failure = 255,
 }

@@ -5,6 +5,8 @@ mod bench;
 mod collector;
 mod demo;
 mod exit;
+mod inspect;
+mod new;
 mod options;
 mod progress;
 mod run;
@@ -28,6 +30,8 @@ fn main() {
         Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(*args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::New(args) => new::run(args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));
             exit::ExitCode::Success

@@ -112,10 +112,7 @@ fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
 
 fn console_at(level: Level, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let msg = format_args(args, ctx);
-    Host::of(ctx)
-        .shared
-        .logger
-        .log(level, &msg, &[("source", "console")]);
+    Host::of(ctx).shared.logger.console(level, &msg);
     Ok(JsValue::undefined())
 }
 

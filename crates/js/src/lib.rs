@@ -16,13 +16,16 @@ mod lifecycle;
 mod loader;
 pub mod log;
 mod modules;
+mod nesting;
 mod program;
+mod require;
 mod runtime;
 mod samples;
 mod shared;
+mod typescript;
 mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
-pub use program::{Program, ScriptError, ScriptErrorKind};
+pub use program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;
 pub use vu::{JsVu, JsVuFactory};
