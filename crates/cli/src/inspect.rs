@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, Program};
 use rk6_metrics::Registry;
-use rk6_scheduler::{format_duration, scenarios_from_options, total_vus};
+use rk6_scheduler::{format_duration, scenarios_from_options, Scenario};
 use serde_json::{Map, Value};
 
 use crate::args::InspectArgs;
@@ -90,7 +90,8 @@ pub fn run(args: crate::args::InspectArgs) -> ExitCode {
     let logger = Logger::new(false);
     match inspect(&args, logger) {
         Ok(text) => {
-            println!("{text}");
+            // k6 ends the JSON without a newline.
+            print!("{text}");
             ExitCode::Success
         }
         Err((code, msg)) => {
@@ -212,6 +213,37 @@ fn requirements(options: &Map<String, Value>, out: &mut Map<String, Value>) -> R
         all.insert("default".into(), scenario(&Value::Object(sc)));
         out.insert("scenarios".into(), Value::Object(all));
     }
+    // k6 fills these defaults in once it has consolidated the configuration.
+    let defaults: [(&str, &[&str]); 2] = [
+        (
+            "summaryTrendStats",
+            &["avg", "min", "med", "max", "p(90)", "p(95)"],
+        ),
+        (
+            "systemTags",
+            &[
+                "check",
+                "error",
+                "error_code",
+                "expected_response",
+                "group",
+                "method",
+                "name",
+                "proto",
+                "scenario",
+                "service",
+                "status",
+                "subproto",
+                "tls_version",
+                "url",
+            ],
+        ),
+    ];
+    for (key, value) in defaults {
+        if out.get(key).is_none_or(Value::is_null) {
+            out.insert(key.into(), value.iter().map(|s| Value::from(*s)).collect());
+        }
+    }
     let scenarios: Vec<Arc<_>> = scenarios.into_iter().map(Arc::new).collect();
     let total = scenarios
         .iter()
@@ -219,8 +251,24 @@ fn requirements(options: &Map<String, Value>, out: &mut Map<String, Value>) -> R
         .max()
         .unwrap_or_default();
     out.insert("totalDuration".into(), format_duration(total).into());
-    out.insert("maxVUs".into(), total_vus(&scenarios).into());
+    out.insert("maxVUs".into(), peak_vus(&scenarios).into());
     Ok(())
+}
+
+/// The most VUs needed at once: scenarios that do not overlap in time share their VUs, as
+/// in k6's execution plan. The peak is at some scenario's start.
+fn peak_vus(scenarios: &[Arc<Scenario>]) -> u64 {
+    scenarios
+        .iter()
+        .map(|s| {
+            scenarios
+                .iter()
+                .filter(|o| o.start_time <= s.start_time && s.start_time < o.max_duration())
+                .map(|o| o.max_vus())
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Go's JSON encoder escapes `<`, `>` and `&`; k6 users diff against that output.
@@ -277,6 +325,27 @@ mod tests {
             json!("shared-iterations")
         );
         assert_eq!(out["scenarios"]["default"]["iterations"], json!(10));
+        assert_eq!(out["summaryTrendStats"][5], json!("p(95)"));
+        assert_eq!(out["systemTags"].as_array().map(Vec::len), Some(14));
+    }
+
+    #[test]
+    fn max_vus_shares_vus_between_scenarios_that_do_not_overlap() {
+        let options = |b_start: &str| {
+            json!({"scenarios": {
+                "a": {"executor": "constant-vus", "vus": 3, "duration": "10s", "gracefulStop": "5s"},
+                "b": {"executor": "constant-arrival-rate", "startTime": b_start, "rate": 1,
+                      "duration": "5s", "preAllocatedVUs": 2, "maxVUs": 4},
+            }})
+        };
+        for (start, vus, total) in [("20s", 4, "55s"), ("14s", 7, "49s")] {
+            let o = options(start);
+            let o = o.as_object().unwrap();
+            let mut out = k6_shape(o);
+            requirements(o, &mut out).unwrap();
+            assert_eq!(out["maxVUs"], json!(vus), "{start}");
+            assert_eq!(out["totalDuration"], json!(total), "{start}");
+        }
     }
 
     #[test]

@@ -35,7 +35,8 @@ impl Loader {
         }
         let data = self.program.source(path).map_err(native)?;
         let source = Source::from_bytes(&data.code[..]).with_path(path);
-        let module = Module::parse(source, None, ctx).map_err(|e| with_location(e, path))?;
+        let module =
+            Module::parse(source, None, ctx).map_err(|e| with_location(e, path, &self.program))?;
         self.files
             .borrow_mut()
             .insert(path.to_path_buf(), module.clone());
@@ -89,7 +90,8 @@ pub(crate) fn native(e: ScriptError) -> JsError {
 }
 
 /// Boa's syntax errors end with "at line L, col C"; k6 users expect `file:line:col` first.
-pub(crate) fn with_location(err: JsError, path: &std::path::Path) -> JsError {
+/// For a transpiled TypeScript module the position is mapped back into the `.ts` file.
+pub(crate) fn with_location(err: JsError, path: &std::path::Path, program: &Program) -> JsError {
     let msg = err
         .as_native()
         .map_or_else(|| err.to_string(), |n| n.message().to_string());
@@ -98,7 +100,17 @@ pub(crate) fn with_location(err: JsError, path: &std::path::Path) -> JsError {
             let pos = pos.trim_end_matches(" (native)");
             let loc = pos
                 .split_once(", col ")
-                .map(|(l, c)| format!(":{l}:{c}"))
+                .map(|(l, c)| {
+                    let parsed = l
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .zip(c.trim().parse::<u32>().ok());
+                    match parsed.and_then(|(l, c)| program.original_position(path, l, c)) {
+                        Some((l, c)) => format!(":{l}:{c}"),
+                        None => format!(":{l}:{c}"),
+                    }
+                })
                 .unwrap_or_default();
             (text.to_string(), loc)
         }

@@ -102,10 +102,18 @@ fn require(
     if key.starts_with("k6") && !key.starts_with('/') {
         let module = crate::modules::create(&key, ctx)?;
         let namespace = evaluate(&module, ctx)?;
+        // k6 hands out the module's named exports as a plain object, without `default`.
+        let exports = plain_object(ctx);
+        for name in namespace.own_property_keys(ctx)? {
+            if name.to_string() != "default" {
+                let value = namespace.get(name.clone(), ctx)?;
+                define(&exports, name, value);
+            }
+        }
         let record = plain_object(ctx);
-        define(&record, js_string!("exports"), namespace.clone());
+        define(&record, js_string!("exports"), exports.clone());
         define(cache, js_key, record);
-        return Ok(namespace.into());
+        return Ok(exports.into());
     }
     let path = PathBuf::from(&key);
     let source = program.source(&path).map_err(native)?;
@@ -138,7 +146,7 @@ fn require(
                     define(cache, js_key, module);
                     Ok(namespace.into())
                 }
-                Err(_) => Err(with_location(cjs_error, &path)),
+                Err(_) => Err(with_location(cjs_error, &path, &program)),
             };
         }
     };
