@@ -17,6 +17,10 @@ pub(crate) const MAX_DEPTH: usize = 200;
 /// Longest run of prefix operators (`!`, `~`, `+`, `-`) accepted.
 pub(crate) const MAX_PREFIX_RUN: usize = 500;
 
+/// Most operators that nest without brackets (`?`, `=>`, `=`, and `else if`) accepted in
+/// one statement: `a ? b : c ? ...`, `x => y => ...`, `a = b = ...`, long `else if` chains.
+pub(crate) const MAX_CHAIN: usize = 500;
+
 /// Keywords after which a `/` starts a regular expression.
 const REGEX_AFTER: &[&str] = &[
     "return",
@@ -65,6 +69,10 @@ fn find_too_deep(source: &str, typescript: bool) -> Option<(usize, String)> {
     let mut stack: Vec<Open> = Vec::new();
     let mut depth = 0usize;
     let mut prefix_run = 0usize;
+    // Bracketless nesting in the current statement; `;` ends it, and so do `,` and braces
+    // for all but `else` (whose chain spans the blocks between).
+    let mut chain = 0usize;
+    let mut elses = 0usize;
     // Whether a `/` here would be a division (after a value) rather than a regex.
     let mut after_value = false;
     let mut in_template = false;
@@ -139,6 +147,9 @@ fn find_too_deep(source: &str, typescript: bool) -> Option<(usize, String)> {
             }
             b'`' => in_template = true,
             b'(' | b'[' | b'{' => {
+                if c == b'{' {
+                    chain = 0;
+                }
                 stack.push(Open::Bracket);
                 depth += 1;
                 if depth > MAX_DEPTH {
@@ -147,6 +158,9 @@ fn find_too_deep(source: &str, typescript: bool) -> Option<(usize, String)> {
                 after_value = false;
             }
             b')' | b']' | b'}' => {
+                if c == b'}' {
+                    chain = 0;
+                }
                 // Unbalanced input is the parser's to report; never underflow here.
                 if let Some(open) = stack.pop() {
                     depth -= 1;
@@ -169,10 +183,43 @@ fn find_too_deep(source: &str, typescript: bool) -> Option<(usize, String)> {
                     i += 1;
                 }
                 let word = &source[start..i];
+                if word == "else" {
+                    elses += 1;
+                    if elses > MAX_CHAIN {
+                        return Some((start, too_chained()));
+                    }
+                }
                 after_value = !REGEX_AFTER.contains(&word);
                 continue;
             }
             c if c.is_ascii_whitespace() => {}
+            b';' => {
+                chain = 0;
+                elses = 0;
+                after_value = false;
+            }
+            b',' => {
+                chain = 0;
+                after_value = false;
+            }
+            b'?' if !matches!(bytes.get(i + 1), Some(b'.' | b'?'))
+                && (i == 0 || bytes[i - 1] != b'?') =>
+            {
+                chain += 1;
+                if chain > MAX_CHAIN {
+                    return Some((i, too_chained()));
+                }
+                after_value = false;
+            }
+            b'=' if bytes.get(i + 1) != Some(&b'=')
+                && !matches!(bytes[i.saturating_sub(1)], b'=' | b'!' | b'<' | b'>') =>
+            {
+                chain += 1;
+                if chain > MAX_CHAIN {
+                    return Some((i, too_chained()));
+                }
+                after_value = false;
+            }
             _ => after_value = false,
         }
         i += 1;
@@ -182,6 +229,10 @@ fn find_too_deep(source: &str, typescript: bool) -> Option<(usize, String)> {
 
 fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn too_chained() -> String {
+    format!("more than {MAX_CHAIN} nested `?`, `=>`, `=` or `else` in one statement")
 }
 
 fn too_deep(depth: usize) -> String {
@@ -238,7 +289,7 @@ mod tests {
             const s = "((((" + '[[[' + `${a({b: [1, 2]})}(((`;
             /* {{{{ */
             function f(a) { return a / 2 / (1 + 1); }
-            if (x) { y = -(-1); z = !!w; }
+            if (x) { y = -(-1); z = !!w; } else if (a?.b ?? c) { q = a == b ? 1 : 2; }
         "#;
         assert!(find_too_deep(src, true).is_none());
         assert!(find_too_deep(&nested("(", ")", MAX_DEPTH), false).is_none());
@@ -259,6 +310,14 @@ mod tests {
             .unwrap()
             .1
             .contains("operators in a row"));
+        let ternaries = format!("let x = {} 1{};", "a ? 0 :".repeat(600), "");
+        assert!(find_too_deep(&ternaries, false).unwrap().1.contains("`?`"));
+        let arrows = format!("let f = {}1;", "x => ".repeat(600));
+        assert!(find_too_deep(&arrows, false).is_some());
+        let assigns = format!("{}1;", "a = ".repeat(600));
+        assert!(find_too_deep(&assigns, false).is_some());
+        let elifs = format!("if (a) {{}} {}", "else if (a) {} ".repeat(600));
+        assert!(find_too_deep(&elifs, false).is_some());
         let generics = format!(
             "let x: {}number{};",
             "Array<".repeat(1000),
@@ -269,6 +328,15 @@ mod tests {
         // Comparisons on separate lines never add up.
         let comparisons = "if (a<b) x();\n".repeat(1000);
         assert!(find_too_deep(&comparisons, true).is_none());
+    }
+
+    #[test]
+    fn long_flat_code_is_not_a_chain() {
+        let statements =
+            "a = b ? c : d;\nif (a) { x(); } else if (b) { y(); } else { z(); }\n".repeat(2000);
+        assert!(find_too_deep(&statements, false).is_none());
+        let object = format!("const o = {{ {} }};", "k: (x) => x ? 1 : 2, ".repeat(2000));
+        assert!(find_too_deep(&object, false).is_none());
     }
 
     #[test]
