@@ -4,9 +4,10 @@ mod bench_mode;
 mod event_loop;
 mod http_extras;
 mod parity;
-mod report;
 mod prometheus;
+mod report;
 mod scenarios;
+mod scripting;
 mod support;
 
 use std::path::{Path, PathBuf};

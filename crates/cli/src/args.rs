@@ -32,6 +32,10 @@ pub enum Command {
     Pause(ControlArgs),
     /// Resume a paused test, e.g. one started with --paused.
     Resume(ControlArgs),
+    /// Print the script's options as JSON (k6's `inspect` layout).
+    Inspect(InspectArgs),
+    /// Write a starter test script.
+    New(NewArgs),
 }
 
 /// Where a running test's control API listens.
@@ -144,6 +148,9 @@ pub struct RunArgs {
     /// Do not reuse connections at all.
     #[arg(long = "no-connection-reuse")]
     pub no_connection_reuse: bool,
+    /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
+    #[arg(long = "console-output", value_name = "FILE")]
+    pub console_output: Option<PathBuf>,
 }
 
 /// Flags of `rk6 demo`.
@@ -199,4 +206,30 @@ pub struct BenchArgs {
     /// Threshold on http_req_duration in k6 syntax, e.g. 'p(99)<50' (ms); repeatable.
     #[arg(long = "threshold", value_name = "EXPR")]
     pub threshold: Vec<String>,
+}
+
+/// Flags of `rk6 inspect`.
+#[derive(Debug, Clone, Args)]
+pub struct InspectArgs {
+    /// Path of the script.
+    pub script: PathBuf,
+    /// Also print the scenarios the shortcuts stand for, `totalDuration` and `maxVUs`.
+    #[arg(long = "execution-requirements")]
+    pub execution_requirements: bool,
+    /// Set an __ENV variable (KEY=VALUE); repeatable.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Include the system environment in __ENV.
+    #[arg(long = "include-system-env-vars", default_value_t = false, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub include_system_env_vars: bool,
+}
+
+/// Flags of `rk6 new`.
+#[derive(Debug, Clone, Args)]
+pub struct NewArgs {
+    /// File to write (default script.js).
+    pub file: Option<PathBuf>,
+    /// Replace the file if it exists.
+    #[arg(short = 'f', long = "force")]
+    pub force: bool,
 }

@@ -20,6 +20,6 @@ pub enum ExitCode {
     MarkedAsFailed = 110,
     /// The control API could not listen on the `--address` given.
     CannotStartRestApi = 106,
-    /// Any other error (k6 exits with -1, seen as 255).
-    GenericError = 255,
+    /// Any other failure (k6 exits with -1, seen as 255).
+    Failure = 255,
 }

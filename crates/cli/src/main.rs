@@ -7,6 +7,8 @@ mod control;
 mod control_client;
 mod demo;
 mod exit;
+mod inspect;
+mod new;
 mod options;
 mod progress;
 mod run;
@@ -34,6 +36,8 @@ fn main() {
         Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(*args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::New(args) => new::run(args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));
             exit::ExitCode::Success
@@ -57,7 +61,7 @@ fn control_command(address: &str, what: ControlRequest) -> exit::ExitCode {
         Ok(()) => exit::ExitCode::Success,
         Err(e) => {
             eprintln!("error: {e:#}");
-            exit::ExitCode::GenericError
+            exit::ExitCode::Failure
         }
     }
 }

@@ -62,13 +62,13 @@ fn segment_stripe(options: &Map<String, Value>) -> Result<Stripe, (ExitCode, Str
             .filter(|s| !s.is_empty())
     };
     let segment = match text("executionSegment") {
-        Some(s) => Segment::parse(s).map_err(|e| (ExitCode::GenericError, e.0))?,
+        Some(s) => Segment::parse(s).map_err(|e| (ExitCode::Failure, e.0))?,
         None => Segment::FULL,
     };
     let sequence = match text("executionSegmentSequence") {
-        Some(s) => Some(
-            rk6_scheduler::segment::parse_sequence(s).map_err(|e| (ExitCode::GenericError, e.0))?,
-        ),
+        Some(s) => {
+            Some(rk6_scheduler::segment::parse_sequence(s).map_err(|e| (ExitCode::Failure, e.0))?)
+        }
         None => None,
     };
     Stripe::new(segment, sequence.as_deref()).map_err(|e| (ExitCode::InvalidConfig, e.0))
@@ -102,9 +102,25 @@ fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
 
 /// Runs a test and returns its exit code.
 pub fn run(mut args: RunArgs) -> ExitCode {
-    let logger = Logger {
-        verbose: args.verbose,
-    };
+    let mut logger = Logger::new(args.verbose);
+    let console_output = args.console_output.clone().or_else(|| {
+        std::env::var_os("K6_CONSOLE_OUTPUT")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    });
+    if let Some(path) = &console_output {
+        match rk6_js::log::ConsoleFile::open(path) {
+            Ok(file) => logger.console = Some(file),
+            Err(e) => {
+                return fail(
+                    &logger,
+                    ExitCode::Failure,
+                    &format!("--console-output {}: {e}", path.display()),
+                    None,
+                )
+            }
+        }
+    }
     let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
         std::env::vars().collect()
     } else {

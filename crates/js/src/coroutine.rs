@@ -111,9 +111,11 @@ pub struct CoCell<T: 'static> {
     suspender: Rc<Suspender>,
 }
 
-/// Coroutine stacks are virtual: only touched pages cost memory. 1 MiB leaves room for deep
-/// native → JS → native recursion (Boa's recursion limit is 512 frames).
-const STACK_SIZE: usize = 1 << 20;
+/// Coroutine stacks are virtual: only touched pages cost memory. Recursion that passes
+/// through natives (`map`, `sort`, `JSON.parse` revivers, `check`) uses native stack on every
+/// level; up to the runtime's recursion limit (2048 calls) it peaked under 3 MiB, and 8 MiB
+/// keeps a margin so runaway recursion ends in a RangeError, never a stack overflow.
+const STACK_SIZE: usize = 8 << 20;
 
 impl<T: 'static> CoCell<T> {
     /// Moves `value` into a new coroutine. `attach` receives the suspender so the value can

@@ -127,10 +127,7 @@ fn json_stringify(value: &JsValue, ctx: &mut Context) -> Option<String> {
 
 fn console_at(level: Level, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let msg = format_args(args, ctx);
-    Host::of(ctx)
-        .shared
-        .logger
-        .log(level, &msg, &[("source", "console")]);
+    Host::of(ctx).shared.logger.console(level, &msg);
     Ok(JsValue::undefined())
 }
 

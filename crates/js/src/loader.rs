@@ -10,7 +10,7 @@ use boa_engine::module::{ModuleLoader, Referrer};
 use boa_engine::{Context, JsError, JsNativeError, JsResult, Module, Source};
 
 use crate::modules;
-use crate::program::Program;
+use crate::program::{Program, ScriptError, ScriptErrorKind};
 
 /// Loads modules for one VU's context; each module is parsed once per context.
 pub(crate) struct Loader {
@@ -33,12 +33,10 @@ impl Loader {
         if let Some(m) = self.files.borrow().get(path) {
             return Ok(m.clone());
         }
-        let data = self
-            .program
-            .read(path)
-            .map_err(|e| JsNativeError::typ().with_message(e.message))?;
-        let source = Source::from_bytes(&data[..]).with_path(path);
-        let module = Module::parse(source, None, ctx).map_err(|e| with_location(e, path))?;
+        let data = self.program.source(path).map_err(native)?;
+        let source = Source::from_bytes(&data.code[..]).with_path(path);
+        let module =
+            Module::parse(source, None, ctx).map_err(|e| with_location(e, path, &self.program))?;
         self.files
             .borrow_mut()
             .insert(path.to_path_buf(), module.clone());
@@ -57,11 +55,8 @@ impl Loader {
             return Ok(module);
         }
         if spec.starts_with("http://") || spec.starts_with("https://") {
-            return Err(JsNativeError::typ()
-                .with_message(format!(
-                    "remote module \"{spec}\" cannot be loaded: rk6 does not fetch remote modules yet; download it and import it by a relative path"
-                ))
-                .into());
+            let path = self.program.remote(spec).map_err(native)?;
+            return self.parse_file(&path, ctx);
         }
         if spec.starts_with("./")
             || spec.starts_with("../")
@@ -79,8 +74,24 @@ impl Loader {
     }
 }
 
+/// A load failure as the JS error the importer sees; syntax errors keep their kind so the
+/// run ends with the syntax-error exit code.
+pub(crate) fn native(e: ScriptError) -> JsError {
+    let err = if e.kind == ScriptErrorKind::Syntax {
+        let msg = e
+            .message
+            .strip_prefix("SyntaxError: ")
+            .unwrap_or(&e.message);
+        JsNativeError::syntax().with_message(msg.to_string())
+    } else {
+        JsNativeError::typ().with_message(e.message)
+    };
+    err.into()
+}
+
 /// Boa's syntax errors end with "at line L, col C"; k6 users expect `file:line:col` first.
-fn with_location(err: JsError, path: &std::path::Path) -> JsError {
+/// For a transpiled TypeScript module the position is mapped back into the `.ts` file.
+pub(crate) fn with_location(err: JsError, path: &std::path::Path, program: &Program) -> JsError {
     let msg = err
         .as_native()
         .map_or_else(|| err.to_string(), |n| n.message().to_string());
@@ -89,7 +100,17 @@ fn with_location(err: JsError, path: &std::path::Path) -> JsError {
             let pos = pos.trim_end_matches(" (native)");
             let loc = pos
                 .split_once(", col ")
-                .map(|(l, c)| format!(":{l}:{c}"))
+                .map(|(l, c)| {
+                    let parsed = l
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .zip(c.trim().parse::<u32>().ok());
+                    match parsed.and_then(|(l, c)| program.original_position(path, l, c)) {
+                        Some((l, c)) => format!(":{l}:{c}"),
+                        None => format!(":{l}:{c}"),
+                    }
+                })
                 .unwrap_or_default();
             (text.to_string(), loc)
         }

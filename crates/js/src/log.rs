@@ -2,6 +2,8 @@
 //! `time="2026-11-30T01:48:26Z" level=info msg="hello" source=console`.
 
 use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
 use std::time::SystemTime;
 
 /// Severity of a log line.
@@ -33,9 +35,49 @@ impl Level {
 pub struct Logger {
     /// Whether debug lines are printed (`-v`).
     pub verbose: bool,
+    /// `--console-output`: the file console messages are appended to instead of stderr.
+    pub console: Option<&'static ConsoleFile>,
+}
+
+/// A file receiving console output, shared by every VU.
+#[derive(Debug)]
+pub struct ConsoleFile(Mutex<std::fs::File>);
+
+impl ConsoleFile {
+    /// Opens `path` for appending (created if missing), as k6 does. It lives for the rest of
+    /// the process so the `Copy` logger every VU holds can point at it.
+    pub fn open(path: &Path) -> std::io::Result<&'static ConsoleFile> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Box::leak(Box::new(ConsoleFile(Mutex::new(file)))))
+    }
 }
 
 impl Logger {
+    /// A logger writing everything to stderr.
+    pub fn new(verbose: bool) -> Logger {
+        Logger {
+            verbose,
+            console: None,
+        }
+    }
+
+    /// Logs a `console.*` message: to the console file when there is one (without the
+    /// `source` field, like k6), else to stderr.
+    pub fn console(&self, level: Level, msg: &str) {
+        let Some(file) = self.console else {
+            return self.log(level, msg, &[("source", "console")]);
+        };
+        if level == Level::Debug && !self.verbose {
+            return;
+        }
+        let line = format_line(SystemTime::now(), level, msg, &[]);
+        let mut f = file.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = f.write_all(line.as_bytes());
+    }
+
     /// Writes one line to stderr with extra `key=value` fields after `msg`.
     pub fn log(&self, level: Level, msg: &str, fields: &[(&str, &str)]) {
         if level == Level::Debug && !self.verbose {
@@ -112,6 +154,28 @@ mod tests {
         let line = format_line(t, Level::Error, "Error: a \"b\"\n\tat x", &[]);
         assert!(line.contains(r#"msg="Error: a \"b\"\n\tat x""#), "{line}");
         assert_eq!(quote("plain"), "plain");
+        let path = std::env::temp_dir().join(format!("rk6-console-{}.log", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let quiet = Logger {
+            verbose: false,
+            console: Some(ConsoleFile::open(&path).unwrap()),
+        };
+        quiet.console(Level::Info, "to the file");
+        quiet.console(Level::Debug, "hidden");
+        Logger {
+            verbose: true,
+            ..quiet
+        }
+        .console(Level::Debug, "shown");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(
+            lines[0].ends_with("level=info msg=\"to the file\""),
+            "{text}"
+        );
+        assert!(lines[1].ends_with("level=debug msg=shown"), "{text}");
+        std::fs::remove_file(path).unwrap();
         assert_eq!(quote(""), "\"\"");
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use boa_engine::builtins::promise::PromiseState;
-use boa_engine::error::{EngineError, PanicError};
+use boa_engine::error::{EngineError, PanicError, RuntimeLimitError};
 use boa_engine::object::builtins::JsArrayBuffer;
 use boa_engine::object::ObjectInitializer;
 use boa_engine::property::{PropertyDescriptor, PropertyKey};
@@ -21,6 +21,12 @@ use crate::loader::Loader;
 use crate::log::Level;
 use crate::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
+
+/// Nested JavaScript calls allowed before a call fails, instead of overflowing the VU's
+/// native stack. Boa runs JS-to-JS calls without native recursion, and calls that pass
+/// through natives (`map`, `JSON.stringify`, getters) count too; the coroutine stack is
+/// sized for this limit.
+pub(crate) const RECURSION_LIMIT: usize = 2048;
 
 const INTERRUPTED: &str = "rk6: iteration interrupted";
 const ABORTED: &str = "rk6: test aborted: ";
@@ -65,9 +71,16 @@ impl Runtime {
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
+        ctx.runtime_limits_mut()
+            .set_recursion_limit(RECURSION_LIMIT);
+        // The VM's value stack is heap memory; let the recursion limit be the one that trips.
+        ctx.runtime_limits_mut()
+            .set_stack_size_limit(RECURSION_LIMIT * 64);
         let host = Host::new(vu_id, shared.clone());
         ctx.insert_data(host.clone());
         globals::install(&mut ctx, vu_id, &shared.program.env)
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
+        crate::require::install(&mut ctx)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         let module = loader
             .parse_file(&shared.program.main, &mut ctx)
@@ -413,6 +426,12 @@ impl Runtime {
 
 /// A script error with k6's shape: message, then the JS stack as `\tat ...` lines.
 pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
+    if let Some(EngineError::RuntimeLimit(
+        RuntimeLimitError::Recursion | RuntimeLimitError::StackSize,
+    )) = err.as_engine()
+    {
+        return recursion_overflow(err, ctx);
+    }
     let (mut text, stack) = match err.as_opaque() {
         Some(v) => {
             let stack = v
@@ -439,18 +458,59 @@ pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
         ),
     };
     if let Some(stack) = stack {
+        let program = ctx.get_data::<Rc<Host>>().map(|h| h.shared.program.clone());
         // Boa adds a frame for the native promise machinery k6 does not show.
         for line in stack
             .lines()
             .filter(|l| !l.trim().is_empty() && l.trim() != "at  (native)")
         {
             text.push_str("\n\t");
+            let line = match &program {
+                Some(p) => map_frame(line.trim_start(), p),
+                None => line.trim_start().to_string(),
+            };
             // k6 names script files by URL.
-            text.push_str(&line.trim_start().replace(" (/", " (file:///"));
+            text.push_str(&line.replace(" (/", " (file:///"));
         }
     }
     text.push('\n');
     text
+}
+
+/// JavaScript recursing past [`RECURSION_LIMIT`]: k6's message, then the innermost frames.
+fn recursion_overflow(err: &JsError, ctx: &mut Context) -> String {
+    let program = ctx.get_data::<Rc<Host>>().map(|h| h.shared.program.clone());
+    let mut text = format!(
+        "RangeError: Maximum call stack size exceeded (rk6 stops JavaScript recursion at {RECURSION_LIMIT} nested calls; this error cannot be caught)"
+    );
+    // Boa's rendering lists up to 50 frames; the innermost few show the cycle.
+    let rendered = err.to_string();
+    for frame in rendered.lines().skip(1).take(10) {
+        let frame = frame.trim_start();
+        let frame = match &program {
+            Some(p) => map_frame(frame, p),
+            None => frame.to_string(),
+        };
+        text.push_str("\n\t");
+        text.push_str(&frame.replace(" (/", " (file:///"));
+    }
+    text.push('\n');
+    text
+}
+
+/// A stack frame `at f (/x.ts:L:C)` of a transpiled module, with the `.ts` position.
+fn map_frame(frame: &str, program: &crate::program::Program) -> String {
+    let mapped = (|| {
+        let inner = frame.strip_suffix(')')?;
+        let open = inner.rfind('(')?;
+        let mut parts = inner[open + 1..].rsplitn(3, ':');
+        let col: u32 = parts.next()?.parse().ok()?;
+        let line: u32 = parts.next()?.parse().ok()?;
+        let path = parts.next()?;
+        let (l, c) = program.original_position(std::path::Path::new(path), line, col)?;
+        Some(format!("{}({path}:{l}:{c})", &inner[..open]))
+    })();
+    mapped.unwrap_or_else(|| frame.to_string())
 }
 
 fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {

@@ -24,8 +24,8 @@ mod handle_summary;
 mod json;
 mod json_lines;
 mod outputs;
-mod report;
 pub mod prometheus_rw;
+mod report;
 mod text;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};

@@ -99,6 +99,9 @@ pub async fn run_vu_loop<V: Vu>(vu: &mut V, job: &Job, vu_id: u64) {
             }
         };
         done += 1;
+        // An iteration that never waited (CPU-bound script, no I/O) would otherwise run the
+        // next one at once: let the worker's other VUs and its lag probe have their turn.
+        tokio::task::yield_now().await;
     }
 }
 
