@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `rk6` binary against in-process servers on 127.0.0.1:0.
 
 mod bench_mode;
+mod html;
 mod http_extras;
 mod parity;
 mod scenarios;
