@@ -192,6 +192,8 @@ export default function () {{
     'toArray': (d) => d.find('li').toArray().length === 3,
     'get element': (d) => d.find('li').get(2).textContent() === 'cherry',
     'selection url': (d) => d.url === res.url,
+    'element href': (d) => d.find('a#next').get(0).href() === `${{BASE}}/next?x=1`,
+    'form action': (d) => d.find('#order').get(0).action() === `${{BASE}}/submit`,
   }});
   check(res, {{
     'html(selector)': (r) => r.html('a#next').attr('href') === 'next?x=1',
@@ -226,7 +228,7 @@ export default function () {{
 }
 
 /// Checks in the script above.
-const CHECKS: f64 = 25.0;
+const CHECKS: f64 = 27.0;
 
 #[test]
 fn forms_links_and_selections_work_against_a_page() {

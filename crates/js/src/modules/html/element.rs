@@ -27,7 +27,12 @@ struct ElData {
 
 /// A JS Element for the node `id` of `doc`.
 pub(super) fn make(doc: Rc<Doc>, id: NodeId, ctx: &mut Context) -> JsValue {
-    let proto = kit(ctx).element.clone();
+    let kit = kit(ctx);
+    let proto = doc
+        .tag(id)
+        .and_then(|t| kit.tags.get(t))
+        .unwrap_or(&kit.element)
+        .clone();
     JsObject::from_proto_and_data(proto, ElData { doc, id }).into()
 }
 
@@ -38,7 +43,7 @@ fn maybe(doc: &Rc<Doc>, node: Option<NodeRef<'_, Node>>, ctx: &mut Context) -> J
     }
 }
 
-fn this_el(this: &JsValue) -> JsResult<(Rc<Doc>, NodeId)> {
+pub(super) fn this_el(this: &JsValue) -> JsResult<(Rc<Doc>, NodeId)> {
     this.as_object()
         .and_then(|o| o.downcast_ref::<ElData>().map(|d| (d.doc.clone(), d.id)))
         .ok_or_else(|| {

@@ -6,9 +6,11 @@ mod document;
 mod element;
 mod navigation;
 mod selection;
+mod tags;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use boa_engine::{Context, JsObject, JsResult, JsValue, Module, NativeFunction};
@@ -20,6 +22,8 @@ pub(crate) use navigation::{click_link, submit_form, Navigation};
 struct Kit {
     selection: JsObject,
     element: JsObject,
+    /// Prototypes of tags with their own methods (`a.href()`), inheriting from `element`.
+    tags: HashMap<&'static str, JsObject>,
 }
 
 /// The VU's kit, made on first use and kept in the context.
@@ -27,9 +31,11 @@ fn kit(ctx: &mut Context) -> Rc<Kit> {
     if let Some(k) = ctx.get_data::<Rc<Kit>>() {
         return k.clone();
     }
+    let element = element::prototype(ctx);
     let k = Rc::new(Kit {
         selection: selection::prototype(ctx),
-        element: element::prototype(ctx),
+        tags: tags::prototypes(&element, ctx),
+        element,
     });
     ctx.insert_data(k.clone());
     k

@@ -3,7 +3,7 @@
 
 use boa_engine::object::FunctionObjectBuilder;
 use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, NativeFunction, Source};
+use boa_engine::{js_string, Context, JsString, NativeFunction, Source};
 
 const PAGE: &str = r#"<html><head><title>T1</title></head><body>
 <div id="a" class="c1 c2" data-foo="bar" data-num="12" data-obj='{"x":1}' data-some-thing="q">Hello <b id="bb">bold</b> world<!-- cmt --></div>
@@ -24,6 +24,11 @@ const PAGE: &str = r#"<html><head><title>T1</title></head><body>
 /// Evaluates `body` with `doc` bound to `parseHTML(PAGE)` and returns the JSON of its
 /// result (undefined written as "<undef>").
 fn eval(body: &str) -> String {
+    eval_on(PAGE, body)
+}
+
+/// Like [`eval`] on the page `page`; elements are written as `EL:tag#id`.
+fn eval_on(page: &str, body: &str) -> String {
     let mut ctx = Context::default();
     let realm = ctx.realm().clone();
     let parse = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(super::parse_html))
@@ -32,11 +37,12 @@ fn eval(body: &str) -> String {
         .build();
     ctx.register_global_property(js_string!("parseHTML"), parse, Attribute::all())
         .unwrap();
-    ctx.register_global_property(js_string!("PAGE"), js_string!(PAGE), Attribute::all())
+    ctx.register_global_property(js_string!("PAGE"), JsString::from(page), Attribute::all())
         .unwrap();
     let script = format!(
         "(() => {{ const doc = parseHTML(PAGE); const r = (() => {{ {body} }})();
-         return JSON.stringify(r, (k, v) => v === undefined ? '<undef>' : v); }})()"
+         return JSON.stringify(r, (k, v) => v === undefined ? '<undef>' :
+           (v && typeof v === 'object' && typeof v.nodeName === 'function') ? 'EL:' + v.nodeName() + '#' + v.id() : v); }})()"
     );
     match ctx.eval(Source::from_bytes(&script)) {
         Ok(v) => v.to_string(&mut ctx).unwrap().to_std_string_escaped(),
@@ -159,4 +165,56 @@ fn unsupported_selectors_throw() {
         ))
         .unwrap_err();
     assert!(err.to_string().contains("not supported by rk6"), "{err}");
+}
+
+const TAGS: &str = r#"<body><a id="a1" href="http://u:p@ex.com:8080/p/q?y=1#h" rel="nofollow x" download="f">link text</a><a id="a2" href="/rel">r</a><a id="a3">none</a>
+<form id="f" action="/act"><input id="i1" name="n" value="v" maxlength="5" checked disabled><input id="i2"><button id="b1">b</button><select id="s1" name="s"><option id="o1" value="1">One</option><option id="o2" selected>Two</option></select><textarea id="t1">tt</textarea><label id="l1" for="i1">L</label></form><form id="f2"></form>
+<img id="im" src="a.png" width="10"><meta id="m" name="description" content="c"><script id="sc" src="s.js">var x;</script><ol id="ol" start="3"><li id="li" value="7">x</li></ol><table id="tb"><tr id="tr"><td id="td" colspan="2">c</td></tr></table><title>T</title></body>"#;
+
+#[test]
+fn tag_specific_methods() {
+    let g = "const g = (id) => doc.find('#' + id).get(0);";
+    let a = format!("{g} const a = g('a1'); return ['href','hash','host','hostname','pathname','port','protocol','search','origin','username','password','text','target','rel','relList','download','type'].map(m => a[m]())");
+    assert_eq!(
+        eval_on(TAGS, &a),
+        r##"["http://u:p@ex.com:8080/p/q?y=1#h","#h","ex.com:8080","ex.com","/p/q","8080","http","?y=1","http://ex.com:8080","u","p","link text","","nofollow x",["nofollow","x"],"f",""]"##
+    );
+    assert_eq!(
+        eval_on(
+            TAGS,
+            &format!(
+                "{g} return [g('a2').href(), g('a2').host(), g('a3').href(), typeof g('li').href]"
+            )
+        ),
+        r#"["/rel","","","undefined"]"#
+    );
+    let input = format!("{g} const i = g('i1'); return ['name','value','type','checked','disabled','maxLength','size','form','defaultValue','defaultChecked','autofocus','placeholder','required','min','step','tabIndex','labels','multiple','readonly','height'].map(m => i[m]()).concat(['name','value','type','checked','maxLength'].map(m => g('i2')[m]()))");
+    assert_eq!(
+        eval_on(TAGS, &input),
+        r##"["n","v","text",true,true,5,0,"EL:form#f","v",true,false,"",false,"","",0,["EL:label#l1"],false,false,"","","","text",false,-1]"##
+    );
+    assert_eq!(
+        eval_on(TAGS, &format!("{g} const b = g('b1'); const f = g('f'); return [b.type(), b.value(), b.form(), b.formMethod(), b.formAction(), f.action(), f.method(), f.enctype(), f.length(), f.elements(), f.autocomplete(), g('f2').action()]")),
+        r##"["submit","b","EL:form#f","get","/act","/act","get","application/x-www-form-urlencoded",5,["EL:input#i1","EL:input#i2","EL:button#b1","EL:select#s1","EL:textarea#t1"],"on",""]"##
+    );
+    assert_eq!(
+        eval_on(TAGS, &format!("{g} const s = g('s1'); return [s.name(), s.value(), s.length(), s.options(), s.selectedIndex(), s.selectedOptions(), s.size(), g('o1').value(), g('o1').text(), g('o1').label(), g('o1').selected(), g('o2').selected(), g('o2').value(), g('o2').index()]")),
+        r##"["s","Two",2,["EL:option#o1","EL:option#o2"],1,["EL:option#o2"],1,"1","One","One",false,true,"Two",1]"##
+    );
+    assert_eq!(
+        eval_on(TAGS, &format!("{g} return [g('t1').value(), g('t1').type(), g('t1').rows(), g('l1').htmlFor(), g('l1').control(), g('im').src(), g('im').width(), g('im').height(), g('m').content(), g('m').httpEquiv(), g('sc').src(), g('sc').text(), g('ol').start(), g('li').value(), g('td').colSpan(), g('td').rowSpan(), g('td').cellIndex(), g('tr').cells().length, doc.find('title').get(0).text()]")),
+        r##"["","textarea",0,"i1","EL:input#i1","a.png",10,0,"c","content-type","s.js","var x;",3,7,2,1,0,1,"T"]"##
+    );
+}
+
+#[test]
+fn unreproduced_tag_methods_throw() {
+    let out = eval_on(
+        TAGS,
+        "try { doc.find('#s1').get(0).type(); return 'no error'; } catch (e) { return String(e); }",
+    );
+    assert!(
+        out.contains("select element method type() is not supported by rk6 yet"),
+        "{out}"
+    );
 }
