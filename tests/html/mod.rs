@@ -39,8 +39,9 @@ const PAGE: &str = r#"<!DOCTYPE html>
   <textarea name="note">hello world</textarea>
   <input type="checkbox" name="gift" value="yes">
   <input type="submit" name="go" value="Order">
+  <input type="submit" name="later" value="Later">
 </form>
-<form id="search" action="/search"><input name="q" value="fruit"><input name="page" value="1"></form>
+<form id="search" action="search?dropped=1"><input name="q" value="fruit"><input name="page" value="1"></form>
 </body></html>"#;
 
 fn escape(s: &str) -> String {
@@ -206,6 +207,11 @@ export default function () {{
     'post form body': (r) => r.html('#got').text() === 'go=Order&note=hello+world&qty=3&size=m&token=t0k',
     'post form type': (r) => r.html('#type').text() === 'application/x-www-form-urlencoded',
   }});
+  const later = res.submitForm({{ formSelector: '#order', submitSelector: '[name=later]', submitSelectorAttribute: 'name' }});
+  check(later, {{ 'chosen submit button': (r) => r.html('#got').text() === 'later=Later&note=hello+world&qty=1&size=m&token=t0k' }});
+  let noForm = '';
+  try {{ res.submitForm({{ formSelector: '#none' }}); }} catch (e) {{ noForm = String(e); }}
+  check(noForm, {{ 'no form throws': (m) => m.includes("no form found for selector '#none' in response") }});
   const searched = res.submitForm({{ formSelector: '#search', fields: {{ q: 'a b' }}, params: {{ headers: {{ 'X-Test': 'form' }} }} }});
   check(searched, {{
     'get form url': (r) => r.url === `${{BASE}}/search?page=1&q=a+b`,
@@ -228,7 +234,7 @@ export default function () {{
 }
 
 /// Checks in the script above.
-const CHECKS: f64 = 27.0;
+const CHECKS: f64 = 29.0;
 
 #[test]
 fn forms_links_and_selections_work_against_a_page() {
@@ -245,14 +251,16 @@ fn forms_links_and_selections_work_against_a_page() {
         run.stderr
     );
     let seen = srv.seen();
-    let post = seen
-        .iter()
-        .find(|s| s.method == "POST")
-        .expect("the form was posted");
-    assert_eq!(post.target, "/submit");
+    let posts: Vec<&Seen> = seen.iter().filter(|s| s.method == "POST").collect();
+    assert_eq!(posts.len(), 2, "{seen:?}");
+    assert!(posts.iter().all(|p| p.target == "/submit"));
     assert_eq!(
-        post.body,
+        posts[0].body,
         "go=Order&note=hello+world&qty=3&size=m&token=t0k"
+    );
+    assert_eq!(
+        posts[1].body,
+        "later=Later&note=hello+world&qty=1&size=m&token=t0k"
     );
     let get = |t: &str| {
         seen.iter()

@@ -42,8 +42,7 @@ fn resolve(doc: &Doc, target: &str) -> JsResult<String> {
     Ok(joined.to_string())
 }
 
-/// The request of `submitForm({formSelector, fields, submitSelector,
-/// submitSelectorAttribute})`: the form's own fields, then the submit button's, then
+/// The request of `submitForm({formSelector, fields, submitSelector})`: the form's own fields, then the submit button's, then
 /// `fields` over them; a GET form sends them in the query, others in a urlencoded body.
 pub(crate) fn submit_form(
     doc: &Rc<Doc>,
@@ -73,11 +72,11 @@ pub(crate) fn submit_form(
     let mut fields = document::last_per_name(doc.form_fields(&[form]));
     let submit_selector =
         string_opt(opts, "submitSelector", ctx)?.unwrap_or_else(|| "[type=\"submit\"]".into());
-    let submit_attr =
-        string_opt(opts, "submitSelectorAttribute", ctx)?.unwrap_or_else(|| "value".into());
     if let Some(button) = first_match(doc, form, &submit_selector)? {
         if let Some(name) = doc.attr(button, "name").filter(|n| !n.is_empty()) {
-            let value = doc.attr(button, &submit_attr).unwrap_or("").to_owned();
+            // k6 1.1.0 was seen to send the button's `value` even when the script names
+            // another attribute in `submitSelectorAttribute`, so that option is not read.
+            let value = doc.attr(button, "value").unwrap_or("").to_owned();
             set(&mut fields, name.to_owned(), Value::One(value));
         }
     }
