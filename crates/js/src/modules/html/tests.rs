@@ -152,6 +152,14 @@ fn elements() {
 }
 
 #[test]
+fn prototypes_are_made_once_per_context() {
+    assert_eq!(
+        eval("const P = Object.getPrototypeOf; const a = parseHTML('<a>x</a><a>y</a><p>z</p>'); const els = a.find('a').get(); return [P(doc) === P(a.find('a')), P(els[0]) === P(els[1]), P(P(els[0])) === P(a.find('p').get(0)), typeof a.find('p').get(0).href]"),
+        r#"[true,true,true,"undefined"]"#
+    );
+}
+
+#[test]
 fn unsupported_selectors_throw() {
     let mut ctx = Context::default();
     let realm = ctx.realm().clone();
