@@ -2,6 +2,7 @@
 
 mod bench_mode;
 mod event_loop;
+mod html;
 mod http_extras;
 mod parity;
 mod prometheus;

@@ -127,7 +127,7 @@ fn count(export: &Value, metric: &str) -> f64 {
     export["metrics"][metric]["count"].as_f64().unwrap_or(-1.0)
 }
 
-fn compare(name: &str, script: &str) {
+pub(crate) fn compare(name: &str, script: &str) {
     compare_within(name, script, 0.0);
 }
 

@@ -326,7 +326,7 @@ fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, O
     ))
 }
 
-fn send(
+pub(super) fn send(
     ctx: &mut Context,
     method: Method,
     url: Option<&JsValue>,

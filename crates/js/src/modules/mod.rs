@@ -4,6 +4,7 @@
 pub(crate) mod crypto;
 mod encoding;
 mod execution;
+pub(crate) mod html;
 mod http;
 mod k6;
 mod metrics;
@@ -21,7 +22,6 @@ use boa_engine::{
 const NOT_YET: &[&str] = &[
     "k6/data",
     "k6/crypto/x509",
-    "k6/html",
     "k6/ws",
     "k6/net/grpc",
     "k6/browser",
@@ -58,6 +58,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/metrics" => Ok(metrics::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
         "k6/timers" => Ok(synthetic(crate::event_loop::functions(), ctx)),
+        "k6/html" => Ok(html::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()

@@ -16,6 +16,7 @@ use bytes::Bytes;
 use http::Method;
 use rk6_http::{HttpError, Timings};
 
+use super::html;
 use super::http::ResponseType;
 use crate::host::Host;
 use crate::json_path;
@@ -31,12 +32,12 @@ fn prototype(ctx: &mut Context) -> JsObject {
         .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
         .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
         .function(
-            NativeFunction::from_fn_ptr(html),
+            NativeFunction::from_fn_ptr(submit_form),
             js_string!("submitForm"),
             1,
         )
         .function(
-            NativeFunction::from_fn_ptr(html),
+            NativeFunction::from_fn_ptr(click_link),
             js_string!("clickLink"),
             1,
         )
@@ -381,8 +382,79 @@ fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
     }
 }
 
-fn html(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    Err(JsNativeError::error()
-        .with_message("Response.html(), submitForm() and clickLink() are not supported by rk6 yet (see docs/compatibility.md)")
-        .into())
+/// The response body parsed as HTML, with the response's final URL as the page URL.
+fn document(this: &JsValue, ctx: &mut Context) -> JsResult<Rc<html::Doc>> {
+    let Some(obj) = this.as_object() else {
+        return Err(JsNativeError::typ()
+            .with_message("html() must be called on a response")
+            .into());
+    };
+    let body = obj
+        .downcast_ref::<Lazy>()
+        .and_then(|l| match l.parts.response_type {
+            ResponseType::None => None,
+            _ => l.parts.body.clone(),
+        });
+    let Some(body) = body else {
+        return Err(JsNativeError::error()
+            .with_message("the body is null so we can't parse it as HTML - this likely was because of a request error getting the response")
+            .into());
+    };
+    let url = obj
+        .get(js_string!("url"), ctx)?
+        .to_string(ctx)?
+        .to_std_string_escaped();
+    Ok(Rc::new(html::Doc::parse(
+        &String::from_utf8_lossy(&body),
+        url,
+    )))
+}
+
+/// `Response.html([selector])`.
+fn html(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let sel = html::document_selection(doc, ctx);
+    match args.first().filter(|s| !s.is_undefined()) {
+        Some(selector) => {
+            let obj = sel.as_object().expect("a selection is an object");
+            let find = obj.get(js_string!("find"), ctx)?;
+            let find = find.as_callable().expect("selections have find()");
+            find.call(&sel, std::slice::from_ref(selector), ctx)
+        }
+        None => Ok(sel),
+    }
+}
+
+/// Performs `nav` like `http.request` would, with the `params` of the options.
+fn navigate(
+    nav: html::Navigation,
+    opts: Option<&JsObject>,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let params = super::prop(opts, "params", ctx)?;
+    let url = JsValue::from(JsString::from(nav.url));
+    super::http::send(
+        ctx,
+        nav.method,
+        Some(&url),
+        nav.body.as_ref(),
+        params.as_ref(),
+    )
+}
+
+/// `Response.submitForm({formSelector, fields, submitSelector, submitSelectorAttribute,
+/// params})`.
+fn submit_form(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let opts = args.first().and_then(JsValue::as_object);
+    let nav = html::submit_form(&doc, opts.as_ref(), ctx)?;
+    navigate(nav, opts.as_ref(), ctx)
+}
+
+/// `Response.clickLink({selector, params})`.
+fn click_link(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let opts = args.first().and_then(JsValue::as_object);
+    let nav = html::click_link(&doc, opts.as_ref(), ctx)?;
+    navigate(nav, opts.as_ref(), ctx)
 }

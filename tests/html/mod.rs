@@ -1,0 +1,283 @@
+//! k6/html end to end: a page with forms and a link served in-process, read with
+//! `parseHTML` and `res.html()`, followed with `submitForm` and `clickLink`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::{metric, run_export, Dir};
+
+/// One request the page server received.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// A tiny HTTP/1.1 server (one request per connection) for the shop page and the
+/// requests its form and link lead to; it records every request.
+struct PageServer {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+const PAGE: &str = r#"<!DOCTYPE html>
+<html><head><title>Shop</title></head><body>
+<a id="next" href="next?x=1">next page</a>
+<ul><li class="item" data-price="1.5">apple</li><li class="item" data-price="2">banana</li><li class="item" data-price="0.5">cherry</li></ul>
+<form id="order" action="/submit" method="post">
+  <input type="hidden" name="token" value="t0k">
+  <input type="text" name="qty" value="1">
+  <select name="size"><option value="s">S</option><option value="m" selected>M</option></select>
+  <textarea name="note">hello world</textarea>
+  <input type="checkbox" name="gift" value="yes">
+  <input type="submit" name="go" value="Order">
+  <input type="submit" name="later" value="Later">
+</form>
+<form id="search" action="search?dropped=1"><input name="q" value="fruit"><input name="page" value="1"></form>
+</body></html>"#;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl PageServer {
+    fn start() -> PageServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, st) = (seen.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if st.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(stream) = stream {
+                    let _ = serve(stream, &s);
+                }
+            }
+        });
+        PageServer {
+            addr,
+            seen,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for PageServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop so it sees the flag.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_owned();
+    let target = parts.next().unwrap_or("").to_owned();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.trim_end().split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+    }
+    let len = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(1 << 20);
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body)?;
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let path = target.split('?').next().unwrap_or("").to_owned();
+    let (status, page) = match (method.as_str(), path.as_str()) {
+        ("GET", "/page") => ("200 OK", PAGE.to_owned()),
+        ("POST", "/submit") => (
+            "200 OK",
+            format!(
+                "<html><body><pre id=\"got\">{}</pre><p id=\"type\">{}</p></body></html>",
+                escape(&body),
+                escape(&header("content-type"))
+            ),
+        ),
+        ("GET", "/search") | ("GET", "/next") => (
+            "200 OK",
+            format!(
+                "<html><body><h1>{}</h1><p id=\"target\">{}</p><p id=\"hdr\">{}</p></body></html>",
+                &path[1..],
+                escape(&target),
+                escape(&header("x-test"))
+            ),
+        ),
+        _ => ("404 Not Found", "<p>not found</p>".to_owned()),
+    };
+    seen.lock().unwrap().push(Seen {
+        method,
+        target,
+        headers: headers.clone(),
+        body,
+    });
+    let mut out = stream;
+    write!(
+        out,
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+        page.len()
+    )?;
+    out.flush()
+}
+
+/// The script run under rk6 here and under k6 in the parity test.
+fn script(base: &str) -> String {
+    format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+import {{ parseHTML }} from 'k6/html';
+export const options = {{ iterations: 1 }};
+const BASE = '{base}';
+export default function () {{
+  const res = http.get(`${{BASE}}/page`);
+  const doc = res.html();
+  let total = 0;
+  doc.find('li.item').each((i, el) => {{ total += Number(el.getAttribute('data-price')); }});
+  check(doc, {{
+    'title': (d) => d.find('title').text() === 'Shop',
+    'three items': (d) => d.find('li.item').size() === 3,
+    'names by map': (d) => d.find('li').map((i, s) => s.text()).join(',') === 'apple,banana,cherry',
+    'prices by each': () => total === 4,
+    'eq and last': (d) => d.find('li').eq(1).text() === 'banana' && d.find('li').last().text() === 'cherry',
+    'data': (d) => d.find('li').first().data('price') === 1.5,
+    'serialize': (d) => d.find('#order').serialize() === 'note=hello+world&qty=1&size=m&token=t0k',
+    'serializeObject': (d) => {{ const o = d.find('#search').serializeObject(); return o.q === 'fruit' && o.page === '1'; }},
+    'val': (d) => d.find('select[name=size]').val() === 'm',
+    'toArray': (d) => d.find('li').toArray().length === 3,
+    'get element': (d) => d.find('li').get(2).textContent() === 'cherry',
+    'selection url': (d) => d.url === res.url,
+    'element href': (d) => d.find('a#next').get(0).href() === `${{BASE}}/next?x=1`,
+    'form action': (d) => d.find('#order').get(0).action() === `${{BASE}}/submit`,
+  }});
+  check(res, {{
+    'html(selector)': (r) => r.html('a#next').attr('href') === 'next?x=1',
+    'parseHTML of the body': (r) => parseHTML(r.body).find('form').size() === 2,
+  }});
+  const posted = res.submitForm({{ formSelector: '#order', fields: {{ qty: '3' }} }});
+  check(posted, {{
+    'post form status': (r) => r.status === 200,
+    'post form url': (r) => r.url === `${{BASE}}/submit`,
+    'post form body': (r) => r.html('#got').text() === 'go=Order&note=hello+world&qty=3&size=m&token=t0k',
+    'post form type': (r) => r.html('#type').text() === 'application/x-www-form-urlencoded',
+  }});
+  const later = res.submitForm({{ formSelector: '#order', submitSelector: '[name=later]', submitSelectorAttribute: 'name' }});
+  check(later, {{ 'chosen submit button': (r) => r.html('#got').text() === 'later=Later&note=hello+world&qty=1&size=m&token=t0k' }});
+  let noForm = '';
+  try {{ res.submitForm({{ formSelector: '#none' }}); }} catch (e) {{ noForm = String(e); }}
+  check(noForm, {{ 'no form throws': (m) => m.includes("no form found for selector '#none' in response") }});
+  const searched = res.submitForm({{ formSelector: '#search', fields: {{ q: 'a b' }}, params: {{ headers: {{ 'X-Test': 'form' }} }} }});
+  check(searched, {{
+    'get form url': (r) => r.url === `${{BASE}}/search?page=1&q=a+b`,
+    'get form params': (r) => r.html('#hdr').text() === 'form',
+  }});
+  const next = res.clickLink({{ params: {{ headers: {{ 'X-Test': 'link' }} }} }});
+  check(next, {{
+    'link followed': (r) => r.url === `${{BASE}}/next?x=1`,
+    'link page': (r) => r.html('h1').text() === 'next',
+    'link params': (r) => r.html('#hdr').text() === 'link',
+  }});
+  const picked = res.clickLink({{ selector: 'a#next' }});
+  check(picked, {{ 'link by selector': (r) => r.status === 200 }});
+  let missing = '';
+  try {{ res.clickLink({{ selector: 'a.none' }}); }} catch (e) {{ missing = String(e); }}
+  check(missing, {{ 'no link throws': (m) => m.includes('a.none') }});
+}}
+"#
+    )
+}
+
+/// Checks in the script above.
+const CHECKS: f64 = 29.0;
+
+#[test]
+fn forms_links_and_selections_work_against_a_page() {
+    let srv = PageServer::start();
+    let dir = Dir::new("html");
+    let (run, export) = run_export(&dir, &script(&srv.url("")), &[]);
+    run.assert_code(0);
+    let checks = metric(&export, "checks");
+    assert_eq!(
+        (checks["passes"].as_f64(), checks["fails"].as_f64()),
+        (Some(CHECKS), Some(0.0)),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    let seen = srv.seen();
+    let posts: Vec<&Seen> = seen.iter().filter(|s| s.method == "POST").collect();
+    assert_eq!(posts.len(), 2, "{seen:?}");
+    assert!(posts.iter().all(|p| p.target == "/submit"));
+    assert_eq!(
+        posts[0].body,
+        "go=Order&note=hello+world&qty=3&size=m&token=t0k"
+    );
+    assert_eq!(
+        posts[1].body,
+        "later=Later&note=hello+world&qty=1&size=m&token=t0k"
+    );
+    let get = |t: &str| {
+        seen.iter()
+            .filter(|s| s.method == "GET" && s.target == t)
+            .count()
+    };
+    assert_eq!(get("/search?page=1&q=a+b"), 1, "{seen:?}");
+    assert_eq!(get("/next?x=1"), 2, "{seen:?}");
+    let link = seen.iter().find(|s| s.target == "/next?x=1").unwrap();
+    assert!(link
+        .headers
+        .iter()
+        .any(|(k, v)| k == "x-test" && v == "link"));
+}
+
+#[test]
+fn html_script_agrees_with_k6() {
+    let srv = PageServer::start();
+    crate::parity::compare("html", &script(&srv.url("")));
+}
