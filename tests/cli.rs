@@ -1,10 +1,12 @@
 //! End-to-end tests: the real `rk6` binary against in-process servers on 127.0.0.1:0.
 
 mod bench_mode;
+mod data;
 mod http_extras;
 mod parity;
 mod scenarios;
 mod support;
+mod webcrypto;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

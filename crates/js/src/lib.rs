@@ -20,6 +20,8 @@ mod program;
 mod runtime;
 mod samples;
 mod shared;
+#[cfg(test)]
+mod test_js;
 mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};

@@ -2,12 +2,14 @@
 //! holding the same functions as its named exports.
 
 pub(crate) mod crypto;
+mod data;
 mod encoding;
 mod execution;
 mod http;
 mod k6;
 mod metrics;
 pub(crate) mod response;
+mod subtle;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
@@ -18,7 +20,6 @@ use boa_engine::{
 
 /// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
 const NOT_YET: &[&str] = &[
-    "k6/data",
     "k6/crypto/x509",
     "k6/timers",
     "k6/html",
@@ -56,6 +57,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),
+        "k6/data" => Ok(data::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
