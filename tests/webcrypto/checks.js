@@ -1,5 +1,6 @@
 // WebCrypto known-answer checks, run by rk6's integration tests and, unchanged, by k6
-// (`k6 run tests/webcrypto/checks.js`) to compare results.
+// (`k6 run tests/webcrypto/checks.js`) to compare results. k6 v1.1.0 passes 29 of the 30:
+// it digests the whole buffer behind a typed-array window instead of the window.
 import { check } from 'k6';
 
 export const options = { iterations: 1, vus: 1 };
