@@ -3,6 +3,7 @@
 mod bench_mode;
 mod event_loop;
 mod html;
+mod data;
 mod http_extras;
 mod parity;
 mod prometheus;
@@ -10,6 +11,7 @@ mod report;
 mod scenarios;
 mod scripting;
 mod support;
+mod webcrypto;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

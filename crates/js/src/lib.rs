@@ -25,6 +25,8 @@ mod runtime;
 mod samples;
 mod shared;
 mod typescript;
+#[cfg(test)]
+mod test_js;
 mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};

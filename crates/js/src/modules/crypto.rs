@@ -1,5 +1,5 @@
 //! The `k6/crypto` module (digests, HMAC, random bytes) and the global `crypto` object
-//! (`getRandomValues`, `randomUUID`; `crypto.subtle` is not implemented yet).
+//! (`getRandomValues`, `randomUUID`, and `subtle` from the `subtle` module).
 
 use boa_engine::object::builtins::{JsFunction, JsTypedArray};
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
@@ -324,6 +324,8 @@ pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
         )
         .property(js_string!("randomUUID"), random_uuid, Attribute::all())
         .build();
+    let subtle = super::subtle::object(ctx);
+    crypto.set(js_string!("subtle"), subtle, false, ctx)?;
     ctx.register_global_property(js_string!("crypto"), crypto, Attribute::all())
 }
 

@@ -2,6 +2,7 @@
 //! holding the same functions as its named exports.
 
 pub(crate) mod crypto;
+mod data;
 mod encoding;
 mod execution;
 pub(crate) mod html;
@@ -10,6 +11,7 @@ mod k6;
 mod metrics;
 pub(crate) mod response;
 mod vu_tags;
+mod subtle;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
@@ -20,7 +22,6 @@ use boa_engine::{
 
 /// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
 const NOT_YET: &[&str] = &[
-    "k6/data",
     "k6/crypto/x509",
     "k6/ws",
     "k6/net/grpc",
@@ -56,6 +57,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),
+        "k6/data" => Ok(data::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
         "k6/timers" => Ok(synthetic(crate::event_loop::functions(), ctx)),
         "k6/html" => Ok(html::module(ctx)),

@@ -1,0 +1,301 @@
+//! Algorithm names and the key algorithms rk6's WebCrypto supports.
+
+use super::error::{CryptoError, ErrorName};
+use crate::modules::crypto::Algorithm as Digest;
+
+/// The SHA hashes of WebCrypto.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hash {
+    Sha1,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl Hash {
+    /// Parses a WebCrypto hash name (case-insensitive, as WebCrypto normalises names).
+    pub(crate) fn from_name(name: &str) -> Option<Hash> {
+        Some(match name.to_ascii_uppercase().as_str() {
+            "SHA-1" => Hash::Sha1,
+            "SHA-256" => Hash::Sha256,
+            "SHA-384" => Hash::Sha384,
+            "SHA-512" => Hash::Sha512,
+            _ => return None,
+        })
+    }
+
+    /// The canonical name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Hash::Sha1 => "SHA-1",
+            Hash::Sha256 => "SHA-256",
+            Hash::Sha384 => "SHA-384",
+            Hash::Sha512 => "SHA-512",
+        }
+    }
+
+    fn digest_algorithm(self) -> Digest {
+        match self {
+            Hash::Sha1 => Digest::Sha1,
+            Hash::Sha256 => Digest::Sha256,
+            Hash::Sha384 => Digest::Sha384,
+            Hash::Sha512 => Digest::Sha512,
+        }
+    }
+
+    /// The digest of `data`.
+    pub(crate) fn digest(self, data: &[u8]) -> Vec<u8> {
+        self.digest_algorithm().digest(None, data)
+    }
+
+    /// The HMAC of `data` under `key`.
+    pub(crate) fn hmac(self, key: &[u8], data: &[u8]) -> Vec<u8> {
+        self.digest_algorithm().digest(Some(key), data)
+    }
+
+    /// The hash's block size in bits: the default length of a generated HMAC key.
+    pub(crate) fn block_bits(self) -> usize {
+        match self {
+            Hash::Sha1 | Hash::Sha256 => 512,
+            Hash::Sha384 | Hash::Sha512 => 1024,
+        }
+    }
+
+    /// The JWK `alg` of an HMAC key using this hash.
+    pub(crate) fn jwk_hmac(self) -> &'static str {
+        match self {
+            Hash::Sha1 => "HS1",
+            Hash::Sha256 => "HS256",
+            Hash::Sha384 => "HS384",
+            Hash::Sha512 => "HS512",
+        }
+    }
+}
+
+/// The AES modes of WebCrypto.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AesMode {
+    Gcm,
+    Cbc,
+    Ctr,
+}
+
+impl AesMode {
+    /// The canonical algorithm name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            AesMode::Gcm => "AES-GCM",
+            AesMode::Cbc => "AES-CBC",
+            AesMode::Ctr => "AES-CTR",
+        }
+    }
+
+    /// The JWK `alg` for a key of `bits`.
+    pub(crate) fn jwk(self, bits: usize) -> String {
+        let suffix = match self {
+            AesMode::Gcm => "GCM",
+            AesMode::Cbc => "CBC",
+            AesMode::Ctr => "CTR",
+        };
+        format!("A{bits}{suffix}")
+    }
+}
+
+/// A WebCrypto algorithm name after normalisation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Name {
+    Digest(Hash),
+    Hmac,
+    Aes(AesMode),
+}
+
+impl Name {
+    /// The canonical name.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Name::Digest(h) => h.name(),
+            Name::Hmac => "HMAC",
+            Name::Aes(m) => m.name(),
+        }
+    }
+
+    /// Parses an algorithm name (case-insensitive).
+    pub(crate) fn parse(name: &str, op: &str) -> Result<Name, CryptoError> {
+        if let Some(h) = Hash::from_name(name) {
+            return Ok(Name::Digest(h));
+        }
+        Ok(match name.to_ascii_uppercase().as_str() {
+            "HMAC" => Name::Hmac,
+            "AES-GCM" => Name::Aes(AesMode::Gcm),
+            "AES-CBC" => Name::Aes(AesMode::Cbc),
+            "AES-CTR" => Name::Aes(AesMode::Ctr),
+            _ => return Err(unsupported(name, op)),
+        })
+    }
+}
+
+/// The error for an algorithm rk6 does not implement for `op`.
+pub(crate) fn unsupported(name: &str, op: &str) -> CryptoError {
+    CryptoError::new(
+        ErrorName::NotSupported,
+        format!("algorithm \"{name}\" is not supported for operation \"{op}\" by rk6"),
+    )
+}
+
+/// What a key is for, with its parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyAlgorithm {
+    /// An HMAC key; `length` in bits.
+    Hmac { hash: Hash, length: usize },
+    /// An AES key; `length` in bits.
+    Aes { mode: AesMode, length: usize },
+}
+
+impl KeyAlgorithm {
+    /// The algorithm's canonical name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            KeyAlgorithm::Hmac { .. } => "HMAC",
+            KeyAlgorithm::Aes { mode, .. } => mode.name(),
+        }
+    }
+
+    /// The JWK `alg` member for this key.
+    pub(crate) fn jwk_alg(self) -> String {
+        match self {
+            KeyAlgorithm::Hmac { hash, .. } => hash.jwk_hmac().to_string(),
+            KeyAlgorithm::Aes { mode, length } => mode.jwk(length),
+        }
+    }
+
+    /// The usages a key of this algorithm may have.
+    pub(crate) fn allowed_usages(self) -> &'static [Usage] {
+        match self {
+            KeyAlgorithm::Hmac { .. } => &[Usage::Sign, Usage::Verify],
+            KeyAlgorithm::Aes { .. } => &[
+                Usage::Encrypt,
+                Usage::Decrypt,
+                Usage::WrapKey,
+                Usage::UnwrapKey,
+            ],
+        }
+    }
+}
+
+/// A key usage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Usage {
+    Encrypt,
+    Decrypt,
+    Sign,
+    Verify,
+    DeriveKey,
+    DeriveBits,
+    WrapKey,
+    UnwrapKey,
+}
+
+impl Usage {
+    /// Parses a usage (case-sensitive, as in WebCrypto).
+    pub(crate) fn from_name(name: &str) -> Option<Usage> {
+        Some(match name {
+            "encrypt" => Usage::Encrypt,
+            "decrypt" => Usage::Decrypt,
+            "sign" => Usage::Sign,
+            "verify" => Usage::Verify,
+            "deriveKey" => Usage::DeriveKey,
+            "deriveBits" => Usage::DeriveBits,
+            "wrapKey" => Usage::WrapKey,
+            "unwrapKey" => Usage::UnwrapKey,
+            _ => return None,
+        })
+    }
+
+    /// The usage's name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Usage::Encrypt => "encrypt",
+            Usage::Decrypt => "decrypt",
+            Usage::Sign => "sign",
+            Usage::Verify => "verify",
+            Usage::DeriveKey => "deriveKey",
+            Usage::DeriveBits => "deriveBits",
+            Usage::WrapKey => "wrapKey",
+            Usage::UnwrapKey => "unwrapKey",
+        }
+    }
+}
+
+/// Checks `usages` against what `algorithm` allows; a secret key needs at least one.
+pub(crate) fn check_usages(algorithm: KeyAlgorithm, usages: &[Usage]) -> Result<(), CryptoError> {
+    if let Some(bad) = usages
+        .iter()
+        .find(|u| !algorithm.allowed_usages().contains(u))
+    {
+        return Err(CryptoError::new(
+            ErrorName::Syntax,
+            format!("invalid key usage for {}: {}", algorithm.name(), bad.name()),
+        ));
+    }
+    if usages.is_empty() {
+        return Err(CryptoError::new(
+            ErrorName::Syntax,
+            "a secret key needs at least one usage",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive() {
+        assert_eq!(
+            Name::parse("sha-256", "digest").unwrap(),
+            Name::Digest(Hash::Sha256)
+        );
+        assert_eq!(
+            Name::parse("aes-gcm", "encrypt").unwrap(),
+            Name::Aes(AesMode::Gcm)
+        );
+        assert_eq!(Name::parse("Hmac", "sign").unwrap(), Name::Hmac);
+        let err = Name::parse("MD5", "digest").unwrap_err();
+        assert_eq!(err.name, ErrorName::NotSupported);
+    }
+
+    #[test]
+    fn usages_are_checked() {
+        let hmac = KeyAlgorithm::Hmac {
+            hash: Hash::Sha256,
+            length: 256,
+        };
+        assert!(check_usages(hmac, &[Usage::Sign, Usage::Verify]).is_ok());
+        assert_eq!(
+            check_usages(hmac, &[Usage::Encrypt]).unwrap_err().name,
+            ErrorName::Syntax
+        );
+        assert_eq!(check_usages(hmac, &[]).unwrap_err().name, ErrorName::Syntax);
+    }
+
+    #[test]
+    fn jwk_names() {
+        assert_eq!(
+            KeyAlgorithm::Aes {
+                mode: AesMode::Gcm,
+                length: 256
+            }
+            .jwk_alg(),
+            "A256GCM"
+        );
+        assert_eq!(
+            KeyAlgorithm::Hmac {
+                hash: Hash::Sha384,
+                length: 1024
+            }
+            .jwk_alg(),
+            "HS384"
+        );
+    }
+}

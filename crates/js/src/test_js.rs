@@ -1,0 +1,40 @@
+//! Runs small scripts in a real VU context for unit tests of the modules.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::log::Logger;
+use crate::program::{Program, ScriptError};
+use crate::runtime::Runtime;
+use crate::shared::Shared;
+
+/// Evaluates `src` as the init context of VU 1 (promise jobs included) and returns its
+/// exported `options` object as JSON: tests put what they observed there.
+pub(crate) fn run(src: &str) -> Result<serde_json::Value, ScriptError> {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "rk6-js-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("script.js");
+    std::fs::write(&path, src).expect("write script");
+    let result = std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let program = Program::load(&path, BTreeMap::new())?;
+            let shared = Shared::for_init(
+                program,
+                Arc::new(rk6_metrics::Registry::new()),
+                Logger { verbose: false },
+            );
+            Runtime::init(1, shared)?.options()
+        })
+        .expect("spawn")
+        .join()
+        .expect("script thread panicked");
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
