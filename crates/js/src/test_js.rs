@@ -28,7 +28,7 @@ pub(crate) fn run(src: &str) -> Result<serde_json::Value, ScriptError> {
             let shared = Shared::for_init(
                 program,
                 Arc::new(rk6_metrics::Registry::new()),
-                Logger { verbose: false },
+                Logger::new(false),
             );
             Runtime::init(1, shared)?.options()
         })
