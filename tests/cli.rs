@@ -5,6 +5,7 @@ mod event_loop;
 mod http_extras;
 mod parity;
 mod scenarios;
+mod summary_modes;
 mod support;
 
 use std::path::{Path, PathBuf};

@@ -23,6 +23,8 @@ mod json;
 mod json_lines;
 mod outputs;
 mod text;
+mod text_legacy;
+mod text_sections;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};
 pub use export::summary_export;
