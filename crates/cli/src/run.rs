@@ -204,9 +204,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
             return fail(
                 &logger,
                 ExitCode::InvalidConfig,
-                &format!(
-                    "invalid summary mode \"{other}\": use compact, full or legacy"
-                ),
+                &format!("invalid summary mode \"{other}\": use compact, full or legacy"),
                 None,
             )
         }

@@ -88,7 +88,14 @@ pub fn render_text(data: &SummaryData, opts: &TextOptions) -> String {
 
     out.push_str("  █ TOTAL RESULTS \n\n");
     render_checks(&mut out, data, paint);
-    render_metrics(&mut out, &data.metrics, opts.mode, unit, paint, SECTION_INDENT);
+    render_metrics(
+        &mut out,
+        &data.metrics,
+        opts.mode,
+        unit,
+        paint,
+        SECTION_INDENT,
+    );
     out.push('\n');
     if opts.mode == SummaryMode::Full {
         if let Some(sections) = &data.sections {

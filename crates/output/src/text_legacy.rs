@@ -139,8 +139,18 @@ mod tests {
                     Default,
                     &[("rate", 0.25), ("passes", 2.0), ("fails", 6.0)],
                 ),
-                metric("data_received", Counter, Data, &[("count", 190.0), ("rate", 832.0)]),
-                metric("data_sent", Counter, Data, &[("count", 71.0), ("rate", 311.0)]),
+                metric(
+                    "data_received",
+                    Counter,
+                    Data,
+                    &[("count", 190.0), ("rate", 832.0)],
+                ),
+                metric(
+                    "data_sent",
+                    Counter,
+                    Data,
+                    &[("count", 71.0), ("rate", 311.0)],
+                ),
                 metric(
                     "group_duration",
                     Trend,
@@ -223,14 +233,21 @@ mod tests {
         let got = render_text(&basic_run(), &legacy());
         assert!(got.starts_with("\n     ✓ status is 200\n\n     checks.........................: 100.00% 40 out of 40\n"), "{got}");
         assert!(got.contains("\n   ✓ http_req_failed................: 0.00%   0 out of 40\n"));
-        assert!(got.contains("\n     vus............................: 2       min=2        max=2\n"));
+        assert!(
+            got.contains("\n     vus............................: 2       min=2        max=2\n")
+        );
         assert!(!got.contains("THRESHOLDS") && !got.contains("TOTAL RESULTS"));
         assert!(got.ends_with(" max=2\n\n"));
     }
 
     #[test]
     fn no_checks_no_groups() {
-        let mut it = metric("iterations", Counter, Default, &[("count", 1.0), ("rate", 2.0)]);
+        let mut it = metric(
+            "iterations",
+            Counter,
+            Default,
+            &[("count", 1.0), ("rate", 2.0)],
+        );
         it.thresholds = vec![threshold("count>5", "count", 1.0, false)];
         let data = SummaryData {
             metrics: vec![it],

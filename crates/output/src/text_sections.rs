@@ -99,7 +99,14 @@ mod tests {
                 ("p(95)", p95),
             ]
         };
-        let gd = || metric("group_duration", Trend, Time, &us(0.1, 0.1, 0.1, 0.1, 0.1, 0.1));
+        let gd = || {
+            metric(
+                "group_duration",
+                Trend,
+                Time,
+                &us(0.1, 0.1, 0.1, 0.1, 0.1, 0.1),
+            )
+        };
         let checks = |p: f64, f: f64| {
             metric(
                 "checks",
@@ -108,7 +115,12 @@ mod tests {
                 &[("rate", p / (p + f)), ("passes", p), ("fails", f)],
             )
         };
-        let g3 = section("g3", vec![checks(0.0, 2.0), gd()], &[("g3 fail", 0, 2)], vec![]);
+        let g3 = section(
+            "g3",
+            vec![checks(0.0, 2.0), gd()],
+            &[("g3 fail", 0, 2)],
+            vec![],
+        );
         let g2 = section("g2", vec![gd()], &[], vec![g3]);
         let g1 = section(
             "g1",
@@ -120,7 +132,12 @@ mod tests {
             "zz",
             vec![
                 checks(2.0, 6.0),
-                metric("data_received", Counter, Data, &[("count", 0.0), ("rate", 0.0)]),
+                metric(
+                    "data_received",
+                    Counter,
+                    Data,
+                    &[("count", 0.0), ("rate", 0.0)],
+                ),
                 metric("data_sent", Counter, Data, &[("count", 0.0), ("rate", 0.0)]),
                 gd(),
                 metric(
@@ -136,7 +153,12 @@ mod tests {
                     &[("count", 2.0), ("rate", 8.354_873_4)],
                 ),
             ],
-            &[("top fail", 0, 2), ("g1 fail", 0, 2), ("g1 ok", 2, 0), ("g3 fail", 0, 2)],
+            &[
+                ("top fail", 0, 2),
+                ("g1 fail", 0, 2),
+                ("g1 ok", 2, 0),
+                ("g3 fail", 0, 2),
+            ],
             vec![g1],
         );
         let aa = section(
@@ -150,12 +172,7 @@ mod tests {
             &[],
             vec![],
         );
-        let top = section(
-            "g",
-            vec![checks(1.0, 0.0)],
-            &[("main check", 1, 0)],
-            vec![],
-        );
+        let top = section("g", vec![checks(1.0, 0.0)], &[("main check", 1, 0)], vec![]);
         SummaryData {
             metrics: vec![metric(
                 "iterations",
@@ -191,7 +208,7 @@ mod tests {
             "",
             "  █ GROUP: g ",
             "",
-            "    checks_total.......................: 1       4.177436/s",
+            "    checks_total.......................: 1       4.177437/s",
             "    checks_succeeded...................: 100.00% 1 out of 1",
             "    checks_failed......................: 0.00%   0 out of 1",
             "",
@@ -201,7 +218,7 @@ mod tests {
             "  █ SCENARIO: aa ",
             "",
             "    HTTP",
-            "    http_reqs.............: 1 4.177437/s",
+            "    http_reqs............: 1 4.177437/s",
             "",
             "",
             "  █ SCENARIO: zz ",
@@ -249,9 +266,12 @@ mod tests {
             "",
             "",
             "",
+            "",
         ]
         .join("\n");
-        let got = got.strip_prefix("\n\n").expect("starts with two blank lines");
+        let got = got
+            .strip_prefix("\n\n")
+            .expect("starts with two blank lines");
         for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
             assert_eq!(g, w, "line {i}");
         }
