@@ -8,7 +8,7 @@ use crate::group_tree::GroupTree;
 use crate::metric::{MetricId, MetricInfo, MetricType};
 use crate::registry::Registry;
 use crate::sample::Sample;
-use crate::sections::SectionSinks;
+use crate::sections::{CheckList, SectionSinks};
 use crate::sink::Sink;
 use crate::stat::Stat;
 use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
@@ -48,6 +48,8 @@ pub struct Aggregator {
     /// Sub-metric indices per parent metric id.
     subs_by_metric: Vec<Vec<usize>>,
     groups: GroupTree,
+    /// All checks merged by name, in first-seen order.
+    checks: CheckList,
     /// Per-scenario and per-group sinks, only when the summary shows those sections.
     sections: Option<SectionSinks>,
 }
@@ -68,6 +70,7 @@ impl Aggregator {
             subs: Vec::new(),
             subs_by_metric: Vec::new(),
             groups: GroupTree::default(),
+            checks: CheckList::default(),
             sections: None,
             thresholds,
         };
@@ -126,6 +129,7 @@ impl Aggregator {
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     self.groups.add_check(group, check, s.value != 0.0);
+                    self.checks.add(group, check, s.value != 0.0);
                 }
             } else if !group.is_empty() {
                 // A map hit borrows the &str; only a new group allocates.
@@ -190,6 +194,7 @@ impl Aggregator {
         SummaryData {
             metrics,
             root_group: self.groups.summary(),
+            checks: self.checks.checks.clone(),
             duration: elapsed,
             sections: self
                 .sections
@@ -449,18 +454,34 @@ mod tests {
             sample(c, 1.0, &[("group", "::g1"), ("check", "ok")]),
             sample(c, 1.0, &[("group", "::g1::inner"), ("check", "deep")]),
             sample(builtin::GROUP_DURATION, 5.0, &[("group", "::g1")]),
+            sample(c, 0.0, &[("group", ""), ("check", "late")]),
         ]);
         let s = agg.summary(SECS2, &stats());
         let root = &s.root_group;
-        assert_eq!(root.checks.len(), 1);
+        assert_eq!(root.checks.len(), 2);
         assert_eq!((root.checks[0].passes, root.checks[0].fails), (1, 1));
         let groups: Vec<_> = root.groups.iter().map(|g| g.path.as_str()).collect();
         assert_eq!(groups, ["::g2", "::g1"]);
         assert_eq!(root.groups[1].checks[0].name, "ok");
         assert_eq!(root.groups[1].groups[0].checks[0].path, "::g1::inner::deep");
+        let merged: Vec<_> = s
+            .checks
+            .iter()
+            .map(|c| (c.name.as_str(), c.passes, c.fails))
+            .collect();
+        assert_eq!(
+            merged,
+            [
+                ("status is 200", 1, 1),
+                ("ok", 1, 0),
+                ("deep", 1, 0),
+                ("late", 0, 1)
+            ],
+            "first-seen, not depth-first"
+        );
         let checks = s.metric("checks").unwrap();
         assert_eq!(checks.value("passes"), Some(3.0));
-        assert_eq!(checks.value("fails"), Some(1.0));
+        assert_eq!(checks.value("fails"), Some(2.0));
     }
 
     #[test]

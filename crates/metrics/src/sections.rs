@@ -131,13 +131,14 @@ impl GroupSinks {
 
 /// Check tallies merged by name, in first-seen order.
 #[derive(Debug, Default)]
-struct CheckList {
-    checks: Vec<CheckSummary>,
+pub(crate) struct CheckList {
+    pub(crate) checks: Vec<CheckSummary>,
     index: HashMap<Box<str>, usize>,
 }
 
 impl CheckList {
-    fn add(&mut self, group: &str, name: &str, passed: bool) {
+    /// Counts one outcome of check `name` run in the group at `group`.
+    pub(crate) fn add(&mut self, group: &str, name: &str, passed: bool) {
         let i = match self.index.get(name) {
             Some(&i) => i,
             None => {

@@ -11,6 +11,9 @@ pub struct SummaryData {
     pub metrics: Vec<MetricSummary>,
     /// The group tree with check tallies.
     pub root_group: GroupSummary,
+    /// Every check merged by name over all groups, in first-seen order (the list under
+    /// TOTAL RESULTS); `path` and `id` are those of the group it was first seen in.
+    pub checks: Vec<CheckSummary>,
     /// Test run time the rates were computed over.
     pub duration: Duration,
     /// Per-scenario and per-group results; `None` unless the aggregator was asked to keep

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use rk6_metrics::{GroupSummary, MetricSummary, MetricType, SummaryData};
+use rk6_metrics::{MetricSummary, MetricType, SummaryData};
 
 use crate::category;
 use crate::format;
@@ -111,9 +111,10 @@ fn render_checks(out: &mut String, data: &SummaryData, paint: Paint) {
     let Some(checks) = data.metric("checks") else {
         return;
     };
-    let list: Vec<(&str, u64, u64)> = total_checks(&data.root_group)
-        .into_iter()
-        .map(|c| (c.name, c.passes, c.fails))
+    let list: Vec<(&str, u64, u64)> = data
+        .checks
+        .iter()
+        .map(|c| (c.name.as_str(), c.passes, c.fails))
         .collect();
     render_check_block(
         out,
@@ -189,39 +190,6 @@ pub(crate) fn render_check_block(
         }
     }
     out.push('\n');
-}
-
-/// A check's tally over all groups.
-struct CheckTotal<'a> {
-    name: &'a str,
-    passes: u64,
-    fails: u64,
-}
-
-/// Checks of every group merged by name, in first-seen order (root first, then groups
-/// depth-first): TOTAL RESULTS covers the whole test.
-fn total_checks(root: &GroupSummary) -> Vec<CheckTotal<'_>> {
-    fn walk<'a>(g: &'a GroupSummary, acc: &mut Vec<CheckTotal<'a>>) {
-        for c in &g.checks {
-            match acc.iter_mut().find(|t| t.name == c.name) {
-                Some(t) => {
-                    t.passes += c.passes;
-                    t.fails += c.fails;
-                }
-                None => acc.push(CheckTotal {
-                    name: &c.name,
-                    passes: c.passes,
-                    fails: c.fails,
-                }),
-            }
-        }
-        for sub in &g.groups {
-            walk(sub, acc);
-        }
-    }
-    let mut acc = Vec::new();
-    walk(root, &mut acc);
-    acc
 }
 
 /// The metric lines under their category titles, indented by `indent`; `metrics` are
@@ -446,7 +414,7 @@ impl Paint {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use rk6_metrics::{md5_hex, CheckSummary, ThresholdResult, ValueType};
+    use rk6_metrics::{md5_hex, CheckSummary, GroupSummary, ThresholdResult, ValueType};
     use std::time::Duration;
 
     pub(crate) fn metric(
@@ -594,6 +562,7 @@ pub(crate) mod tests {
                 ),
             ],
             root_group: group(&[("status is 200", 40, 0)]),
+            checks: group(&[("status is 200", 40, 0)]).checks,
             duration: Duration::from_secs_f64(40.0 / rate),
             sections: None,
         }
@@ -715,6 +684,7 @@ pub(crate) mod tests {
                 d,
             ],
             root_group: group(&[("is 200", 4, 0), ("iter even", 2, 2)]),
+            checks: group(&[("is 200", 4, 0), ("iter even", 2, 2)]).checks,
             duration: Duration::from_secs_f64(8.0 / 59.2262),
             sections: None,
         };
@@ -754,6 +724,7 @@ pub(crate) mod tests {
                 ),
             ],
             root_group: group(&[]),
+            checks: Vec::new(),
             duration: Duration::from_secs(2),
             sections: None,
         };
@@ -776,20 +747,6 @@ pub(crate) mod tests {
         ]
         .join("\n");
         assert_eq!(got, want);
-    }
-
-    #[test]
-    fn nested_group_checks_are_merged_into_totals() {
-        let mut root = group(&[("ok", 1, 0)]);
-        let mut g1 = group(&[("ok", 1, 1), ("inner", 3, 0)]);
-        g1.name = "g1".into();
-        g1.path = "::g1".into();
-        root.groups.push(g1);
-        let totals: Vec<_> = total_checks(&root)
-            .into_iter()
-            .map(|c| (c.name, c.passes, c.fails))
-            .collect();
-        assert_eq!(totals, [("ok", 2, 1), ("inner", 3, 0)]);
     }
 
     #[test]

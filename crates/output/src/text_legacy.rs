@@ -181,6 +181,7 @@ mod tests {
                 iterations,
             ],
             root_group: root,
+            checks: Vec::new(),
             duration: Duration::from_secs_f64(3.0 / 13.142_992),
             sections: None,
         }
@@ -252,6 +253,7 @@ mod tests {
         let data = SummaryData {
             metrics: vec![it],
             root_group: group(&[]),
+            checks: Vec::new(),
             duration: Duration::from_millis(500),
             sections: None,
         };

@@ -181,6 +181,7 @@ mod tests {
                 &[("count", 3.0), ("rate", 12.532_31)],
             )],
             root_group: group(&[]),
+            checks: Vec::new(),
             duration: Duration::from_secs_f64(8.0 / 33.419_494),
             sections: Some(Sections {
                 groups: vec![top],
