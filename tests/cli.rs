@@ -10,6 +10,7 @@ mod prometheus;
 mod report;
 mod scenarios;
 mod scripting;
+mod summary_modes;
 mod support;
 mod webcrypto;
 

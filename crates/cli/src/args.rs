@@ -91,7 +91,7 @@ pub struct RunArgs {
     /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
     #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
     pub out: Vec<String>,
-    /// Summary layout: compact or full.
+    /// Summary layout: compact, full or legacy.
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,
     /// Skip TLS certificate verification.

@@ -239,11 +239,12 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     {
         None | Some("compact") => SummaryMode::Compact,
         Some("full") => SummaryMode::Full,
+        Some("legacy") => SummaryMode::Legacy,
         Some(other) => {
             return fail(
                 &logger,
                 ExitCode::InvalidConfig,
-                &format!("invalid --summary-mode \"{other}\": rk6 supports compact and full"),
+                &format!("invalid summary mode \"{other}\": use compact, full or legacy"),
                 None,
             )
         }
@@ -254,7 +255,10 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         .filter(|s| !s.is_empty())
         .map(str::to_string);
 
-    let aggregator = Aggregator::new(registry.clone(), thresholds);
+    let mut aggregator = Aggregator::new(registry.clone(), thresholds);
+    if summary_mode == SummaryMode::Full {
+        aggregator.keep_sections(scenarios.iter().map(|s| s.name.as_str()));
+    }
     let mut outputs: Vec<Box<dyn Output>> = Vec::new();
     for spec in &output_specs {
         match spec.open(aggregator.thresholds(), &|k| std::env::var(k).ok()) {

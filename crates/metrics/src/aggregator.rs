@@ -8,6 +8,7 @@ use crate::group_tree::GroupTree;
 use crate::metric::{MetricId, MetricInfo, MetricType};
 use crate::registry::Registry;
 use crate::sample::Sample;
+use crate::sections::{CheckList, SectionSinks};
 use crate::sink::Sink;
 use crate::stat::Stat;
 use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
@@ -47,6 +48,10 @@ pub struct Aggregator {
     /// Sub-metric indices per parent metric id.
     subs_by_metric: Vec<Vec<usize>>,
     groups: GroupTree,
+    /// All checks merged by name, in first-seen order.
+    checks: CheckList,
+    /// Per-scenario and per-group sinks, only when the summary shows those sections.
+    sections: Option<SectionSinks>,
 }
 
 impl Aggregator {
@@ -65,6 +70,8 @@ impl Aggregator {
             subs: Vec::new(),
             subs_by_metric: Vec::new(),
             groups: GroupTree::default(),
+            checks: CheckList::default(),
+            sections: None,
             thresholds,
         };
         agg.sync_registry();
@@ -99,6 +106,12 @@ impl Aggregator {
         agg
     }
 
+    /// Also aggregates per scenario and per group from now on, for the full text summary's
+    /// sections; `scenarios` are the configured scenario names.
+    pub fn keep_sections<S: AsRef<str>>(&mut self, scenarios: impl IntoIterator<Item = S>) {
+        self.sections = Some(SectionSinks::new(scenarios));
+    }
+
     /// Picks up metrics registered after construction.
     fn sync_registry(&mut self) {
         for (_, info) in self.registry.all().into_iter().skip(self.infos.len()) {
@@ -120,6 +133,9 @@ impl Aggregator {
                 }
             }
             self.sinks[i].add(s.value);
+            if let Some(sections) = &mut self.sections {
+                sections.add(s, &self.infos[i]);
+            }
             for &sub in &self.subs_by_metric[i] {
                 let sub = &mut self.subs[sub];
                 if sub.tags.iter().all(|(k, v)| s.tags.get(k) == Some(&**v)) {
@@ -130,6 +146,7 @@ impl Aggregator {
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     self.groups.add_check(group, check, s.value != 0.0);
+                    self.checks.add(group, check, s.value != 0.0);
                 }
             } else if !group.is_empty() {
                 // A map hit borrows the &str; only a new group allocates.
@@ -194,7 +211,12 @@ impl Aggregator {
         SummaryData {
             metrics,
             root_group: self.groups.summary(),
+            checks: self.checks.checks.clone(),
             duration: elapsed,
+            sections: self
+                .sections
+                .as_ref()
+                .map(|s| s.summary(&self.infos, elapsed, trend_stats)),
         }
     }
 
@@ -243,40 +265,49 @@ impl Aggregator {
         if sink.is_empty() && thresholds.is_empty() {
             return None;
         }
-        let keyed = |keys: &[(&str, Stat)]| -> Vec<(String, f64)> {
-            keys.iter()
-                .map(|(k, st)| ((*k).to_owned(), sink.stat(*st, elapsed).unwrap_or(0.0)))
-                .collect()
-        };
-        let values = match info.kind {
-            MetricType::Counter => keyed(&[("count", Stat::Count), ("rate", Stat::Rate)]),
-            MetricType::Gauge => keyed(&[
-                ("value", Stat::Value),
-                ("min", Stat::Min),
-                ("max", Stat::Max),
-            ]),
-            MetricType::Rate => keyed(&[
-                ("rate", Stat::Rate),
-                ("passes", Stat::Passes),
-                ("fails", Stat::Fails),
-            ]),
-            MetricType::Trend => trend_stats
-                .iter()
-                .filter_map(|k| {
-                    let st = Stat::parse_trend_stat(k)?;
-                    Some((k.clone(), sink.stat(st, elapsed).unwrap_or(0.0)))
-                })
-                .collect(),
-        };
         Some(MetricSummary {
             name: name.to_owned(),
             kind: info.kind,
             contains: info.contains,
-            values,
+            values: metric_values(info.kind, sink, elapsed, trend_stats),
             thresholds,
             parent: None,
             submetric_tags: Vec::new(),
         })
+    }
+}
+
+/// A sink's summary values under k6's keys, in k6's order (see [`MetricSummary::values`]).
+pub(crate) fn metric_values(
+    kind: MetricType,
+    sink: &Sink,
+    elapsed: Duration,
+    trend_stats: &[String],
+) -> Vec<(String, f64)> {
+    let keyed = |keys: &[(&str, Stat)]| -> Vec<(String, f64)> {
+        keys.iter()
+            .map(|(k, st)| ((*k).to_owned(), sink.stat(*st, elapsed).unwrap_or(0.0)))
+            .collect()
+    };
+    match kind {
+        MetricType::Counter => keyed(&[("count", Stat::Count), ("rate", Stat::Rate)]),
+        MetricType::Gauge => keyed(&[
+            ("value", Stat::Value),
+            ("min", Stat::Min),
+            ("max", Stat::Max),
+        ]),
+        MetricType::Rate => keyed(&[
+            ("rate", Stat::Rate),
+            ("passes", Stat::Passes),
+            ("fails", Stat::Fails),
+        ]),
+        MetricType::Trend => trend_stats
+            .iter()
+            .filter_map(|k| {
+                let st = Stat::parse_trend_stat(k)?;
+                Some((k.clone(), sink.stat(st, elapsed).unwrap_or(0.0)))
+            })
+            .collect(),
     }
 }
 
@@ -463,18 +494,34 @@ mod tests {
             sample(c, 1.0, &[("group", "::g1"), ("check", "ok")]),
             sample(c, 1.0, &[("group", "::g1::inner"), ("check", "deep")]),
             sample(builtin::GROUP_DURATION, 5.0, &[("group", "::g1")]),
+            sample(c, 0.0, &[("group", ""), ("check", "late")]),
         ]);
         let s = agg.summary(SECS2, &stats());
         let root = &s.root_group;
-        assert_eq!(root.checks.len(), 1);
+        assert_eq!(root.checks.len(), 2);
         assert_eq!((root.checks[0].passes, root.checks[0].fails), (1, 1));
         let groups: Vec<_> = root.groups.iter().map(|g| g.path.as_str()).collect();
         assert_eq!(groups, ["::g2", "::g1"]);
         assert_eq!(root.groups[1].checks[0].name, "ok");
         assert_eq!(root.groups[1].groups[0].checks[0].path, "::g1::inner::deep");
+        let merged: Vec<_> = s
+            .checks
+            .iter()
+            .map(|c| (c.name.as_str(), c.passes, c.fails))
+            .collect();
+        assert_eq!(
+            merged,
+            [
+                ("status is 200", 1, 1),
+                ("ok", 1, 0),
+                ("deep", 1, 0),
+                ("late", 0, 1)
+            ],
+            "first-seen, not depth-first"
+        );
         let checks = s.metric("checks").unwrap();
         assert_eq!(checks.value("passes"), Some(3.0));
-        assert_eq!(checks.value("fails"), Some(1.0));
+        assert_eq!(checks.value("fails"), Some(2.0));
     }
 
     #[test]
@@ -526,6 +573,82 @@ mod tests {
         let late = agg.evaluate(Duration::from_secs(10));
         assert!(late.failed && late.abort);
         assert_eq!(late.crossed, ["http_req_failed"]);
+    }
+
+    #[test]
+    fn sections_split_by_scenario_and_exact_group() {
+        let mut agg = aggregator(json!(null));
+        assert_eq!(
+            agg.summary(SECS2, &stats()).sections,
+            None,
+            "off by default"
+        );
+        agg.keep_sections(["beta", "alpha", "default"]);
+        let (c, reqs) = (builtin::CHECKS, builtin::HTTP_REQS);
+        agg.add(&[
+            sample(reqs, 1.0, &[("group", "::setup"), ("scenario", "x")]),
+            sample(c, 1.0, &[("group", "::setup"), ("check", "in setup")]),
+            sample(reqs, 1.0, &[("group", "::setup::sg")]),
+            sample(
+                builtin::ITERATIONS,
+                1.0,
+                &[("group", ""), ("scenario", "alpha")],
+            ),
+            sample(reqs, 1.0, &[("group", "::outer"), ("scenario", "alpha")]),
+            sample(
+                c,
+                0.0,
+                &[
+                    ("group", "::outer::inner"),
+                    ("scenario", "alpha"),
+                    ("check", "deep"),
+                ],
+            ),
+            sample(
+                c,
+                1.0,
+                &[("group", ""), ("scenario", "alpha"), ("check", "top")],
+            ),
+            sample(
+                c,
+                1.0,
+                &[("group", "::zeta"), ("scenario", "beta"), ("check", "z")],
+            ),
+            sample(reqs, 1.0, &[("group", "::g"), ("scenario", "default")]),
+        ]);
+        let s = agg.summary(SECS2, &stats()).sections.unwrap();
+        let names =
+            |v: &[crate::SectionSummary]| v.iter().map(|x| x.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&s.scenarios), ["alpha", "beta"], "sorted by name");
+        assert_eq!(
+            names(&s.groups),
+            ["setup", "g"],
+            "first-seen; default is unscoped"
+        );
+        let setup = &s.groups[0];
+        assert!(
+            setup.metrics.is_empty() && setup.checks.is_empty(),
+            "{setup:?}"
+        );
+        assert_eq!(names(&setup.groups), ["sg"]);
+        assert_eq!(setup.groups[0].metrics[0].value("count"), Some(1.0));
+        let alpha = &s.scenarios[0];
+        let metric_names: Vec<_> = alpha.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(metric_names, ["checks", "http_reqs", "iterations"]);
+        assert_eq!(alpha.metrics[1].value("rate"), Some(0.5));
+        let checks: Vec<_> = alpha
+            .checks
+            .iter()
+            .map(|c| (c.name.as_str(), c.passes, c.fails))
+            .collect();
+        assert_eq!(checks, [("deep", 0, 1), ("top", 1, 0)]);
+        let outer = &alpha.groups[0];
+        assert_eq!(outer.name, "outer");
+        assert!(outer.checks.is_empty(), "a group holds only its own checks");
+        assert_eq!(outer.metrics.len(), 1);
+        assert_eq!(outer.groups[0].checks[0].path, "::outer::inner::deep");
+        assert_eq!(outer.groups[0].metrics[0].name, "checks");
+        assert_eq!(names(&s.scenarios[1].groups), ["zeta"]);
     }
 
     #[test]

@@ -91,6 +91,11 @@ impl GroupTree {
         }
     }
 
+    /// The node index of the group at `path`, if seen.
+    pub fn index(&self, path: &str) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
     /// The tree as summary data.
     pub fn summary(&self) -> GroupSummary {
         self.node_summary(0)

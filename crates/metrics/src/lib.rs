@@ -37,6 +37,7 @@ pub mod group_tree;
 pub mod metric;
 pub mod registry;
 pub mod sample;
+mod sections;
 pub mod sink;
 pub mod stat;
 pub mod summary;
@@ -52,7 +53,8 @@ pub use sample::Sample;
 pub use sink::Sink;
 pub use stat::Stat;
 pub use summary::{
-    md5_hex, CheckSummary, GroupSummary, MetricSummary, SummaryData, ThresholdResult,
+    md5_hex, CheckSummary, GroupSummary, MetricSummary, SectionSummary, Sections, SummaryData,
+    ThresholdResult,
 };
 pub use tags::TagSet;
 pub use threshold::{Threshold, ThresholdError, ThresholdSet};

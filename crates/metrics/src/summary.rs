@@ -11,8 +11,38 @@ pub struct SummaryData {
     pub metrics: Vec<MetricSummary>,
     /// The group tree with check tallies.
     pub root_group: GroupSummary,
+    /// Every check merged by name over all groups, in first-seen order (the list under
+    /// TOTAL RESULTS); `path` and `id` are those of the group it was first seen in.
+    pub checks: Vec<CheckSummary>,
     /// Test run time the rates were computed over.
     pub duration: Duration,
+    /// Per-scenario and per-group results; `None` unless the aggregator was asked to keep
+    /// them ([`crate::Aggregator::keep_sections`]), as the full text summary is.
+    pub sections: Option<Sections>,
+}
+
+/// The per-scenario and per-group parts of the full text summary.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sections {
+    /// Top-level groups of samples outside any named scenario (including the scenario
+    /// called `default`, which k6 does not list separately), in first-seen order.
+    pub groups: Vec<SectionSummary>,
+    /// One section per named scenario with samples, sorted by name.
+    pub scenarios: Vec<SectionSummary>,
+}
+
+/// Results of one scenario or group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionSummary {
+    /// Scenario or group name.
+    pub name: String,
+    /// Metrics with samples here, sorted by name; never sub-metrics or thresholds.
+    pub metrics: Vec<MetricSummary>,
+    /// A scenario's checks merged by name over all its groups, or a group's own checks,
+    /// in first-seen order.
+    pub checks: Vec<CheckSummary>,
+    /// Sub-groups in first-seen order.
+    pub groups: Vec<SectionSummary>,
 }
 
 impl SummaryData {

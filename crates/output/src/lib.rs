@@ -1,8 +1,10 @@
 //! End-of-test outputs of rk6, built from [`rk6_metrics::SummaryData`].
 //!
 //! * [`render_text`] prints the k6 1.x text summary (`█ THRESHOLDS`, `█ TOTAL RESULTS`,
-//!   metrics by category) byte for byte in k6's layout; [`format`] holds its number,
-//!   duration and byte rules (truncation, SI units).
+//!   metrics by category) byte for byte in k6's layout; in full mode followed by the
+//!   `█ GROUP`/`█ SCENARIO` sections of [`rk6_metrics::Sections`], in legacy mode k6's
+//!   pre-1.0 layout instead. [`format`] holds its number, duration and byte rules
+//!   (truncation, SI units).
 //! * [`summary_export`] builds the `--summary-export` JSON (legacy shape: Rates as
 //!   `passes/fails/value`, `thresholds` maps are `true` when the threshold failed).
 //! * [`handle_summary_data`] builds the argument of a script's `handleSummary(data)`
@@ -27,6 +29,8 @@ mod outputs;
 pub mod prometheus_rw;
 mod report;
 mod text;
+mod text_legacy;
+mod text_sections;
 
 pub use csv::{csv_header, CsvOutput, TimeFormat};
 pub use export::summary_export;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use rk6_metrics::{GroupSummary, MetricSummary, MetricType, SummaryData};
+use rk6_metrics::{MetricSummary, MetricType, SummaryData};
 
 use crate::category;
 use crate::format;
@@ -12,14 +12,16 @@ use crate::format;
 pub enum SummaryMode {
     /// k6's default: hides the HTTP timing phases besides `http_req_duration`.
     Compact,
-    /// Lists every metric (per-scenario and per-group sections are not rendered yet).
+    /// Lists every metric, then a section per top-level group and per named scenario.
     Full,
+    /// k6's pre-1.0 layout: the group tree with its checks, then one flat sorted list.
+    Legacy,
 }
 
 /// How to render the text summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextOptions {
-    /// Compact or full.
+    /// Compact, full or legacy.
     pub mode: SummaryMode,
     /// Emit ANSI colours (stdout is a TTY and `--no-color` is off).
     pub color: bool,
@@ -39,12 +41,19 @@ impl Default for TextOptions {
 
 const INDENT: &str = "    ";
 
+/// Indentation of a top-level section's lines.
+pub(crate) const SECTION_INDENT: usize = 4;
+
 /// Renders the end-of-test summary exactly as k6 1.x prints it: a `█ THRESHOLDS` block
 /// when any threshold exists, then `█ TOTAL RESULTS` with the checks and the metrics by
 /// category. The text starts with two blank lines and ends with three, as k6 writes it to
-/// stdout; print it verbatim.
+/// stdout; print it verbatim. Full mode adds the `█ GROUP` and `█ SCENARIO` sections
+/// when `data.sections` holds them; legacy mode prints k6's pre-1.0 layout instead.
 pub fn render_text(data: &SummaryData, opts: &TextOptions) -> String {
     let paint = Paint { on: opts.color };
+    if opts.mode == SummaryMode::Legacy {
+        return crate::text_legacy::render_legacy(data, opts.time_unit.as_deref(), paint);
+    }
     let unit = opts.time_unit.as_deref();
     let mut out = String::from("\n\n");
 
@@ -79,23 +88,62 @@ pub fn render_text(data: &SummaryData, opts: &TextOptions) -> String {
 
     out.push_str("  █ TOTAL RESULTS \n\n");
     render_checks(&mut out, data, paint);
-    render_metrics(&mut out, data, opts.mode, unit, paint);
-    out.push_str("\n\n");
+    render_metrics(
+        &mut out,
+        &data.metrics,
+        opts.mode,
+        unit,
+        paint,
+        SECTION_INDENT,
+    );
+    out.push('\n');
+    if opts.mode == SummaryMode::Full {
+        if let Some(sections) = &data.sections {
+            crate::text_sections::render_sections(&mut out, sections, data.duration, unit, paint);
+        }
+    }
+    out.push('\n');
     out
 }
 
-/// The `checks_total/succeeded/failed` lines and the check list.
+/// The `checks_total/succeeded/failed` lines and the check list of TOTAL RESULTS.
 fn render_checks(out: &mut String, data: &SummaryData, paint: Paint) {
     let Some(checks) = data.metric("checks") else {
         return;
     };
-    let passes = checks.value("passes").unwrap_or(0.0);
-    let fails = checks.value("fails").unwrap_or(0.0);
+    let list: Vec<(&str, u64, u64)> = data
+        .checks
+        .iter()
+        .map(|c| (c.name.as_str(), c.passes, c.fails))
+        .collect();
+    render_check_block(
+        out,
+        SECTION_INDENT,
+        checks.value("passes").unwrap_or(0.0),
+        checks.value("fails").unwrap_or(0.0),
+        &list,
+        data.duration,
+        paint,
+    );
+}
+
+/// The checks block of a section indented by `indent`: totals, a blank line, one line per
+/// `(name, passes, fails)` check (failures followed by their tally), a blank line.
+/// Nothing when no check ran.
+pub(crate) fn render_check_block(
+    out: &mut String,
+    indent: usize,
+    passes: f64,
+    fails: f64,
+    list: &[(&str, u64, u64)],
+    duration: std::time::Duration,
+    paint: Paint,
+) {
     let total = passes + fails;
     if total == 0.0 {
         return;
     }
-    let secs = data.duration.as_secs_f64();
+    let secs = duration.as_secs_f64();
     let per_sec = if secs > 0.0 { total / secs } else { 0.0 };
     let rows = [
         Row::plain(
@@ -122,69 +170,40 @@ fn render_checks(out: &mut String, data: &SummaryData, paint: Paint) {
     ];
     let layout = Layout::of(&rows);
     for row in &rows {
-        layout.line(out, row, paint);
+        layout.line(out, indent, row, paint);
     }
     out.push('\n');
-    for c in total_checks(&data.root_group) {
-        let _ = writeln!(out, "{INDENT}{} {}", paint.mark(c.fails == 0), c.name);
-        if c.fails > 0 {
-            let pct = 100 * c.passes / (c.passes + c.fails);
+    let pad = " ".repeat(indent);
+    // k6 indents a failed check's tally by twice the section indent minus two, which is
+    // 6 columns at the top level but grows faster than the section in nested groups.
+    let tally_pad = " ".repeat((2 * indent).saturating_sub(2));
+    for &(name, passes, fails) in list {
+        let _ = writeln!(out, "{pad}{} {name}", paint.mark(fails == 0));
+        if fails > 0 {
+            let pct = 100 * passes / (passes + fails);
             let _ = writeln!(
                 out,
-                "{INDENT}  ↳  {pct}% — {} {} / {} {}",
+                "{tally_pad}↳  {pct}% — {} {passes} / {} {fails}",
                 paint.mark(true),
-                c.passes,
                 paint.mark(false),
-                c.fails
             );
         }
     }
     out.push('\n');
 }
 
-/// A check's tally over all groups.
-struct CheckTotal<'a> {
-    name: &'a str,
-    passes: u64,
-    fails: u64,
-}
-
-/// Checks of every group merged by name, in first-seen order (root first, then groups
-/// depth-first): TOTAL RESULTS covers the whole test.
-fn total_checks(root: &GroupSummary) -> Vec<CheckTotal<'_>> {
-    fn walk<'a>(g: &'a GroupSummary, acc: &mut Vec<CheckTotal<'a>>) {
-        for c in &g.checks {
-            match acc.iter_mut().find(|t| t.name == c.name) {
-                Some(t) => {
-                    t.passes += c.passes;
-                    t.fails += c.fails;
-                }
-                None => acc.push(CheckTotal {
-                    name: &c.name,
-                    passes: c.passes,
-                    fails: c.fails,
-                }),
-            }
-        }
-        for sub in &g.groups {
-            walk(sub, acc);
-        }
-    }
-    let mut acc = Vec::new();
-    walk(root, &mut acc);
-    acc
-}
-
-/// The metric lines under their category titles.
-fn render_metrics(
+/// The metric lines under their category titles, indented by `indent`; `metrics` are
+/// sorted by name and may include sub-metrics.
+pub(crate) fn render_metrics(
     out: &mut String,
-    data: &SummaryData,
+    metrics: &[MetricSummary],
     mode: SummaryMode,
     unit: Option<&str>,
     paint: Paint,
+    indent: usize,
 ) {
-    let parents = data
-        .metrics
+    let pad = " ".repeat(indent);
+    let parents = metrics
         .iter()
         .filter(|m| m.parent.is_none() && !category::hidden(&m.name, mode));
     // Rows per category, each parent followed by its sub-metrics.
@@ -198,8 +217,7 @@ fn render_metrics(
             .expect("category::of returns a listed category")
             .1;
         rows.push(Row::metric(parent, unit));
-        for sub in data
-            .metrics
+        for sub in metrics
             .iter()
             .filter(|m| m.parent.as_deref() == Some(parent.name.as_str()))
         {
@@ -212,18 +230,18 @@ fn render_metrics(
         if rows.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{INDENT}{title}");
+        let _ = writeln!(out, "{pad}{title}");
         for row in rows {
-            layout.line(out, row, paint);
+            layout.line(out, indent, row, paint);
         }
         out.push('\n');
     }
 }
 
 /// One `name....: values` line before alignment.
-struct Row {
+pub(crate) struct Row {
     /// What is printed before the dots (`  { tag:value }` for sub-metrics).
-    label: String,
+    pub(crate) label: String,
     /// k6 sizes the name column by `indent + name + display name`, not by the label.
     width_key: usize,
     /// Trend lines align per stat column; others by value and extras.
@@ -232,7 +250,7 @@ struct Row {
 }
 
 impl Row {
-    fn plain(name: &str, values: Vec<String>) -> Row {
+    pub(crate) fn plain(name: &str, values: Vec<String>) -> Row {
         Row {
             label: name.to_owned(),
             width_key: 2 * name.chars().count(),
@@ -241,7 +259,7 @@ impl Row {
         }
     }
 
-    fn metric(m: &MetricSummary, unit: Option<&str>) -> Row {
+    pub(crate) fn metric(m: &MetricSummary, unit: Option<&str>) -> Row {
         let (label, width_key) = match m.parent {
             Some(_) => {
                 let inner = m
@@ -305,14 +323,15 @@ impl Row {
 }
 
 /// Column widths shared by all lines of a block.
-struct Layout {
-    name: usize,
+pub(crate) struct Layout {
+    /// Width of the label plus dots.
+    pub(crate) name: usize,
     trend: Vec<usize>,
     other: Vec<usize>,
 }
 
 impl Layout {
-    fn of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Layout {
+    pub(crate) fn of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Layout {
         let mut l = Layout {
             name: 0,
             trend: Vec::new(),
@@ -331,14 +350,21 @@ impl Layout {
         l
     }
 
-    fn line(&self, out: &mut String, row: &Row, paint: Paint) {
+    pub(crate) fn line(&self, out: &mut String, indent: usize, row: &Row, paint: Paint) {
+        self.line_with(out, &" ".repeat(indent), row, paint);
+    }
+
+    /// A line whose text before the dots is `prefix` + the row's label.
+    pub(crate) fn line_with(&self, out: &mut String, prefix: &str, row: &Row, paint: Paint) {
         let dots = self.name.saturating_sub(row.label.chars().count());
-        let _ = write!(
-            out,
-            "{INDENT}{}{}",
-            row.label,
-            paint.faint(&format!("{}:", ".".repeat(dots)))
-        );
+        out.push_str(prefix);
+        out.push_str(&row.label);
+        self.write_values(out, dots, row, paint);
+    }
+
+    /// `dots` dots, the colon and the aligned values, then the newline.
+    pub(crate) fn write_values(&self, out: &mut String, dots: usize, row: &Row, paint: Paint) {
+        out.push_str(&paint.faint(&format!("{}:", ".".repeat(dots))));
         out.push(' ');
         let last = row.values.len().saturating_sub(1);
         for (i, v) in row.values.iter().enumerate() {
@@ -362,12 +388,12 @@ impl Layout {
 
 /// ANSI decoration, a no-op when colours are off.
 #[derive(Clone, Copy)]
-struct Paint {
-    on: bool,
+pub(crate) struct Paint {
+    pub(crate) on: bool,
 }
 
 impl Paint {
-    fn mark(self, ok: bool) -> String {
+    pub(crate) fn mark(self, ok: bool) -> String {
         match (ok, self.on) {
             (true, true) => "\x1b[32m✓\x1b[0m".into(),
             (false, true) => "\x1b[31m✗\x1b[0m".into(),
@@ -376,7 +402,7 @@ impl Paint {
         }
     }
 
-    fn faint(self, s: &str) -> String {
+    pub(crate) fn faint(self, s: &str) -> String {
         if self.on {
             format!("\x1b[2m{s}\x1b[0m")
         } else {
@@ -388,10 +414,10 @@ impl Paint {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use rk6_metrics::{md5_hex, CheckSummary, ThresholdResult, ValueType};
+    use rk6_metrics::{md5_hex, CheckSummary, GroupSummary, ThresholdResult, ValueType};
     use std::time::Duration;
 
-    fn metric(
+    pub(crate) fn metric(
         name: &str,
         kind: MetricType,
         contains: ValueType,
@@ -409,7 +435,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn threshold(source: &str, stat: &str, value: f64, ok: bool) -> ThresholdResult {
+    pub(crate) fn threshold(source: &str, stat: &str, value: f64, ok: bool) -> ThresholdResult {
         ThresholdResult {
             source: source.into(),
             ok,
@@ -418,7 +444,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn group(checks: &[(&str, u64, u64)]) -> GroupSummary {
+    pub(crate) fn group(checks: &[(&str, u64, u64)]) -> GroupSummary {
         GroupSummary {
             name: String::new(),
             path: String::new(),
@@ -536,7 +562,9 @@ pub(crate) mod tests {
                 ),
             ],
             root_group: group(&[("status is 200", 40, 0)]),
+            checks: group(&[("status is 200", 40, 0)]).checks,
             duration: Duration::from_secs_f64(40.0 / rate),
+            sections: None,
         }
     }
 
@@ -656,7 +684,9 @@ pub(crate) mod tests {
                 d,
             ],
             root_group: group(&[("is 200", 4, 0), ("iter even", 2, 2)]),
+            checks: group(&[("is 200", 4, 0), ("iter even", 2, 2)]).checks,
             duration: Duration::from_secs_f64(8.0 / 59.2262),
+            sections: None,
         };
         let got = render_text(&data, &compact());
         let want_thresholds = "\n\n  █ THRESHOLDS \n\n    http_req_duration\n    ✗ 'p(95)<0.001' p(95)=43.92ms\n    ✓ 'avg<100' avg=35.28ms\n\n\n  █ TOTAL RESULTS \n\n";
@@ -694,7 +724,9 @@ pub(crate) mod tests {
                 ),
             ],
             root_group: group(&[]),
+            checks: Vec::new(),
             duration: Duration::from_secs(2),
+            sections: None,
         };
         let got = render_text(&data, &compact());
         // The widest name is "iterations": 2·10 + 3 = 23 columns; CUSTOM comes first.
@@ -715,20 +747,6 @@ pub(crate) mod tests {
         ]
         .join("\n");
         assert_eq!(got, want);
-    }
-
-    #[test]
-    fn nested_group_checks_are_merged_into_totals() {
-        let mut root = group(&[("ok", 1, 0)]);
-        let mut g1 = group(&[("ok", 1, 1), ("inner", 3, 0)]);
-        g1.name = "g1".into();
-        g1.path = "::g1".into();
-        root.groups.push(g1);
-        let totals: Vec<_> = total_checks(&root)
-            .into_iter()
-            .map(|c| (c.name, c.passes, c.fails))
-            .collect();
-        assert_eq!(totals, [("ok", 2, 1), ("inner", 3, 0)]);
     }
 
     #[test]
