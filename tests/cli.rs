@@ -1,9 +1,9 @@
 //! End-to-end tests: the real `rk6` binary against in-process servers on 127.0.0.1:0.
 
 mod bench_mode;
+mod data;
 mod event_loop;
 mod html;
-mod data;
 mod http_extras;
 mod parity;
 mod prometheus;

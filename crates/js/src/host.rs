@@ -147,7 +147,9 @@ impl Host {
             Vec::with_capacity(scenario.tags.len() + user.len() + system.len() + 2);
         pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.push(("group", &group));
-        pairs.push(("scenario", &scenario.name));
+        if !scenario.name.is_empty() {
+            pairs.push(("scenario", &scenario.name));
+        }
         let vu_tags = self.vu_tags.borrow();
         pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.extend(user.iter().map(|(k, v)| (k.as_str(), v.as_str())));

@@ -24,9 +24,9 @@ mod run_options;
 mod runtime;
 mod samples;
 mod shared;
-mod typescript;
 #[cfg(test)]
 mod test_js;
+mod typescript;
 mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};

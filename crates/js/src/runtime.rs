@@ -363,9 +363,10 @@ impl Runtime {
             .ctx
             .global_object()
             .set(js_string!("__ITER"), 0, false, &mut self.ctx);
-        self.host.group.borrow_mut().clear();
+        // As k6: lifecycle samples carry the group `::setup`/`::teardown` and no scenario.
+        *self.host.group.borrow_mut() = format!("::{name}");
         *self.host.scenario.borrow_mut() = ScenarioTags {
-            name: name.to_string(),
+            name: String::new(),
             tags: self.host.shared.tags.clone(),
         };
     }

@@ -515,8 +515,10 @@ fn emit(
             ("url", url),
             ("name", name_tag.unwrap_or(url)),
             ("group", group.as_str()),
-            ("scenario", scenario.name.as_str()),
         ]);
+        if !scenario.name.is_empty() {
+            pairs.push(("scenario", scenario.name.as_str()));
+        }
         if let Some(ok) = ok {
             pairs.push(("expected_response", if ok { "true" } else { "false" }));
         }

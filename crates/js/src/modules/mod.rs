@@ -10,8 +10,8 @@ mod http;
 mod k6;
 mod metrics;
 pub(crate) mod response;
-mod vu_tags;
 mod subtle;
+mod vu_tags;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};

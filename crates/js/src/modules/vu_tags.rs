@@ -34,7 +34,9 @@ pub(crate) fn tags_object(ctx: &mut Context) -> JsResult<JsValue> {
     {
         let scenario = host.scenario.borrow();
         current.extend(scenario.tags.iter().cloned());
-        current.push(("scenario".into(), scenario.name.clone()));
+        if !scenario.name.is_empty() {
+            current.push(("scenario".into(), scenario.name.clone()));
+        }
         current.push(("group".into(), host.group.borrow().clone()));
     }
     current.extend(host.vu_tags.borrow().iter().cloned());
