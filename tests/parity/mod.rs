@@ -477,3 +477,42 @@ export function handleSummary(data) {{
     assert!(!their_keys.is_empty());
     assert_eq!(keys(), their_keys, "handleSummary data shape differs");
 }
+
+#[test]
+fn custom_cookie_jars_agree_with_k6() {
+    let srv = TestServer::start();
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export default function () {{
+  const base = '{base}';
+  const own = new http.CookieJar();
+  own.set(base + '/cookies', 'mine', 'A');
+  const vu = http.cookieJar();
+  vu.set(base + '/cookies', 'vus', 'B');
+  const r1 = http.get(base + '/cookies', {{ jar: own }});
+  const r2 = http.get(base + '/cookies');
+  http.get(base + '/cookies/set?from=server', {{ jar: own }});
+  check(null, {{
+    'own jar sent only its cookie': () => r1.json('cookies.mine') === 'A' && r1.json('cookies.vus') === undefined,
+    'vu jar untouched by own': () => r2.json('cookies.vus') === 'B' && r2.json('cookies.mine') === undefined,
+    'server cookie went into own jar': () => own.cookiesForURL(base + '/cookies').from[0] === 'server',
+    'and not into the vu jar': () => vu.cookiesForURL(base + '/cookies').from === undefined,
+    'jars are objects with methods': () => typeof own.set === 'function' && typeof own.clear === 'function',
+  }});
+  own.clear(base + '/cookies');
+  check(own.cookiesForURL(base + '/cookies'), {{ 'cleared': (c) => Object.keys(c).length === 0 }});
+}}
+"#,
+        base = format!("http://{}", srv.addr)
+    );
+    compare("cookie-jars", &script);
+    // Agreeing is not enough: every check must pass.
+    let dir = Dir::new("cookie-jars-rk6");
+    let path = dir.write("script.js", &script);
+    let ours = run_rk6(&path, &dir);
+    let failed: u64 = checks(&ours.export).iter().map(|(_, _, f)| f).sum();
+    let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
+    assert_eq!((passed, failed), (6, 0), "{:?}", checks(&ours.export));
+}

@@ -17,6 +17,7 @@ use http::Method;
 use rk6_http::{Hop, Request, Response};
 use rk6_metrics::builtin;
 
+use super::cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
 use super::{prop, response, Export};
 use crate::host::{Host, Phase, StatusRanges};
 use crate::log::Level;
@@ -55,6 +56,7 @@ fn functions() -> Vec<Export> {
     vec![
         ("url", 1, NativeFunction::from_fn_ptr(url_tag)),
         ("cookieJar", 0, NativeFunction::from_fn_ptr(cookie_jar)),
+        ("CookieJar", 0, NativeFunction::from_fn_ptr(new_cookie_jar)),
         ("file", 3, NativeFunction::from_fn_ptr(file)),
         ("get", 2, NativeFunction::from_fn_ptr(get)),
         ("head", 2, NativeFunction::from_fn_ptr(head)),
@@ -151,6 +153,8 @@ struct Params {
     response_type: ResponseType,
     /// `responseCallback`: `None` when absent, `Some(None)` when `null` (disabled).
     callback: Option<Option<StatusRanges>>,
+    /// A `new http.CookieJar()` to use instead of the VU's jar.
+    jar: Option<JsObject>,
 }
 
 impl Params {
@@ -219,16 +223,18 @@ impl Params {
                     .into());
             }
         }
-        if let Some(jar) = prop(obj, "jar", ctx)? {
-            let vu_jar = jar
-                .as_object()
-                .is_some_and(|o| o.downcast_ref::<VuJar>().is_some());
-            if !vu_jar {
-                return Err(JsNativeError::typ()
-                    .with_message("the jar param only accepts the VU's jar (http.cookieJar()); other cookie jars are not supported by rk6 yet")
-                    .into());
-            }
-        }
+        let jar = match prop(obj, "jar", ctx)? {
+            None => None,
+            Some(v) => match v.as_object() {
+                Some(o) if o.downcast_ref::<OwnJar>().is_some() => Some(o),
+                Some(o) if o.downcast_ref::<VuJar>().is_some() => None,
+                _ => {
+                    return Err(JsNativeError::typ()
+                        .with_message("the jar param must be a cookie jar (http.cookieJar() or new http.CookieJar())")
+                        .into())
+                }
+            },
+        };
         if let Some(auth) = prop(obj, "auth", ctx)? {
             let auth = auth.to_string(ctx)?.to_std_string_escaped();
             if auth != "basic" {
@@ -254,6 +260,7 @@ impl Params {
             cookies,
             response_type,
             callback,
+            jar,
         })
     }
 }
@@ -418,11 +425,21 @@ pub(super) fn send(
     };
     // The borrow spans the await on purpose: while this VU is suspended nothing else can
     // touch its client, because the VU's JS is stopped inside this very call.
+    // With a jar of the script's own, that jar stands in for the VU's during this request
+    // (redirect hops included) and goes back to the script afterwards.
+    let own_jar = params.jar.as_ref().and_then(|o| o.downcast_ref::<OwnJar>());
+    if let Some(j) = &own_jar {
+        std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
+    }
     #[allow(clippy::await_holding_refcell_ref)]
     let resp = host.block_on("Making http requests", async {
         let mut client = host.http.borrow_mut();
         client.send(req).await
-    })?;
+    });
+    if let Some(j) = &own_jar {
+        std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
+    }
+    let resp = resp?;
     let callback = match params.callback {
         Some(cb) => cb,
         None => host.expected_statuses.borrow().clone(),
@@ -960,140 +977,6 @@ fn boundary(vu: u64) -> String {
 /// Escapes a multipart header parameter value.
 fn quote(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// The object `http.cookieJar()` returns: a handle on the VU's own jar.
-#[derive(Trace, Finalize, JsData)]
-struct VuJar;
-
-/// `http.cookieJar()`.
-fn cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let methods: [(&str, usize, NativeFunction); 4] = [
-        (
-            "cookiesForURL",
-            1,
-            NativeFunction::from_fn_ptr(jar_cookies_for_url),
-        ),
-        ("set", 4, NativeFunction::from_fn_ptr(jar_set)),
-        ("clear", 1, NativeFunction::from_fn_ptr(jar_clear)),
-        ("delete", 2, NativeFunction::from_fn_ptr(jar_delete)),
-    ];
-    let realm = ctx.realm().clone();
-    let mut init = ObjectInitializer::with_native_data(VuJar, ctx);
-    for (name, len, f) in methods {
-        let func = FunctionObjectBuilder::new(&realm, f)
-            .name(JsString::from(name))
-            .length(len)
-            .build();
-        init.property(JsString::from(name), func, Attribute::all());
-    }
-    Ok(init.build().into())
-}
-
-/// The absolute URL argument of a jar method.
-fn jar_url(a: &[JsValue], ctx: &mut Context) -> JsResult<Result<url::Url, String>> {
-    let text = a
-        .first()
-        .cloned()
-        .unwrap_or_default()
-        .to_string(ctx)?
-        .to_std_string_escaped();
-    Ok(url::Url::parse(&text).map_err(|e| format!("invalid URL \"{text}\": {e}")))
-}
-
-/// `jar.cookiesForURL(url)`: `{name: [values]}`; like k6, a URL that is not absolute
-/// simply has no cookies.
-fn jar_cookies_for_url(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let cookies = match jar_url(a, ctx)? {
-        Ok(url) => Host::of(ctx)
-            .http
-            .borrow_mut()
-            .cookies()
-            .cookies_for_url(&url),
-        Err(_) => Vec::new(),
-    };
-    let out = JsObject::with_object_proto(ctx.intrinsics());
-    for (name, value) in cookies {
-        let key = JsString::from(name);
-        let list = out.get(key.clone(), ctx)?;
-        let list = match list
-            .as_object()
-            .and_then(|o| JsArray::from_object(o.clone()).ok())
-        {
-            Some(l) => l,
-            None => {
-                let l = JsArray::new(ctx)?;
-                out.create_data_property_or_throw(key, l.clone(), ctx)?;
-                l
-            }
-        };
-        list.push(JsString::from(value), ctx)?;
-    }
-    Ok(out.into())
-}
-
-/// `jar.set(url, name, value, [{domain, path, expires, max_age, secure, http_only}])`.
-fn jar_set(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let url = jar_url(a, ctx)?.map_err(|e| JsNativeError::typ().with_message(e))?;
-    let name = a.get(1).cloned().unwrap_or_default().to_string(ctx)?;
-    let value = a.get(2).cloned().unwrap_or_default().to_string(ctx)?;
-    let mut header = format!(
-        "{}={}",
-        name.to_std_string_escaped(),
-        value.to_std_string_escaped()
-    );
-    let opts = a.get(3).and_then(JsValue::as_object);
-    let opts = opts.as_ref();
-    for (key, attr) in [
-        ("domain", "Domain"),
-        ("path", "Path"),
-        ("expires", "Expires"),
-        ("max_age", "Max-Age"),
-    ] {
-        if let Some(v) = prop(opts, key, ctx)? {
-            let v = v.to_string(ctx)?.to_std_string_escaped();
-            header.push_str(&format!("; {attr}={v}"));
-        }
-    }
-    for (key, attr) in [("secure", "Secure"), ("http_only", "HttpOnly")] {
-        if prop(opts, key, ctx)?.is_some_and(|v| v.to_boolean()) {
-            header.push_str(&format!("; {attr}"));
-        }
-    }
-    Host::of(ctx)
-        .http
-        .borrow_mut()
-        .cookies()
-        .set(&url, &header)
-        .map_err(|e| JsNativeError::error().with_message(e.message))?;
-    Ok(JsValue::undefined())
-}
-
-/// `jar.clear(url)`.
-fn jar_clear(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    if let Ok(url) = jar_url(a, ctx)? {
-        Host::of(ctx).http.borrow_mut().cookies().clear_url(&url);
-    }
-    Ok(JsValue::undefined())
-}
-
-/// `jar.delete(url, name)`.
-fn jar_delete(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let Ok(url) = jar_url(a, ctx)? else {
-        return Ok(JsValue::undefined());
-    };
-    let name = a
-        .get(1)
-        .cloned()
-        .unwrap_or_default()
-        .to_string(ctx)?
-        .to_std_string_escaped();
-    Host::of(ctx)
-        .http
-        .borrow_mut()
-        .cookies()
-        .delete(&url, &name);
-    Ok(JsValue::undefined())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! k6's built-in modules. Each is a synthetic ES module whose default export is an object
 //! holding the same functions as its named exports.
 
+mod cookie_jar;
 pub(crate) mod crypto;
 mod data;
 mod encoding;
@@ -104,9 +105,14 @@ pub(super) fn synthetic_with(
     }
     for (name, len, f) in exports {
         let name = JsString::from(name);
+        // Exports named like classes (`http.CookieJar`) are called with `new`.
+        let constructor = name
+            .to_std_string_escaped()
+            .starts_with(|c: char| c.is_ascii_uppercase());
         let func = FunctionObjectBuilder::new(&realm, f)
             .name(name.clone())
             .length(len)
+            .constructor(constructor)
             .build();
         // Enumerable, as in k6: `Object.keys(http)` lists the module's functions.
         init.property(name.clone(), func, Attribute::all());
