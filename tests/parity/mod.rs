@@ -481,6 +481,7 @@ export function handleSummary(data) {{
 #[test]
 fn custom_cookie_jars_agree_with_k6() {
     let srv = TestServer::start();
+    let base = format!("http://{}", srv.addr);
     let script = format!(
         r#"
 import http from 'k6/http';
@@ -505,7 +506,6 @@ export default function () {{
   check(own.cookiesForURL(base + '/cookies'), {{ 'cleared': (c) => Object.keys(c).length === 0 }});
 }}
 "#,
-        base = format!("http://{}", srv.addr)
     );
     compare("cookie-jars", &script);
     // Agreeing is not enough: every check must pass.
