@@ -5,7 +5,7 @@
 //! [`finish_outputs`] can hand them the end-of-test summary (the HTML report shows its
 //! checks and threshold verdicts) before closing them.
 
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -48,9 +48,13 @@ pub fn finish_outputs(
         .collect()
 }
 
+/// Sample batches that may wait for the metrics thread (each VU sends one per ~100 ms or
+/// 1024 samples): enough to ride out a slow write, bounded so memory stays flat.
+const BATCH_BACKLOG: usize = 512;
+
 /// Handle to the running metrics thread.
 pub struct Collector {
-    tx: Sender<Vec<Sample>>,
+    tx: SyncSender<Vec<Sample>>,
     thread: JoinHandle<Collected>,
 }
 
@@ -62,7 +66,10 @@ impl Collector {
         started: Instant,
         abort: CancellationToken,
     ) -> Collector {
-        let (tx, rx) = channel();
+        // Bounded: when the outputs cannot keep up, VUs wait to hand over samples (the
+        // workers' lag probe then reports the generator as saturated) instead of memory
+        // growing for as long as the test runs.
+        let (tx, rx) = sync_channel(BATCH_BACKLOG);
         let thread = std::thread::Builder::new()
             .name("rk6-metrics".into())
             .spawn(move || collect(aggregator, outputs, rx, started, abort))
@@ -71,7 +78,7 @@ impl Collector {
     }
 
     /// A sender for VUs.
-    pub fn sender(&self) -> Sender<Vec<Sample>> {
+    pub fn sender(&self) -> SyncSender<Vec<Sample>> {
         self.tx.clone()
     }
 

@@ -5,7 +5,7 @@
 use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant, SystemTime};
 
 use rk6_metrics::{MetricId, Sample, TagSet};
@@ -146,14 +146,14 @@ impl SampleBuffer {
     }
 
     /// Sends the buffered samples if enough of them, or old enough ones, are waiting.
-    pub(crate) fn flush_due(&mut self, to: &Sender<Vec<Sample>>) {
+    pub(crate) fn flush_due(&mut self, to: &SyncSender<Vec<Sample>>) {
         if self.samples.len() >= FLUSH_SAMPLES || self.last_flush.elapsed() >= FLUSH_AGE {
             self.flush(to);
         }
     }
 
     /// Sends the buffered samples as one batch now.
-    pub(crate) fn flush(&mut self, to: &Sender<Vec<Sample>>) {
+    pub(crate) fn flush(&mut self, to: &SyncSender<Vec<Sample>>) {
         self.last_flush = Instant::now();
         if !self.samples.is_empty() {
             let cap = self.samples.len();

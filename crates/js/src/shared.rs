@@ -1,7 +1,7 @@
 //! Test-wide state every VU of a run reads.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, OnceLock};
 
 use rk6_http::ClientConfig;
@@ -17,7 +17,7 @@ pub struct Shared {
     /// Metric registry (custom metrics are added during init).
     pub registry: Arc<Registry>,
     /// Where each VU sends its batch of samples once per iteration.
-    pub samples: Sender<Vec<Sample>>,
+    pub samples: SyncSender<Vec<Sample>>,
     /// HTTP client settings from the options.
     pub http: Arc<ClientConfig>,
     /// Test-wide tags (`tags` option).
@@ -46,7 +46,7 @@ impl Shared {
     /// Settings for the options-reading init pass, before options are known: samples go
     /// nowhere and HTTP uses defaults (requests are not allowed in init anyway).
     pub fn for_init(program: Arc<Program>, registry: Arc<Registry>, logger: Logger) -> Arc<Shared> {
-        let (samples, _) = std::sync::mpsc::channel();
+        let (samples, _) = std::sync::mpsc::sync_channel(1);
         Arc::new(Shared {
             program,
             registry,

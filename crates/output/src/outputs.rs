@@ -273,7 +273,7 @@ impl OutFile {
             Target::File(name) => {
                 let file = BufWriter::with_capacity(BUFFER, File::create(Path::new(name))?);
                 if name.ends_with(".gz") {
-                    Ok(OutFile::Gzip(GzEncoder::new(file, Compression::default())))
+                    Ok(OutFile::Gzip(GzEncoder::new(file, Compression::fast())))
                 } else {
                     Ok(OutFile::Plain(file))
                 }
