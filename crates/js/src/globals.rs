@@ -1,5 +1,5 @@
 //! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration),
-//! `global` and `crypto`.
+//! `global` and `crypto`; `JSON.parse` is replaced by a leaner one (see `json_parse`).
 
 use std::collections::BTreeMap;
 
@@ -60,6 +60,7 @@ pub(crate) fn install(
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
     crate::modules::crypto::install_global(ctx)?;
+    crate::json_parse::install(ctx)?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@ mod coroutine;
 mod event_loop;
 mod globals;
 mod host;
+mod json_parse;
 mod json_path;
 mod lifecycle;
 mod loader;
