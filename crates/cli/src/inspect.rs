@@ -12,49 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::args::InspectArgs;
 use crate::exit::ExitCode;
-
-/// The option keys `k6 inspect` prints, in its order.
-const OPTION_KEYS: &[&str] = &[
-    "paused",
-    "vus",
-    "duration",
-    "iterations",
-    "stages",
-    "scenarios",
-    "executionSegment",
-    "executionSegmentSequence",
-    "noSetup",
-    "setupTimeout",
-    "noTeardown",
-    "teardownTimeout",
-    "rps",
-    "dns",
-    "maxRedirects",
-    "userAgent",
-    "batch",
-    "batchPerHost",
-    "httpDebug",
-    "insecureSkipTLSVerify",
-    "tlsCipherSuites",
-    "tlsVersion",
-    "tlsAuth",
-    "throw",
-    "thresholds",
-    "blacklistIPs",
-    "blockHostnames",
-    "hosts",
-    "noConnectionReuse",
-    "noVUConnectionReuse",
-    "minIterationDuration",
-    "ext",
-    "summaryTrendStats",
-    "summaryTimeUnit",
-    "systemTags",
-    "tags",
-    "metricSamplesBufferSize",
-    "noCookiesReset",
-    "discardResponseBodies",
-];
+use crate::options::OPTION_KEYS;
 
 /// Keys every scenario shows, before its executor's own.
 const SCENARIO_COMMON: &[&str] = &[

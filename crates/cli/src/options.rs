@@ -112,7 +112,7 @@ pub fn config_layer(path: &std::path::Path) -> Result<Map<String, Value>, String
     ] {
         m.remove(k);
     }
-    if let Some(k) = m.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+    if let Some(k) = m.keys().find(|k| !is_known(k)) {
         return Err(format!(
             "the config file {}: json: unknown field \"{k}\"",
             path.display()
@@ -178,8 +178,9 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
 
 const SHORTCUTS: &[&str] = &["duration", "iterations", "stages"];
 
-/// Every option key k6 1.1 accepts in a script's `options` (k6 warns about others and runs).
-const KNOWN: &[&str] = &[
+/// The option keys k6 1.1 accepts in a script's `options`, in the order `k6 inspect` prints
+/// them; [`OTHER_OPTIONS`] are accepted too (k6 warns about any other key and runs).
+pub(crate) const OPTION_KEYS: &[&str] = &[
     "paused",
     "vus",
     "duration",
@@ -219,11 +220,15 @@ const KNOWN: &[&str] = &[
     "metricSamplesBufferSize",
     "noCookiesReset",
     "discardResponseBodies",
-    "consoleOutput",
-    "localIPs",
-    "cloud",
-    "summaryMode",
 ];
+
+/// Option keys k6 accepts that `k6 inspect` does not print.
+const OTHER_OPTIONS: &[&str] = &["consoleOutput", "localIPs", "cloud", "summaryMode"];
+
+/// Whether k6 knows the option key.
+fn is_known(key: &str) -> bool {
+    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key)
+}
 
 /// Options k6 has that would change what the test does, which rk6 does not implement yet:
 /// setting one stops the run instead of silently running a different test.
@@ -261,12 +266,7 @@ pub fn unsupported(options: &Map<String, Value>) -> Option<String> {
 pub fn unknown_keys(script: &Value) -> Vec<String> {
     script
         .as_object()
-        .map(|m| {
-            m.keys()
-                .filter(|k| !KNOWN.contains(&k.as_str()))
-                .cloned()
-                .collect()
-        })
+        .map(|m| m.keys().filter(|k| !is_known(k)).cloned().collect())
         .unwrap_or_default()
 }
 
