@@ -329,3 +329,37 @@ fn options_and_params_rk6_cannot_honour_fail_loudly() {
         run.stderr
     );
 }
+
+#[test]
+fn setup_and_teardown_samples_are_tagged_like_k6() {
+    let dir = Dir::new("lifecycle-tags");
+    let script = r#"
+import { check, group } from 'k6';
+export function setup() { check(1, { 'in setup': () => true }); group('sg', () => { check(1, { 'in sg': () => true }); }); }
+export default function () { check(1, { 'in default': () => true }); }
+export function teardown() { check(1, { 'in teardown': () => true }); }
+"#;
+    run_checked(&dir, script, &["--address", "", "-o", "json=out.json"]);
+    let tags: Vec<(String, String, Option<String>)> = points(&dir, "out.json")
+        .iter()
+        .filter(|p| p["metric"] == "checks")
+        .map(|p| {
+            let t = &p["data"]["tags"];
+            (
+                t["check"].as_str().unwrap().to_string(),
+                t["group"].as_str().unwrap().to_string(),
+                t["scenario"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    // As k6 1.1: the lifecycle functions are groups of their own, outside any scenario.
+    assert_eq!(
+        tags,
+        vec![
+            ("in setup".into(), "::setup".into(), None),
+            ("in sg".into(), "::setup::sg".into(), None),
+            ("in default".into(), "".into(), Some("default".into())),
+            ("in teardown".into(), "::teardown".into(), None),
+        ]
+    );
+}
