@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -39,8 +39,8 @@ pub enum Phase {
 /// What the API reads and changes.
 pub struct Control {
     phase: AtomicU8,
-    /// Set while paused; the run waits on `resumed` before it starts.
-    paused: AtomicBool,
+    /// Wakes a run waiting for its start (`--paused`); the flag itself is
+    /// `ExecutionState::paused`, which externally-controlled scenarios read.
     resumed: Notify,
     state: Arc<ExecutionState>,
     stop: CancellationToken,
@@ -52,7 +52,6 @@ impl Control {
         state.paused.store(paused, Ordering::Relaxed);
         Arc::new(Control {
             phase: AtomicU8::new(Phase::InitVus as u8),
-            paused: AtomicBool::new(paused),
             resumed: Notify::new(),
             state,
             stop,
@@ -68,7 +67,7 @@ impl Control {
     pub async fn wait_resumed(&self) {
         loop {
             let notified = self.resumed.notified();
-            if !self.paused.load(Ordering::Relaxed) || self.stop.is_cancelled() {
+            if !self.state.paused.load(Ordering::Relaxed) || self.stop.is_cancelled() {
                 return;
             }
             tokio::select! {
@@ -91,7 +90,7 @@ impl Control {
 
     /// The status document k6's API returns.
     pub fn status(&self) -> Value {
-        let paused = self.paused.load(Ordering::Relaxed);
+        let paused = self.state.paused.load(Ordering::Relaxed);
         let (vus, vus_max) = match self.external() {
             Some(s) if paused => (0, s.scenario.max_vus()),
             Some(s) => (s.target_vus.load(Ordering::Relaxed), s.scenario.max_vus()),
@@ -152,7 +151,6 @@ impl Control {
             if p && self.running() && self.external().is_none() {
                 return Err("a running test can only be paused when it uses the externally-controlled executor".into());
             }
-            self.paused.store(p, Ordering::Relaxed);
             self.state.paused.store(p, Ordering::Relaxed);
             if !p {
                 self.resumed.notify_waiters();

@@ -177,25 +177,7 @@ fn requirements(options: &Map<String, Value>, out: &mut Map<String, Value>) -> R
             "summaryTrendStats",
             &["avg", "min", "med", "max", "p(90)", "p(95)"],
         ),
-        (
-            "systemTags",
-            &[
-                "check",
-                "error",
-                "error_code",
-                "expected_response",
-                "group",
-                "method",
-                "name",
-                "proto",
-                "scenario",
-                "service",
-                "status",
-                "subproto",
-                "tls_version",
-                "url",
-            ],
-        ),
+        ("systemTags", &rk6_metrics::tags::DEFAULT_SYSTEM_TAGS),
     ];
     for (key, value) in defaults {
         if out.get(key).is_none_or(Value::is_null) {

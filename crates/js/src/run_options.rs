@@ -2,29 +2,12 @@
 
 use std::time::Duration;
 
+use rk6_metrics::tags::{DEFAULT_SYSTEM_TAGS, OPT_IN_SYSTEM_TAGS};
 use serde_json::{Map, Value};
 
-/// System tags k6 knows; `systemTags` may enable any of them.
-const SYSTEM_TAGS: &[&str] = &[
-    "proto",
-    "subproto",
-    "status",
-    "method",
-    "url",
-    "name",
-    "group",
-    "check",
-    "error",
-    "error_code",
-    "tls_version",
-    "scenario",
-    "service",
-    "expected_response",
-    "vu",
-    "iter",
-    "ip",
-    "ocsp_status",
-];
+fn is_system_tag(name: &str) -> bool {
+    DEFAULT_SYSTEM_TAGS.contains(&name) || OPT_IN_SYSTEM_TAGS.contains(&name)
+}
 
 /// System tags k6 can add that rk6 does not produce yet.
 const NOT_PRODUCED: &[&str] = &["ip", "ocsp_status"];
@@ -75,7 +58,7 @@ impl RunOptions {
                     let name = item
                         .as_str()
                         .ok_or_else(|| format!("systemTags: {item} is not a string"))?;
-                    if !SYSTEM_TAGS.contains(&name) {
+                    if !is_system_tag(name) {
                         return Err(format!("systemTags: unknown system tag \"{name}\""));
                     }
                     if NOT_PRODUCED.contains(&name) {
@@ -86,8 +69,9 @@ impl RunOptions {
                     enabled.push(name);
                 }
                 Some(SystemTags {
-                    disabled: SYSTEM_TAGS
+                    disabled: DEFAULT_SYSTEM_TAGS
                         .iter()
+                        .chain(OPT_IN_SYSTEM_TAGS.iter())
                         .copied()
                         .filter(|t| !enabled.contains(t))
                         .collect(),

@@ -2,6 +2,28 @@
 
 use std::sync::Arc;
 
+/// The system tags k6 puts on samples by default, sorted (the CSV output's tag columns,
+/// `k6 inspect`'s `systemTags`).
+pub const DEFAULT_SYSTEM_TAGS: [&str; 14] = [
+    "check",
+    "error",
+    "error_code",
+    "expected_response",
+    "group",
+    "method",
+    "name",
+    "proto",
+    "scenario",
+    "service",
+    "status",
+    "subproto",
+    "tls_version",
+    "url",
+];
+
+/// System tags k6 adds only when `systemTags` asks for them.
+pub const OPT_IN_SYSTEM_TAGS: [&str; 4] = ["vu", "iter", "ip", "ocsp_status"];
+
 /// Tags of a sample: sorted by key, keys unique. Cloning bumps a reference count, so
 /// a VU builds a set once and reuses it for every sample of a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]

@@ -9,22 +9,7 @@ use rk6_metrics::{Registry, Sample};
 use crate::outputs::{rfc3339, unix, Names, OutFile, Output};
 
 /// The system tags k6 enables by default, in column order.
-const TAG_COLUMNS: [&str; 14] = [
-    "check",
-    "error",
-    "error_code",
-    "expected_response",
-    "group",
-    "method",
-    "name",
-    "proto",
-    "scenario",
-    "service",
-    "status",
-    "subproto",
-    "tls_version",
-    "url",
-];
+const TAG_COLUMNS: [&str; 14] = rk6_metrics::tags::DEFAULT_SYSTEM_TAGS;
 
 /// How the `timestamp` column is written (`K6_CSV_TIME_FORMAT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

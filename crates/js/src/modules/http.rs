@@ -158,7 +158,12 @@ struct Params {
 }
 
 impl Params {
-    fn from_js(value: Option<&JsValue>, ctx: &mut Context) -> JsResult<Params> {
+    /// `default_type` applies when the params give no `responseType` (`discardResponseBodies`).
+    fn from_js(
+        value: Option<&JsValue>,
+        default_type: ResponseType,
+        ctx: &mut Context,
+    ) -> JsResult<Params> {
         let obj = value.and_then(JsValue::as_object);
         let obj = obj.as_ref();
         let headers = string_map(prop(obj, "headers", ctx)?.as_ref(), ctx)?;
@@ -199,8 +204,7 @@ impl Params {
             }
         }
         let response_type = match prop(obj, "responseType", ctx)? {
-            None if Host::of(ctx).shared.run.discard_response_bodies => ResponseType::None,
-            None => ResponseType::Text,
+            None => default_type,
             Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
                 "text" => ResponseType::Text,
                 "binary" => ResponseType::Binary,
@@ -351,7 +355,12 @@ pub(super) fn send(
         o.downcast_ref::<UrlTag>()
             .map(|t| (t.url.clone(), t.name.clone()))
     });
-    let mut params = Params::from_js(params, ctx)?;
+    let default_type = if host.shared.run.discard_response_bodies {
+        ResponseType::None
+    } else {
+        ResponseType::Text
+    };
+    let mut params = Params::from_js(params, default_type, ctx)?;
     let url_text = match tagged {
         Some((url, name)) => {
             // The template names the request unless the params name it themselves.
