@@ -82,17 +82,16 @@ impl Chain {
         self.push_hop(0, "", Some(&err));
         Response {
             status: 0,
-            status_text: String::new(),
+            reason: None,
             proto: "",
-            headers: Vec::new(),
-            set_cookies: Vec::new(),
+            headers: http::HeaderMap::new(),
             body: Bytes::new(),
             url: self.url,
             remote_addr: self.progress.remote_addr,
             tls_version: self.progress.tls_version,
             error_code: err.code,
             error: Some(err),
-            request_headers: Vec::new(),
+            request_headers: http::HeaderMap::new(),
             too_many_redirects: false,
             hops: self.hops,
         }
@@ -221,22 +220,16 @@ impl Client {
             let error_code = error.as_ref().map_or(status_error_code(status), |e| e.code);
             return Ok(Response {
                 status,
-                status_text: status_text(&parts),
+                reason: parts.extensions.get::<hyper::ext::ReasonPhrase>().cloned(),
                 proto,
-                headers: headers::response_headers(&parts.headers),
-                set_cookies: parts
-                    .headers
-                    .get_all(http::header::SET_COOKIE)
-                    .iter()
-                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-                    .collect(),
+                headers: parts.headers,
                 body,
                 url: hop.url,
                 remote_addr: chain.progress.remote_addr,
                 tls_version: chain.progress.tls_version,
                 error,
                 error_code,
-                request_headers: chain.progress_request_headers(),
+                request_headers: chain.progress.request_headers.take().unwrap_or_default(),
                 too_many_redirects: location.is_some(),
                 hops: std::mem::take(&mut chain.hops),
             });
@@ -267,7 +260,9 @@ impl Client {
             let reused = pooled.is_some();
             let mut conn = match pooled {
                 Some(c) => c,
-                None => connect(key, &mut self.dns, &self.tls, progress).await?,
+                // Boxed: new connections are rare, and the TLS handshake's state would
+                // otherwise make every request's future several KiB larger to move.
+                None => Box::pin(connect(key, &mut self.dns, &self.tls, progress)).await?,
             };
             progress.conn_at = Some(Instant::now());
             progress.h2 = conn.is_h2();
@@ -361,16 +356,6 @@ impl Client {
     }
 }
 
-impl Chain {
-    fn progress_request_headers(&self) -> Vec<(String, String)> {
-        self.progress
-            .request_headers
-            .as_ref()
-            .map(headers::request_headers)
-            .unwrap_or_default()
-    }
-}
-
 /// Validates the URL and derives its pool key.
 fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
     let https = match url.scheme() {
@@ -432,20 +417,6 @@ fn proto_name(v: http::Version) -> &'static str {
         http::Version::HTTP_2 => "HTTP/2.0",
         http::Version::HTTP_09 => "HTTP/0.9",
         _ => "HTTP/1.1",
-    }
-}
-
-/// Go's `Response.Status`: the code and the server's reason phrase (canonical one for h2).
-fn status_text(parts: &http::response::Parts) -> String {
-    let code = parts.status.as_u16();
-    let reason = parts
-        .extensions
-        .get::<hyper::ext::ReasonPhrase>()
-        .map(|r| String::from_utf8_lossy(r.as_bytes()).into_owned())
-        .or_else(|| parts.status.canonical_reason().map(str::to_owned));
-    match reason {
-        Some(r) if !r.is_empty() => format!("{code} {r}"),
-        _ => code.to_string(),
     }
 }
 

@@ -145,7 +145,7 @@ fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
 }
 
 /// Response headers as k6 shows them: canonical names, repeated values joined with ", ".
-pub(crate) fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
+pub fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
     let mut out = Vec::with_capacity(map.keys_len());
     for key in map.keys() {
         let mut joined = String::new();
@@ -161,7 +161,7 @@ pub(crate) fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
 }
 
 /// Request headers as sent, canonical names, one entry per value.
-pub(crate) fn request_headers(map: &HeaderMap) -> Vec<(String, String)> {
+pub fn request_headers(map: &HeaderMap) -> Vec<(String, String)> {
     map.iter()
         .map(|(k, v)| {
             (

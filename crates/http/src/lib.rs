@@ -62,6 +62,7 @@ pub use client::Client;
 pub use cookies::CookieJar;
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
+pub use headers::{request_headers as request_header_list, response_headers as header_list};
 pub use tls::TlsCache;
 
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
@@ -144,14 +145,13 @@ impl Request {
 pub struct Response {
     /// HTTP status; 0 when the request failed.
     pub status: u16,
-    /// k6 style `"200 OK"`; empty on error.
-    pub status_text: String,
+    /// The server's reason phrase, when it differs from the canonical one.
+    pub reason: Option<hyper::ext::ReasonPhrase>,
     /// `"HTTP/1.1"`, `"HTTP/2.0"`, `"HTTP/1.0"`, or empty on error.
     pub proto: &'static str,
-    /// Canonical header names; repeated headers joined with `", "`.
-    pub headers: Vec<(String, String)>,
-    /// Raw `Set-Cookie` values of the final response (joining them loses information).
-    pub set_cookies: Vec<String>,
+    /// Response headers as received (empty on error); [`Response::header_list`] gives
+    /// k6's presentation. Kept raw because most scripts never look at them.
+    pub headers: http::HeaderMap,
     /// Decoded body (gzip/deflate/br/zstd); empty when discarded or on error.
     pub body: Bytes,
     /// Final URL after redirects.
@@ -164,8 +164,9 @@ pub struct Response {
     pub error: Option<HttpError>,
     /// k6 `error_code`: the error's code, else `1000 + status` for status >= 400, else 0.
     pub error_code: u32,
-    /// Headers of the final hop's request as sent (canonical names, one entry per value).
-    pub request_headers: Vec<(String, String)>,
+    /// Headers of the final hop's request as sent; [`Response::request_header_list`] gives
+    /// k6's presentation.
+    pub request_headers: http::HeaderMap,
     /// The redirect limit stopped the chain; this is the last 3xx (k6 logs a warning).
     pub too_many_redirects: bool,
     /// One entry per request sent, redirect hops first, final last.
@@ -173,12 +174,47 @@ pub struct Response {
 }
 
 impl Response {
-    /// First value of header `name` (case-insensitive).
+    /// First value of header `name` (case-insensitive; `None` if not valid UTF-8).
     pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// k6 style status text, `"200 OK"`; empty on error.
+    pub fn status_text(&self) -> String {
+        if self.status == 0 {
+            return String::new();
+        }
+        let reason = match &self.reason {
+            Some(r) => String::from_utf8_lossy(r.as_bytes()),
+            None => http::StatusCode::from_u16(self.status)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or_default()
+                .into(),
+        };
+        if reason.is_empty() {
+            self.status.to_string()
+        } else {
+            format!("{} {reason}", self.status)
+        }
+    }
+
+    /// Response headers as k6 shows them: canonical names, repeated values joined by `", "`.
+    pub fn header_list(&self) -> Vec<(String, String)> {
+        header_list(&self.headers)
+    }
+
+    /// Request headers as sent, canonical names, one entry per value.
+    pub fn request_header_list(&self) -> Vec<(String, String)> {
+        request_header_list(&self.request_headers)
+    }
+
+    /// Raw `Set-Cookie` values of the final response (joining them loses information).
+    pub fn set_cookies(&self) -> impl Iterator<Item = String> + '_ {
         self.headers
+            .get_all(http::header::SET_COOKIE)
             .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
     }
 
     /// Timings of the final hop (what k6 exposes as `res.timings`).

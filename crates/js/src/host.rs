@@ -60,6 +60,8 @@ pub(crate) struct Host {
     pub(crate) rng: Cell<u64>,
     /// Prototype and getters shared by this VU's response objects, made on first use.
     pub(crate) response_kit: RefCell<Option<Rc<crate::modules::response::Kit>>>,
+    /// The last URL string requested, as given and parsed (a script's URLs repeat).
+    pub(crate) last_url: RefCell<Option<(boa_engine::JsString, String, url::Url)>>,
     /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
     /// `None` once a script disables it with `null`.
     pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
@@ -96,6 +98,7 @@ impl Host {
             data_received: Cell::new(0),
             rng: Cell::new(0),
             response_kit: RefCell::new(None),
+            last_url: RefCell::new(None),
             expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
             timers: Default::default(),
             vu_tags: RefCell::default(),
@@ -143,14 +146,13 @@ impl Host {
     ) {
         let scenario = self.scenario.borrow();
         let group = self.group.borrow();
-        let mut pairs: Vec<(&str, &str)> =
-            Vec::with_capacity(scenario.tags.len() + user.len() + system.len() + 2);
+        let vu_tags = self.vu_tags.borrow();
+        let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = smallvec::SmallVec::new();
         pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.push(("group", &group));
         if !scenario.name.is_empty() {
             pairs.push(("scenario", &scenario.name));
         }
-        let vu_tags = self.vu_tags.borrow();
         pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.extend(user.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         pairs.extend_from_slice(system);

@@ -22,12 +22,56 @@ const FLUSH_SAMPLES: usize = 1024;
 /// CPU (lock, wake-up of the metrics thread) than the samples themselves.
 const FLUSH_AGE: Duration = Duration::from_millis(100);
 
+/// A cached tag set and the exact input it was made from.
+struct Interned {
+    input: FlatPairs,
+    tags: TagSet,
+}
+
+/// A sequence of string pairs in two allocations (every VU keeps a few of these).
+struct FlatPairs {
+    text: Box<str>,
+    /// Length of each key and value in turn.
+    lens: Box<[u32]>,
+}
+
+impl FlatPairs {
+    fn new(pairs: &[(&str, &str)]) -> Self {
+        let mut text = String::new();
+        let mut lens = Vec::with_capacity(pairs.len() * 2);
+        for (k, v) in pairs {
+            for part in [k, v] {
+                text.push_str(part);
+                lens.push(part.len() as u32);
+            }
+        }
+        FlatPairs {
+            text: text.into(),
+            lens: lens.into(),
+        }
+    }
+
+    /// Whether this is exactly `pairs`.
+    fn is(&self, pairs: &[(&str, &str)]) -> bool {
+        if self.lens.len() != pairs.len() * 2 {
+            return false;
+        }
+        let mut at = 0;
+        let mut lens = self.lens.iter();
+        pairs.iter().flat_map(|(k, v)| [k, v]).all(|part| {
+            let len = lens.next().map_or(usize::MAX, |&l| l as usize);
+            let same = len == part.len() && self.text.get(at..at + len) == Some(part);
+            at += len;
+            same
+        })
+    }
+}
+
 /// Samples of recent iterations plus the VU's tag-set cache.
 pub(crate) struct SampleBuffer {
     samples: Vec<Sample>,
     last_flush: Instant,
-    interned: FxHashMap<u64, TagSet>,
-    scratch: Vec<(usize, usize)>,
+    interned: FxHashMap<u64, Interned>,
     /// `systemTags`, when the script changed k6's default set.
     system: Option<SystemTags>,
     /// The `vu` and `iter` tag values, kept only when `systemTags` enables them.
@@ -41,7 +85,6 @@ impl Default for SampleBuffer {
             samples: Vec::new(),
             last_flush: Instant::now(),
             interned: FxHashMap::default(),
-            scratch: Vec::new(),
             system: None,
             vu: String::new(),
             iter: String::new(),
@@ -92,47 +135,31 @@ impl SampleBuffer {
     }
 
     fn interned_tags(&mut self, pairs: &[(&str, &str)]) -> TagSet {
-        // Dedupe by key keeping the last occurrence, without allocating: sort indexes.
-        self.scratch.clear();
-        self.scratch.extend((0..pairs.len()).map(|i| (i, 0)));
-        self.scratch
-            .sort_by(|a, b| pairs[a.0].0.cmp(pairs[b.0].0).then(a.0.cmp(&b.0)));
-        // A fast, unkeyed hash is fine: a hit is verified against the cached set below.
+        // Keyed by the pairs exactly as given (order and duplicates included): a call site
+        // passes the same sequence every time, so a hit needs no sorting or deduping, only
+        // a hash and one comparison against the stored input.
         let mut h = FxHasher::default();
-        let mut unique = 0usize;
-        for (n, &(i, _)) in self.scratch.iter().enumerate() {
-            let last = self
-                .scratch
-                .get(n + 1)
-                .is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
-            if last {
-                pairs[i].hash(&mut h);
-                unique += 1;
-            }
-        }
+        pairs.hash(&mut h);
         let key = h.finish();
-        if let Some(ts) = self.interned.get(&key) {
-            // Guard against a hash collision: the cached set must hold exactly these pairs.
-            if ts.len() == unique && self.matches(ts, pairs) {
-                return ts.clone();
+        if let Some(entry) = self.interned.get(&key) {
+            // Guard against a hash collision: the stored input must be exactly these pairs.
+            if entry.input.is(pairs) {
+                return entry.tags.clone();
             }
         }
-        let ts = TagSet::from_pairs(pairs.iter().map(|&(k, v)| (k, v)));
+        let tags = TagSet::from_pairs(pairs.iter().map(|&(k, v)| (k, v)));
         if self.interned.len() >= MAX_INTERNED {
             self.interned.clear();
         }
-        self.interned.insert(key, ts.clone());
-        ts
-    }
-
-    fn matches(&self, ts: &TagSet, pairs: &[(&str, &str)]) -> bool {
-        self.scratch.iter().enumerate().all(|(n, &(i, _))| {
-            let last = self
-                .scratch
-                .get(n + 1)
-                .is_none_or(|&(j, _)| pairs[j].0 != pairs[i].0);
-            !last || ts.get(pairs[i].0) == Some(pairs[i].1)
-        })
+        let input = FlatPairs::new(pairs);
+        self.interned.insert(
+            key,
+            Interned {
+                input,
+                tags: tags.clone(),
+            },
+        );
+        tags
     }
 
     /// Adds one sample.
@@ -166,6 +193,15 @@ impl SampleBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flat_pairs_tell_boundaries_apart() {
+        let f = FlatPairs::new(&[("ab", "c"), ("d", "")]);
+        assert!(f.is(&[("ab", "c"), ("d", "")]));
+        assert!(!f.is(&[("a", "bc"), ("d", "")]));
+        assert!(!f.is(&[("ab", "c")]));
+        assert!(!f.is(&[("ab", "c"), ("d", "x")]));
+    }
 
     #[test]
     fn interns_and_dedupes() {

@@ -12,6 +12,7 @@ use crate::sections::{CheckList, SectionSinks};
 use crate::sink::Sink;
 use crate::stat::Stat;
 use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
+use crate::tags::TagSet;
 use crate::threshold::{Target, ThresholdSet};
 
 /// The sub-metric k6 always keeps, so the summary can show successful request times.
@@ -124,7 +125,15 @@ impl Aggregator {
     /// Routes each sample to its metric's sink and every sub-metric whose selector tags it
     /// carries; tallies checks per (group, check name) and records groups seen.
     pub fn add(&mut self, samples: &[Sample]) {
+        // The samples of one request share one interned tag set: look its group up once.
+        let mut last_tags: Option<&TagSet> = None;
+        let mut group = "";
         for s in samples {
+            let new_tags = !last_tags.is_some_and(|t| t.same(&s.tags));
+            if new_tags {
+                last_tags = Some(&s.tags);
+                group = s.tags.get("group").unwrap_or("");
+            }
             let i = s.metric.index();
             if i >= self.sinks.len() {
                 self.sync_registry();
@@ -142,13 +151,12 @@ impl Aggregator {
                     sub.sink.add(s.value);
                 }
             }
-            let group = s.tags.get("group").unwrap_or("");
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     self.groups.add_check(group, check, s.value != 0.0);
                     self.checks.add(group, check, s.value != 0.0);
                 }
-            } else if !group.is_empty() {
+            } else if new_tags && !group.is_empty() {
                 // A map hit borrows the &str; only a new group allocates.
                 self.groups.see(group);
             }

@@ -59,6 +59,11 @@ impl TagSet {
             .map(|i| self.0[i].1.as_ref())
     }
 
+    /// Whether both are the same shared set (a cheap test that implies equality).
+    pub fn same(&self, other: &TagSet) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Whether every `(key, value)` of `selector` is present with that value.
     pub fn contains_all<'a>(&self, selector: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
         selector.into_iter().all(|(k, v)| self.get(k) == Some(v))

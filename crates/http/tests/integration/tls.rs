@@ -46,7 +46,7 @@ async fn h2_negotiated_by_alpn() {
     let r = c.send(req).await;
     assert_eq!(r.status, 200, "{:?}", r.error);
     assert_eq!(r.proto, "HTTP/2.0");
-    assert_eq!(r.status_text, "200 OK");
+    assert_eq!(r.status_text(), "200 OK");
     let b = String::from_utf8_lossy(&r.body).into_owned();
     assert!(
         b.starts_with(&format!("POST https://{}/echo HTTP/2.0", srv.addr)),

@@ -367,12 +367,42 @@ pub(super) fn send(
             params.tags.insert(0, ("name".to_owned(), name));
             url
         }
-        None => url
-            .cloned()
-            .unwrap_or_default()
-            .to_string(ctx)?
-            .to_std_string_escaped(),
+        None => match url.and_then(JsValue::as_string) {
+            // Scripts mostly request the same few URL strings: reuse the last parse.
+            Some(js) => {
+                let hit = match &*host.last_url.borrow() {
+                    Some((k, text, parsed)) if *k == js => Some((text.clone(), parsed.clone())),
+                    _ => None,
+                };
+                if let Some((text, parsed)) = hit {
+                    return finish_send(host, method, text, Ok(parsed), params, body, ctx);
+                }
+                js.to_std_string_escaped()
+            }
+            None => url
+                .cloned()
+                .unwrap_or_default()
+                .to_string(ctx)?
+                .to_std_string_escaped(),
+        },
     };
+    let parsed = url::Url::parse(&url_text);
+    if let (Ok(u), Some(js)) = (&parsed, url.and_then(JsValue::as_string)) {
+        *host.last_url.borrow_mut() = Some((js.clone(), url_text.clone(), u.clone()));
+    }
+    finish_send(host, method, url_text, parsed, params, body, ctx)
+}
+
+/// The rest of [`send`], once the URL is known.
+fn finish_send(
+    host: Rc<Host>,
+    method: Method,
+    url_text: String,
+    parsed: Result<url::Url, url::ParseError>,
+    params: Params,
+    body: Option<&JsValue>,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
     if let Some(ct) = content_type {
@@ -383,7 +413,7 @@ pub(super) fn send(
             headers.push(("Content-Type".into(), ct));
         }
     }
-    let parsed = match url::Url::parse(&url_text) {
+    let parsed = match parsed {
         Ok(u) if matches!(u.scheme(), "http" | "https") => u,
         _ => {
             let err = rk6_http::HttpError {
@@ -399,10 +429,9 @@ pub(super) fn send(
             let parts = response::Parts {
                 method,
                 url: url_text.clone(),
-                request_headers: headers,
+                request_headers: response::RequestHeaders::Given(headers),
                 request_body: body,
-                headers: Vec::new(),
-                set_cookies: Vec::new(),
+                headers: http::HeaderMap::new(),
                 body: None,
                 response_type: params.response_type,
                 timings: Default::default(),
@@ -466,15 +495,15 @@ pub(super) fn send(
             .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
     }
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
+    let status_text = resp.status_text();
     let final_url = resp.url.to_string();
     let no_body = resp.error.is_some() && resp.status == 0;
     let parts = response::Parts {
         method,
         url: url_text,
-        request_headers: resp.request_headers,
+        request_headers: response::RequestHeaders::Sent(resp.request_headers),
         request_body: body,
         headers: resp.headers,
-        set_cookies: resp.set_cookies,
         body: (!no_body).then_some(resp.body),
         response_type: params.response_type,
         timings,
@@ -482,7 +511,7 @@ pub(super) fn send(
     Ok(response::build(
         &host,
         resp.status,
-        &resp.status_text,
+        &status_text,
         resp.proto,
         &final_url,
         resp.error.as_ref(),
@@ -529,7 +558,7 @@ fn emit(
         let status = itoa(hop.status);
         let code = itoa_u32(hop.error_code);
         let ok = callback.map(|c| hop.error.is_none() && expected(c, hop.status));
-        let mut pairs: Vec<(&str, &str)> = scenario
+        let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
             .tags
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))

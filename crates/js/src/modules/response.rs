@@ -68,14 +68,22 @@ fn timings(t: &Timings, ctx: &mut Context) -> JsObject {
 pub(super) struct Parts {
     pub(super) method: Method,
     pub(super) url: String,
-    pub(super) request_headers: Vec<(String, String)>,
+    pub(super) request_headers: RequestHeaders,
     pub(super) request_body: Bytes,
-    pub(super) headers: Vec<(String, String)>,
-    pub(super) set_cookies: Vec<String>,
+    /// Response headers as received; canonical names are made when `headers` is read.
+    pub(super) headers: http::HeaderMap,
     /// `None` when the body is `null` (failed request, `responseType: 'none'`).
     pub(super) body: Option<Bytes>,
     pub(super) response_type: ResponseType,
     pub(super) timings: Timings,
+}
+
+/// The request headers behind `res.request.headers`.
+pub(super) enum RequestHeaders {
+    /// As sent on the wire.
+    Sent(http::HeaderMap),
+    /// As the script gave them, for a request that was never sent.
+    Given(Vec<(String, String)>),
 }
 
 /// Native data of a response object: the raw parts, and each lazy property's JS value once
@@ -245,7 +253,7 @@ fn get_body(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValu
 fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, 1, ctx, |p, ctx| {
         let h = plain_object(ctx);
-        for (k, v) in &p.headers {
+        for (k, v) in rk6_http::header_list(&p.headers) {
             define(&h, JsString::from(k.as_str()), JsString::from(v.as_str()));
         }
         Ok(h.into())
@@ -254,7 +262,12 @@ fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 
 fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, 2, ctx, |p, ctx| {
-        Ok(response_cookies(&p.set_cookies, ctx).into())
+        let raw = p
+            .headers
+            .get_all(http::header::SET_COOKIE)
+            .iter()
+            .map(|v| String::from_utf8_lossy(v.as_bytes()));
+        Ok(response_cookies(raw, ctx).into())
     })
 }
 
@@ -272,7 +285,11 @@ fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
         );
         define(&obj, js_string!("url"), JsString::from(p.url.as_str()));
         let h = plain_object(ctx);
-        for (k, v) in &p.request_headers {
+        let list = match &p.request_headers {
+            RequestHeaders::Sent(map) => rk6_http::request_header_list(map),
+            RequestHeaders::Given(pairs) => pairs.clone(),
+        };
+        for (k, v) in &list {
             let arr = JsArray::from_iter([JsValue::from(JsString::from(v.as_str()))], ctx);
             define(&h, JsString::from(k.as_str()), arr);
         }
@@ -289,10 +306,13 @@ fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 
 /// `{name: [{name, value, domain, path, http_only, secure, max_age, expires}]}` from the
 /// final response's Set-Cookie headers.
-fn response_cookies(set_cookies: &[String], ctx: &mut Context) -> JsObject {
+fn response_cookies<'a>(
+    set_cookies: impl Iterator<Item = std::borrow::Cow<'a, str>>,
+    ctx: &mut Context,
+) -> JsObject {
     let out = plain_object(ctx);
     for raw in set_cookies {
-        let Ok(c) = cookie::Cookie::parse(raw.as_str()) else {
+        let Ok(c) = cookie::Cookie::parse(raw.as_ref()) else {
             continue;
         };
         let item = plain_object(ctx);

@@ -139,7 +139,7 @@ async fn run(
                 let text = text.trim();
                 Some((
                     format!("status {status}"),
-                    format!("server returned HTTP status {} {text}", res.status_text)
+                    format!("server returned HTTP status {} {text}", res.status_text())
                         .trim_end()
                         .to_string(),
                 ))
