@@ -304,14 +304,17 @@ impl Client {
                     let written = conn.stats.last_write().is_some();
                     let received = conn.stats.first_read().is_some();
                     // A kept-alive connection the server closed meanwhile: replay once on a
-                    // fresh one when that cannot duplicate a side effect (Go's rule).
-                    if reused && !fresh_only && !received && (!written || idempotent(&hop.method)) {
+                    // fresh one when that cannot duplicate a side effect (Go's rule, which k6 inherits).
+                    if reused && !fresh_only && !received && (!written || replayable(hop)) {
                         fresh_only = true;
                         progress.reset_connection();
                         continue;
                     }
                     let side = if written { Side::Read } else { Side::Write };
-                    return Err(error::from_hyper(&e, side));
+                    let malformed = (e.is_parse() || e.is_parse_status())
+                        .then(|| error::malformed_status_line(&conn.stats.head_sample()))
+                        .flatten();
+                    return Err(malformed.unwrap_or_else(|| error::from_hyper(&e, side)));
                 }
             }
         }
@@ -398,11 +401,13 @@ fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
     Ok(PoolKey { https, host, port })
 }
 
-fn idempotent(m: &Method) -> bool {
-    matches!(
-        m.as_str(),
-        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
-    )
+/// Go's `isReplayable`: safe methods, or any method carrying an idempotency key. PUT and
+/// DELETE are idempotent by RFC but Go (hence k6) does not replay them.
+fn replayable(hop: &HopRequest) -> bool {
+    matches!(hop.method.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE")
+        || hop.headers.iter().any(|(k, _)| {
+            k.eq_ignore_ascii_case("idempotency-key") || k.eq_ignore_ascii_case("x-idempotency-key")
+        })
 }
 
 fn content_length(h: &HeaderMap) -> Option<usize> {
