@@ -534,8 +534,11 @@ fn emit(
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
+        // A request that got no response has no protocol and k6 leaves the tag off.
+        if !hop.proto.is_empty() {
+            pairs.push(("proto", hop.proto));
+        }
         pairs.extend([
-            ("proto", hop.proto),
             ("status", status.as_str()),
             ("method", hop.method.as_str()),
             ("url", url),
