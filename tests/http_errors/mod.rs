@@ -23,7 +23,7 @@ const u = (name, path) => `http://127.0.0.1:${P[name]}${path || '/'}`;
 const UNRESOLVABLE = 'a'.repeat(64) + '.invalid';
 const short = { timeout: '300ms' };
 function report(name, r) {
-  console.log(`CASE ${name}|${r.status}|${r.error_code}|${r.error}`);
+  console.log(`CASE ${name}|${r.status}|${r.error_code}|${JSON.stringify(r.body)}|${r.error}`);
 }
 export const options = { iterations: 1 };
 export default function () {
@@ -53,41 +53,79 @@ export default function () {
 }
 "#;
 
-/// (case, status, error_code, error) as k6 1.1.0 reports them.
-const EXPECTED: &[(&str, u16, u32, &str)] = &[
-    ("refused", 0, 1212, "dial: connection refused"),
-    ("reset_mid", 0, 1220, "read: connection reset by peer"),
-    ("eof_mid", 0, 1000, "unexpected EOF"),
-    ("silent", 0, 1050, "request timeout"),
-    ("stalled_body", 0, 1050, "request timeout"),
-    ("deaf", 0, 1050, "request timeout"),
-    ("garbage", 0, 1000, "malformed HTTP status code \"is\""),
-    ("hangup", 0, 1000, "EOF"),
-    ("reset_at_once", 0, 1220, "read: connection reset by peer"),
-    ("ka_close_1", 200, 0, ""),
+/// (case, status, error_code, body as JSON, error) as k6 1.1.0 reports them.
+const EXPECTED: &[(&str, u16, u32, &str, &str)] = &[
+    ("refused", 0, 1212, "null", "dial: connection refused"),
+    // A failure mid-body keeps the bytes that arrived.
+    (
+        "reset_mid",
+        0,
+        1220,
+        "\"partial\"",
+        "read: connection reset by peer",
+    ),
+    ("eof_mid", 0, 1000, "\"partial\"", "unexpected EOF"),
+    ("silent", 0, 1050, "null", "request timeout"),
+    ("stalled_body", 0, 1050, "\"partial\"", "request timeout"),
+    ("deaf", 0, 1050, "null", "request timeout"),
+    (
+        "garbage",
+        0,
+        1000,
+        "null",
+        "malformed HTTP status code \"is\"",
+    ),
+    ("hangup", 0, 1000, "null", "EOF"),
+    (
+        "reset_at_once",
+        0,
+        1220,
+        "null",
+        "read: connection reset by peer",
+    ),
+    ("ka_close_1", 200, 0, "\"first\"", ""),
     // The GET is replayed on a new connection, invisibly.
-    ("ka_close_2", 200, 0, ""),
-    ("ka_reset_1", 200, 0, ""),
-    ("ka_reset_2", 200, 0, ""),
+    ("ka_close_2", 200, 0, "\"second\"", ""),
+    ("ka_reset_1", 200, 0, "\"first\"", ""),
+    ("ka_reset_2", 200, 0, "\"second\"", ""),
     // PUT and DELETE are not replayed (Go's rule).
-    ("ka_close_put", 0, 1000, "EOF"),
-    ("ka_reset_delete", 0, 1220, "read: connection reset by peer"),
+    ("ka_close_put", 0, 1000, "null", "EOF"),
+    (
+        "ka_reset_delete",
+        0,
+        1220,
+        "null",
+        "read: connection reset by peer",
+    ),
     // Too many redirects is not an error: the last 3xx comes back.
-    ("redirect_loop", 302, 0, ""),
-    ("redirect_param", 302, 0, ""),
-    ("tls_self_signed", 0, 1310, "x509: unknown authority"),
-    ("tls_self_signed_ca", 0, 1310, "x509: unknown authority"),
+    ("redirect_loop", 302, 0, "\"\"", ""),
+    ("redirect_param", 302, 0, "\"\"", ""),
+    (
+        "tls_self_signed",
+        0,
+        1310,
+        "null",
+        "x509: unknown authority",
+    ),
+    (
+        "tls_self_signed_ca",
+        0,
+        1310,
+        "null",
+        "x509: unknown authority",
+    ),
     (
         "not_tls",
         0,
         1301,
+        "null",
         "tls: first record does not look like a TLS handshake",
     ),
-    ("unknown_host", 0, 1101, "lookup: no such host"),
+    ("unknown_host", 0, 1101, "null", "lookup: no such host"),
 ];
 
-/// The `CASE` lines of a run: name → (status, error_code, error).
-pub(crate) fn cases(stderr: &str) -> BTreeMap<String, (u16, u32, String)> {
+/// The `CASE` lines of a run: name → (status, error_code, body as JSON, error).
+pub(crate) fn cases(stderr: &str) -> BTreeMap<String, (u16, u32, String, String)> {
     stderr
         .lines()
         .filter_map(|l| {
@@ -96,11 +134,12 @@ pub(crate) fn cases(stderr: &str) -> BTreeMap<String, (u16, u32, String)> {
                 .rsplit_once("\" source=console")?
                 .0
                 .replace("\\\"", "\"");
-            let mut f = body.splitn(4, '|');
+            let mut f = body.splitn(5, '|');
             let name = f.next()?.to_string();
             let status = f.next()?.parse().ok()?;
             let code = f.next()?.parse().ok()?;
-            Some((name, (status, code, f.next()?.to_string())))
+            let body = f.next()?.to_string();
+            Some((name, (status, code, body, f.next()?.to_string())))
         })
         .collect()
 }
@@ -157,10 +196,10 @@ fn every_failure_has_k6s_code_and_message() {
     let run = run_with_ports(&dir, FAULTS_SCRIPT, &srv.ports_json(), &["--out", &out_arg]);
     run.assert_code(0);
     let got = cases(&run.stderr);
-    for (name, status, code, error) in EXPECTED {
+    for (name, status, code, body, error) in EXPECTED {
         assert_eq!(
             got.get(*name),
-            Some(&(*status, *code, error.to_string())),
+            Some(&(*status, *code, body.to_string(), error.to_string())),
             "case {name}\n{}",
             run.stderr
         );
@@ -172,7 +211,7 @@ fn every_failure_has_k6s_code_and_message() {
     let mut want: Vec<(String, String)> = EXPECTED
         .iter()
         .filter(|e| e.2 != 0)
-        .map(|e| (e.2.to_string(), e.3.to_string()))
+        .map(|e| (e.2.to_string(), e.4.to_string()))
         .collect();
     want.sort();
     assert_eq!(error_tags(&json), want);

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -77,7 +77,7 @@ impl Chain {
         });
     }
 
-    /// Ends the chain with a failed hop.
+    /// Ends the chain with a failed hop; any body bytes it got are kept, as k6 keeps them.
     fn fail(mut self, err: HttpError) -> Response {
         self.push_hop(0, "", Some(&err));
         Response {
@@ -86,7 +86,7 @@ impl Chain {
             proto: "",
             headers: Vec::new(),
             set_cookies: Vec::new(),
-            body: Bytes::new(),
+            body: self.progress.body.take(),
             url: self.url,
             remote_addr: self.progress.remote_addr,
             tls_version: self.progress.tls_version,
@@ -333,8 +333,6 @@ impl Client {
         let hint = content_length(&parts.headers)
             .unwrap_or(0)
             .min(MAX_PREALLOC);
-        let mut first: Option<Bytes> = None;
-        let mut buf = BytesMut::new();
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| error::from_hyper(&e, Side::Read))?;
             let Ok(data) = frame.into_data() else {
@@ -343,16 +341,7 @@ impl Client {
             if discard || data.is_empty() {
                 continue;
             }
-            // Single-chunk bodies are passed through without a copy.
-            match first.take() {
-                None if buf.is_empty() => first = Some(data),
-                None => buf.extend_from_slice(&data),
-                Some(f) => {
-                    buf.reserve(hint.max(f.len() + data.len()));
-                    buf.extend_from_slice(&f);
-                    buf.extend_from_slice(&data);
-                }
-            }
+            progress.body.push(data, hint);
         }
         progress.body_done = Some(Instant::now());
         let keep_alive = !self.config.no_connection_reuse
@@ -360,7 +349,7 @@ impl Client {
         if keep_alive {
             self.pool.put(key, conn);
         }
-        Ok(first.unwrap_or_else(|| buf.freeze()))
+        Ok(progress.body.take())
     }
 }
 

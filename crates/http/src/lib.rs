@@ -152,7 +152,8 @@ pub struct Response {
     pub headers: Vec<(String, String)>,
     /// Raw `Set-Cookie` values of the final response (joining them loses information).
     pub set_cookies: Vec<String>,
-    /// Decoded body (gzip/deflate/br/zstd); empty when discarded or on error.
+    /// Decoded body (gzip/deflate/br/zstd); empty when discarded; on an error mid-body,
+    /// the raw bytes read before it.
     pub body: Bytes,
     /// Final URL after redirects.
     pub url: Url,

@@ -11,6 +11,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::{Bytes, BytesMut};
+
 use crate::timing_io::IoStats;
 use crate::Timings;
 
@@ -39,6 +41,38 @@ pub(crate) struct Progress {
     pub(crate) remote_addr: Option<SocketAddr>,
     /// Headers of the request as sent on this hop.
     pub(crate) request_headers: Option<http::HeaderMap>,
+    /// Body bytes read so far, kept here so that a failure or timeout mid-body can still
+    /// hand them out (k6 returns the partial body with the error).
+    pub(crate) body: BodyBuf,
+}
+
+/// A response body being read; a single chunk is kept without a copy.
+#[derive(Debug, Default)]
+pub(crate) struct BodyBuf {
+    first: Option<Bytes>,
+    rest: BytesMut,
+}
+
+impl BodyBuf {
+    /// Appends a chunk; `hint` is the expected total size for the first reallocation.
+    pub(crate) fn push(&mut self, data: Bytes, hint: usize) {
+        match self.first.take() {
+            None if self.rest.is_empty() => self.first = Some(data),
+            None => self.rest.extend_from_slice(&data),
+            Some(f) => {
+                self.rest.reserve(hint.max(f.len() + data.len()));
+                self.rest.extend_from_slice(&f);
+                self.rest.extend_from_slice(&data);
+            }
+        }
+    }
+
+    /// Everything read so far.
+    pub(crate) fn take(&mut self) -> Bytes {
+        self.first
+            .take()
+            .unwrap_or_else(|| std::mem::take(&mut self.rest).freeze())
+    }
 }
 
 impl Progress {
@@ -60,6 +94,7 @@ impl Progress {
             tls_version: "",
             remote_addr: None,
             request_headers: None,
+            body: BodyBuf::default(),
         }
     }
 

@@ -67,6 +67,7 @@ async fn reset_mid_body_is_1220() {
     assert_eq!(r.error_code, 1220, "{:?}", r.error);
     assert_eq!(r.error.unwrap().message, "read: connection reset by peer");
     assert!(r.hops[0].timings.receiving > Duration::ZERO);
+    assert_eq!(&r.body[..], b"partial", "k6 keeps the bytes that arrived");
 }
 
 #[tokio::test]
@@ -130,6 +131,7 @@ async fn timeout_covers_the_body() {
     req.timeout = Some(Duration::from_millis(150));
     let r = client().send(req).await;
     assert_eq!(r.error_code, 1050);
+    assert_eq!(&r.body[..], b"ab", "k6 keeps the bytes that arrived");
     let t = r.timings();
     near("receiving at timeout", t.receiving, 150.0, 60.0);
 }

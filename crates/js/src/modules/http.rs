@@ -467,7 +467,8 @@ pub(super) fn send(
     }
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let final_url = resp.url.to_string();
-    let no_body = resp.error.is_some() && resp.status == 0;
+    // A failure mid-body keeps what arrived (k6 does); one before any body has none.
+    let no_body = resp.error.is_some() && resp.status == 0 && resp.body.is_empty();
     let parts = response::Parts {
         method,
         url: url_text,
