@@ -144,6 +144,18 @@ pub(crate) fn cases(stderr: &str) -> BTreeMap<String, (u16, u32, String, String)
         .collect()
 }
 
+/// What k6 logs when a request stops at the default redirect limit.
+const REDIRECT_WARNING: &str = "level=warning msg=\"Stopped after 11 redirects and returned the redirection; pass { redirects: n } in request params or set global maxRedirects to silence this\"";
+
+/// The redirect-limit warnings of a run, without timestamp and URL.
+pub(crate) fn redirect_warnings(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("Stopped after"))
+        .filter_map(|l| Some(l.split_once(' ')?.1.rsplit_once(" url=")?.0.to_string()))
+        .collect()
+}
+
 /// (error_code, error) tag pairs of the `http_reqs` samples in a JSON output, sorted.
 pub(crate) fn error_tags(json_lines: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = json_lines
@@ -205,6 +217,13 @@ fn every_failure_has_k6s_code_and_message() {
         );
     }
     assert_eq!(got.len(), EXPECTED.len(), "{got:?}");
+    // Only the request relying on the default limit gets k6's warning.
+    let url = format!("url=\"http://127.0.0.1:{}/\"", srv.ports["redirect_loop"]);
+    assert_eq!(
+        redirect_warnings(&run.stderr),
+        vec![REDIRECT_WARNING.to_string()]
+    );
+    assert!(run.stderr.contains(&url), "{}", run.stderr);
 
     // The samples carry the same code and message as tags, once per failed request.
     let json = std::fs::read_to_string(&out).unwrap();
@@ -344,4 +363,38 @@ fn each_delay_lands_in_its_phase() {
         let sum = f("sending") + f("waiting") + f("receiving");
         assert!((f("duration") - sum).abs() < 1e-6, "{l}");
     }
+}
+
+#[test]
+fn an_explicit_max_redirects_silences_the_redirect_warning() {
+    let dir = Dir::new("http-redirect-warning");
+    let srv = Servers::faults();
+    let script = |options: &str| {
+        format!(
+            "import http from 'k6/http';\nexport const options = {{ {options} }};\n\
+             export default function () {{ http.get('http://127.0.0.1:{}/'); }}\n",
+            srv.ports["redirect_loop"]
+        )
+    };
+    let quiet = run_with_ports(&dir, &script("maxRedirects: 10"), "{}", &[]);
+    quiet.assert_code(0);
+    assert!(
+        redirect_warnings(&quiet.stderr).is_empty(),
+        "{}",
+        quiet.stderr
+    );
+    let quiet = run_with_ports(&dir, &script(""), "{}", &["--max-redirects", "3"]);
+    quiet.assert_code(0);
+    assert!(
+        redirect_warnings(&quiet.stderr).is_empty(),
+        "{}",
+        quiet.stderr
+    );
+    let warned = run_with_ports(&dir, &script(""), "{}", &[]);
+    assert_eq!(
+        redirect_warnings(&warned.stderr).len(),
+        1,
+        "{}",
+        warned.stderr
+    );
 }

@@ -6,8 +6,8 @@ use std::process::Command;
 use super::k6;
 use crate::http_errors::servers::Servers;
 use crate::http_errors::{
-    cases, error_tags, expected_phases, phases_over, tags_of_failed, DELAY, DELAYS_SCRIPT,
-    FAULTS_SCRIPT,
+    cases, error_tags, expected_phases, phases_over, redirect_warnings, tags_of_failed, DELAY,
+    DELAYS_SCRIPT, FAULTS_SCRIPT,
 };
 use crate::{rk6_env, Dir};
 
@@ -58,6 +58,9 @@ fn error_codes_and_messages_agree_with_k6() {
     assert_eq!(cases(&rk6_err), theirs);
     assert_eq!(error_tags(&rk6_json), error_tags(&k6_json));
     assert_eq!(tags_of_failed(&rk6_json), tags_of_failed(&k6_json));
+    let warnings = redirect_warnings(&k6_err);
+    assert_eq!(warnings.len(), 1, "{k6_err}");
+    assert_eq!(redirect_warnings(&rk6_err), warnings);
 }
 
 #[test]

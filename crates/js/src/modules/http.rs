@@ -454,6 +454,15 @@ pub(super) fn send(
         None => host.expected_statuses.borrow().clone(),
     };
     emit(&host, &params.tags, &resp, callback.as_deref());
+    if resp.too_many_redirects && params.redirects.is_none() && !host.shared.run.max_redirects_set {
+        let text = format!(
+            "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} in request params or set global maxRedirects to silence this",
+            resp.hops.len()
+        );
+        host.shared
+            .logger
+            .log(Level::Warning, &text, &[("url", &url_text)]);
+    }
     if let Some(err) = &resp.error {
         if host.shared.run.throw {
             // `throw`: the failure is the script's exception instead of a logged warning.
