@@ -22,8 +22,10 @@ const u = (name, path) => `http://127.0.0.1:${P[name]}${path || '/'}`;
 // A label over 63 bytes fails in the resolver library itself: no query leaves the machine.
 const UNRESOLVABLE = 'a'.repeat(64) + '.invalid';
 const short = { timeout: '300ms' };
+const PHASES = ['blocked', 'looking_up', 'connecting', 'tls_handshaking', 'sending', 'waiting', 'receiving'];
 function report(name, r) {
   console.log(`CASE ${name}|${r.status}|${r.error_code}|${JSON.stringify(r.body)}|${r.error}`);
+  console.log(`TIMED ${name} ${PHASES.filter((p) => r.timings[p] > 0).join(',')}`);
 }
 export const options = { iterations: 1 };
 export default function () {
@@ -153,6 +155,19 @@ pub(crate) fn redirect_warnings(stderr: &str) -> Vec<String> {
         .lines()
         .filter(|l| l.contains("Stopped after"))
         .filter_map(|l| Some(l.split_once(' ')?.1.rsplit_once(" url=")?.0.to_string()))
+        .collect()
+}
+
+/// The `TIMED` lines of a run: case → the phases that were not zero.
+pub(crate) fn timed(stderr: &str) -> BTreeMap<String, String> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("msg=\"TIMED ").nth(1)?;
+            let rest = rest.rsplit_once("\" source=console")?.0;
+            let (name, phases) = rest.split_once(' ').unwrap_or((rest, ""));
+            Some((name.to_string(), phases.to_string()))
+        })
         .collect()
 }
 

@@ -28,7 +28,9 @@
 //! "first byte read" meaningless there.
 //!
 //! A request that fails or times out still yields a hop with the phases it reached; the
-//! phase that was running is closed at the moment of failure.
+//! request phase (sending, waiting, receiving) that was running is closed at the moment of
+//! failure. As in k6, DNS, connect and TLS count only when they completed, and `blocked`
+//! only once a connection was held: a refused connection reports all zeros.
 //!
 //! # Errors
 //!

@@ -4,8 +4,10 @@
 //! start ─ blocked ─ conn_at ─ sending ─ send_end ─ waiting ─ first_byte ─ receiving ─ body_done
 //!          └ looking_up, connecting, tls_handshaking (new connections only) ┘
 //! ```
-//! A hop that fails or times out part-way gets the phases reached so far, with `now`
-//! closing the phase that was running.
+//! A hop that fails or times out part-way gets the phases completed so far, with `now`
+//! closing the request phase (sending, waiting, receiving) that was running. As in k6, a
+//! connection step that failed or was cut short counts 0, and so does `blocked` when no
+//! connection was obtained.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -130,7 +132,8 @@ impl Progress {
             ..Timings::default()
         };
         let Some(conn_at) = self.conn_at else {
-            t.blocked = now.saturating_duration_since(self.start);
+            // k6 records `blocked` only once a connection is held: a request that never got
+            // one (refused, DNS or TLS failure, timeout while connecting) reports 0.
             return t;
         };
         t.blocked = conn_at.saturating_duration_since(self.start);

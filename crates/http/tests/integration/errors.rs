@@ -18,7 +18,8 @@ async fn connection_refused_is_1212() {
     assert_eq!(r.error.unwrap().message, "dial: connection refused");
     assert_eq!(r.hops.len(), 1);
     assert_eq!(r.hops[0].status, 0);
-    assert!(r.hops[0].timings.connecting > Duration::ZERO);
+    // k6 counts only completed steps and `blocked` only once a connection is held.
+    assert_eq!(r.hops[0].timings, rk6_http::Timings::default());
 }
 
 #[tokio::test]
@@ -46,6 +47,7 @@ async fn unknown_host_is_1101_without_a_query() {
     assert_eq!((e.code, e.message.as_str()), (1101, "lookup: no such host"));
     assert_eq!(r.hops.len(), 1);
     assert_eq!(r.hops[0].error_code, 1101);
+    assert_eq!(r.hops[0].timings, rk6_http::Timings::default());
 }
 
 #[tokio::test]
@@ -277,4 +279,21 @@ async fn plain_http_answer_to_tls_is_1301() {
         (e.code, e.message.as_str()),
         (1301, "tls: first record does not look like a TLS handshake")
     );
+}
+
+#[tokio::test]
+async fn timeout_while_connecting_reports_no_phase() {
+    // A full backlog (0, with one connection queued) drops the SYN: the connect hangs.
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let l = sock.listen(0).unwrap();
+    let addr = l.local_addr().unwrap();
+    let _occupier = std::net::TcpStream::connect(addr).unwrap();
+    let mut req = Request::get(url(&format!("http://{addr}/")));
+    req.timeout = Some(Duration::from_millis(300));
+    let r = client().send(req).await;
+    assert_eq!(r.error_code, 1050, "{:?}", r.error);
+    // As k6: nothing completed, so every phase is 0 (not 300 ms of `blocked`).
+    assert_eq!(r.timings(), rk6_http::Timings::default());
+    drop(l);
 }
