@@ -13,6 +13,10 @@
 //!   client may add. On a loaded 2-core machine that latency occasionally spikes, and it
 //!   only ever adds time, so an attempt that misses the upper bound is retried (up to
 //!   [`ATTEMPTS`] times) while a missed lower bound fails at once.
+//! - that the phases next to the delayed one picked up no more than that same 2% of it (they
+//!   include a server wake-up, so an absolute 0.5 ms would test the machine's load), and
+//!   that what involves no server at all (`blocked` on a reused connection, `blocked`
+//!   beyond connect + TLS) stays within 0.5 ms.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -206,7 +210,7 @@ async fn waiting_is_the_servers_think_time_and_reuse_costs_nothing() {
             Duration::ZERO,
             Duration::ZERO,
         )?;
-        upper("receiving", t.receiving, Duration::ZERO, Duration::ZERO)?;
+        upper("receiving", t.receiving, Duration::ZERO, D)?;
         Ok(())
     })
     .await;
@@ -235,7 +239,7 @@ async fn receiving_spans_a_trickled_body() {
         // server's write by a wake-up, so only here the lower bound needs the tolerance.
         lower("receiving", t.receiving + tolerance(2 * D), 2 * D);
         upper("receiving", t.receiving, marks.span("head", "last"), 2 * D)?;
-        upper("waiting", t.waiting, Duration::ZERO, Duration::ZERO)?;
+        upper("waiting", t.waiting, Duration::ZERO, D)?;
         Ok(())
     })
     .await;
@@ -350,7 +354,7 @@ async fn tls_handshaking_holds_a_late_server_hello_and_reuse_skips_it() {
             t.connecting + t.tls_handshaking,
             Duration::ZERO,
         )?;
-        upper("waiting", t.waiting, Duration::ZERO, Duration::ZERO)?;
+        upper("waiting", t.waiting, Duration::ZERO, D)?;
 
         let r = second.timings();
         sum_holds(&r);
