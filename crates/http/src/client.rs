@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http::{HeaderMap, Method};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -77,7 +77,7 @@ impl Chain {
         });
     }
 
-    /// Ends the chain with a failed hop.
+    /// Ends the chain with a failed hop; any body bytes it got are kept, as k6 keeps them.
     fn fail(mut self, err: HttpError) -> Response {
         self.push_hop(0, "", Some(&err));
         Response {
@@ -85,7 +85,7 @@ impl Chain {
             reason: None,
             proto: "",
             headers: http::HeaderMap::new(),
-            body: Bytes::new(),
+            body: self.progress.body.take(),
             url: self.url,
             remote_addr: self.progress.remote_addr,
             tls_version: self.progress.tls_version,
@@ -299,14 +299,17 @@ impl Client {
                     let written = conn.stats.last_write().is_some();
                     let received = conn.stats.first_read().is_some();
                     // A kept-alive connection the server closed meanwhile: replay once on a
-                    // fresh one when that cannot duplicate a side effect (Go's rule).
-                    if reused && !fresh_only && !received && (!written || idempotent(&hop.method)) {
+                    // fresh one when that cannot duplicate a side effect (Go's rule, which k6 inherits).
+                    if reused && !fresh_only && !received && (!written || replayable(hop)) {
                         fresh_only = true;
                         progress.reset_connection();
                         continue;
                     }
                     let side = if written { Side::Read } else { Side::Write };
-                    return Err(error::from_hyper(&e, side));
+                    let malformed = (e.is_parse() || e.is_parse_status())
+                        .then(|| error::malformed_status_line(&conn.stats.head_sample()))
+                        .flatten();
+                    return Err(malformed.unwrap_or_else(|| error::from_hyper(&e, side)));
                 }
             }
         }
@@ -325,8 +328,6 @@ impl Client {
         let hint = content_length(&parts.headers)
             .unwrap_or(0)
             .min(MAX_PREALLOC);
-        let mut first: Option<Bytes> = None;
-        let mut buf = BytesMut::new();
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| error::from_hyper(&e, Side::Read))?;
             let Ok(data) = frame.into_data() else {
@@ -335,16 +336,7 @@ impl Client {
             if discard || data.is_empty() {
                 continue;
             }
-            // Single-chunk bodies are passed through without a copy.
-            match first.take() {
-                None if buf.is_empty() => first = Some(data),
-                None => buf.extend_from_slice(&data),
-                Some(f) => {
-                    buf.reserve(hint.max(f.len() + data.len()));
-                    buf.extend_from_slice(&f);
-                    buf.extend_from_slice(&data);
-                }
-            }
+            progress.body.push(data, hint);
         }
         progress.body_done = Some(Instant::now());
         let keep_alive = !self.config.no_connection_reuse
@@ -352,7 +344,7 @@ impl Client {
         if keep_alive {
             self.pool.put(key, conn);
         }
-        Ok(first.unwrap_or_else(|| buf.freeze()))
+        Ok(progress.body.take())
     }
 }
 
@@ -383,11 +375,13 @@ fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
     Ok(PoolKey { https, host, port })
 }
 
-fn idempotent(m: &Method) -> bool {
-    matches!(
-        m.as_str(),
-        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
-    )
+/// Go's `isReplayable`: safe methods, or any method carrying an idempotency key. PUT and
+/// DELETE are idempotent by RFC but Go (hence k6) does not replay them.
+fn replayable(hop: &HopRequest) -> bool {
+    matches!(hop.method.as_str(), "GET" | "HEAD" | "OPTIONS" | "TRACE")
+        || hop.headers.iter().any(|(k, _)| {
+            k.eq_ignore_ascii_case("idempotency-key") || k.eq_ignore_ascii_case("x-idempotency-key")
+        })
 }
 
 fn content_length(h: &HeaderMap) -> Option<usize> {

@@ -36,18 +36,20 @@ pub(crate) async fn connect(
         Host::Ipv4(ip) => IpAddr::V4(*ip),
         Host::Ipv6(ip) => IpAddr::V6(*ip),
         Host::Domain(name) => {
+            // Like k6, a phase that fails counts 0: only completed steps are recorded.
             let t0 = Instant::now();
-            let res = dns.resolve(name, key.port).await;
+            let ip = dns.resolve(name, key.port).await?;
             progress.looking_up = t0.elapsed();
-            res?
+            ip
         }
     };
     let addr = SocketAddr::new(ip, key.port);
 
     let t0 = Instant::now();
-    let tcp = TcpStream::connect(addr).await;
+    let tcp = TcpStream::connect(addr)
+        .await
+        .map_err(|e| error::from_dial(&e))?;
     progress.connecting = t0.elapsed();
-    let tcp = tcp.map_err(|e| error::from_dial(&e))?;
     // Go's dialer disables Nagle; small request heads must not wait for ACKs.
     let _ = tcp.set_nodelay(true);
 
@@ -68,9 +70,9 @@ pub(crate) async fn connect(
     let t0 = Instant::now();
     let tls_stream = tokio_rustls::TlsConnector::from(tls_config.clone())
         .connect(server_name, counted)
-        .await;
+        .await
+        .map_err(|e| error::from_tls(&key.host, &e))?;
     progress.tls_handshaking = t0.elapsed();
-    let tls_stream = tls_stream.map_err(|e| error::from_tls(&key.host, &e))?;
     let (_, session) = tls_stream.get_ref();
     let version = tls::version_name(session.protocol_version());
     let h2 = session.alpn_protocol() == Some(b"h2");

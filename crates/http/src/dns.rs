@@ -36,12 +36,7 @@ impl DnsCache {
             .find(|ip| ip.is_ipv4())
             .or_else(|| addrs.first())
             .copied()
-            .ok_or_else(|| {
-                HttpError::new(
-                    error::DNS_NO_SUCH_HOST,
-                    format!("lookup {host}: no such host"),
-                )
-            })?;
+            .ok_or_else(error::no_such_host)?;
         self.entries.insert(host.to_owned(), (ip, now));
         Ok(ip)
     }

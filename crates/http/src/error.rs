@@ -31,6 +31,8 @@ pub const TCP_DIAL_REFUSED: u32 = 1212;
 pub const TCP_RESET_BY_PEER: u32 = 1220;
 /// Generic TLS failure.
 pub const TLS_GENERIC: u32 = 1300;
+/// The server did not answer with TLS (e.g. plain HTTP on an `https` URL).
+pub const TLS_HEADER: u32 = 1301;
 /// The certificate chain does not lead to a trusted root.
 pub const TLS_UNKNOWN_AUTHORITY: u32 = 1310;
 /// The certificate is not valid for the requested host name.
@@ -114,7 +116,8 @@ pub(crate) fn from_dial(e: &io::Error) -> HttpError {
 }
 
 /// Maps a failed name lookup.
-pub(crate) fn from_dns(host: &str, e: &io::Error) -> HttpError {
+/// k6 words lookup errors without the host (or resolver address), hence `_host` unused.
+pub(crate) fn from_dns(_host: &str, e: &io::Error) -> HttpError {
     let text = e.to_string();
     let lower = text.to_ascii_lowercase();
     // getaddrinfo's EAI_NONAME / EAI_NODATA texts; everything else (EAI_AGAIN, …) is generic.
@@ -123,10 +126,15 @@ pub(crate) fn from_dns(host: &str, e: &io::Error) -> HttpError {
         || lower.contains("no such host")
         || lower.contains("nodename nor servname")
     {
-        HttpError::new(DNS_NO_SUCH_HOST, format!("lookup {host}: no such host"))
+        no_such_host()
     } else {
-        HttpError::new(DNS_GENERIC, format!("lookup {host}: {text}"))
+        HttpError::new(DNS_GENERIC, format!("lookup: {text}"))
     }
+}
+
+/// The error for a name that resolves to nothing, worded as k6 words it.
+pub(crate) fn no_such_host() -> HttpError {
+    HttpError::new(DNS_NO_SUCH_HOST, "lookup: no such host")
 }
 
 /// Maps a failed TLS handshake (tokio-rustls reports rustls errors wrapped in io::Error).
@@ -137,21 +145,82 @@ pub(crate) fn from_tls(host: &str, e: &io::Error) -> HttpError {
     from_io(e, Side::Read)
 }
 
-fn from_rustls(host: &str, e: &rustls::Error) -> HttpError {
+/// k6 words certificate errors without the host name, hence `_host` unused.
+fn from_rustls(_host: &str, e: &rustls::Error) -> HttpError {
     use rustls::CertificateError as C;
     match e {
-        rustls::Error::InvalidCertificate(C::UnknownIssuer) => HttpError::new(
-            TLS_UNKNOWN_AUTHORITY,
-            "x509: certificate signed by unknown authority",
-        ),
+        rustls::Error::InvalidCertificate(C::UnknownIssuer) => unknown_authority(),
+        // A self-signed certificate that is its own CA: webpki stops at "CA used as end
+        // entity" before it would find the issuer unknown, which is what Go reports.
+        rustls::Error::InvalidCertificate(C::Other(o))
+            if format!("{o:?}").contains("CaUsedAsEndEntity") =>
+        {
+            unknown_authority()
+        }
         rustls::Error::InvalidCertificate(
             C::NotValidForName | C::NotValidForNameContext { .. },
         ) => HttpError::new(
             TLS_HOSTNAME_MISMATCH,
-            format!("x509: certificate is not valid for {host}"),
+            "x509: certificate doesn't match hostname",
+        ),
+        rustls::Error::InvalidCertificate(
+            C::Expired | C::ExpiredContext { .. } | C::NotValidYet | C::NotValidYetContext { .. },
+        ) => HttpError::new(
+            TLS_GENERIC,
+            "x509: certificate has expired or is not yet valid",
+        ),
+        // The first bytes were not a TLS record at all (typically plain HTTP).
+        rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType
+            | rustls::InvalidMessage::UnknownProtocolVersion,
+        ) => HttpError::new(
+            TLS_HEADER,
+            "tls: first record does not look like a TLS handshake",
         ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
+}
+
+fn unknown_authority() -> HttpError {
+    HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
+}
+
+/// Go's message for a response head whose status line does not parse, from the first
+/// bytes of the response; `None` when the status line is fine (the fault is in a header).
+///
+/// Go checks, in this order: a space after the protocol, a three-digit status code, then
+/// the protocol version.
+pub(crate) fn malformed_status_line(head: &[u8]) -> Option<HttpError> {
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let line = line.strip_suffix('\r').unwrap_or(&line);
+    let err = |what: &str, token: &str| {
+        Some(HttpError::new(
+            GENERIC,
+            format!("malformed HTTP {what} {token:?}"),
+        ))
+    };
+    let Some((proto, status)) = line.split_once(' ') else {
+        return err("response", line);
+    };
+    let status = status.trim_start_matches(' ');
+    let code = status.split_once(' ').map_or(status, |(c, _)| c);
+    if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_digit()) {
+        return err("status code", code);
+    }
+    let version_ok = proto
+        .strip_prefix("HTTP/")
+        .and_then(|v| v.split_once('.'))
+        .is_some_and(|(a, b)| {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        });
+    if !version_ok {
+        return err("version", proto);
+    }
+    None
 }
 
 /// Maps an I/O error seen while talking on an established connection.
@@ -252,6 +321,47 @@ mod tests {
         assert_eq!(from_dns("x.invalid", &e).code, 1101);
         let e = io::Error::other("Temporary failure in name resolution");
         assert_eq!(from_dns("x", &e).code, 1100);
+    }
+
+    #[test]
+    fn malformed_status_lines_quote_the_token_go_rejects() {
+        let msg = |h: &[u8]| malformed_status_line(h).map(|e| e.message);
+        assert_eq!(
+            msg(b"this is not http\r\n\r\n").as_deref(),
+            Some("malformed HTTP status code \"is\"")
+        );
+        assert_eq!(
+            msg(b"garbage\r\n").as_deref(),
+            Some("malformed HTTP response \"garbage\"")
+        );
+        assert_eq!(
+            msg(b"HTTX/1.1 200 OK\r\n").as_deref(),
+            Some("malformed HTTP version \"HTTX/1.1\"")
+        );
+        assert_eq!(msg(b"HTTP/1.1 200 OK\r\nBad Header\r\n"), None);
+        assert_eq!(msg(b"HTTP/1.1 404\r\n"), None);
+    }
+
+    #[test]
+    fn tls_messages_are_k6s() {
+        use rustls::CertificateError as C;
+        let m = |e: rustls::Error| from_rustls("h", &e);
+        assert_eq!(
+            m(rustls::Error::InvalidCertificate(C::UnknownIssuer)),
+            HttpError::new(1310, "x509: unknown authority")
+        );
+        assert_eq!(
+            m(rustls::Error::InvalidCertificate(C::NotValidForName)).code,
+            1311
+        );
+        assert_eq!(
+            m(rustls::Error::InvalidMessage(
+                rustls::InvalidMessage::InvalidContentType
+            ))
+            .code,
+            1301
+        );
+        assert_eq!(m(rustls::Error::InvalidCertificate(C::Expired)).code, 1300);
     }
 
     #[test]

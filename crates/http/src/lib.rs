@@ -28,7 +28,9 @@
 //! "first byte read" meaningless there.
 //!
 //! A request that fails or times out still yields a hop with the phases it reached; the
-//! phase that was running is closed at the moment of failure.
+//! request phase (sending, waiting, receiving) that was running is closed at the moment of
+//! failure. As in k6, DNS, connect and TLS count only when they completed, and `blocked`
+//! only once a connection was held: a refused connection reports all zeros.
 //!
 //! # Errors
 //!
@@ -152,7 +154,8 @@ pub struct Response {
     /// Response headers as received (empty on error); [`Response::header_list`] gives
     /// k6's presentation. Kept raw because most scripts never look at them.
     pub headers: http::HeaderMap,
-    /// Decoded body (gzip/deflate/br/zstd); empty when discarded or on error.
+    /// Decoded body (gzip/deflate/br/zstd); empty when discarded; on an error mid-body,
+    /// the raw bytes read before it.
     pub body: Bytes,
     /// Final URL after redirects.
     pub url: Url,

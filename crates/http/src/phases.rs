@@ -4,12 +4,16 @@
 //! start ─ blocked ─ conn_at ─ sending ─ send_end ─ waiting ─ first_byte ─ receiving ─ body_done
 //!          └ looking_up, connecting, tls_handshaking (new connections only) ┘
 //! ```
-//! A hop that fails or times out part-way gets the phases reached so far, with `now`
-//! closing the phase that was running.
+//! A hop that fails or times out part-way gets the phases completed so far, with `now`
+//! closing the request phase (sending, waiting, receiving) that was running. As in k6, a
+//! connection step that failed or was cut short counts 0, and so does `blocked` when no
+//! connection was obtained.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
 
 use crate::timing_io::IoStats;
 use crate::Timings;
@@ -39,6 +43,38 @@ pub(crate) struct Progress {
     pub(crate) remote_addr: Option<SocketAddr>,
     /// Headers of the request as sent on this hop.
     pub(crate) request_headers: Option<http::HeaderMap>,
+    /// Body bytes read so far, kept here so that a failure or timeout mid-body can still
+    /// hand them out (k6 returns the partial body with the error).
+    pub(crate) body: BodyBuf,
+}
+
+/// A response body being read; a single chunk is kept without a copy.
+#[derive(Debug, Default)]
+pub(crate) struct BodyBuf {
+    first: Option<Bytes>,
+    rest: BytesMut,
+}
+
+impl BodyBuf {
+    /// Appends a chunk; `hint` is the expected total size for the first reallocation.
+    pub(crate) fn push(&mut self, data: Bytes, hint: usize) {
+        match self.first.take() {
+            None if self.rest.is_empty() => self.first = Some(data),
+            None => self.rest.extend_from_slice(&data),
+            Some(f) => {
+                self.rest.reserve(hint.max(f.len() + data.len()));
+                self.rest.extend_from_slice(&f);
+                self.rest.extend_from_slice(&data);
+            }
+        }
+    }
+
+    /// Everything read so far.
+    pub(crate) fn take(&mut self) -> Bytes {
+        self.first
+            .take()
+            .unwrap_or_else(|| std::mem::take(&mut self.rest).freeze())
+    }
 }
 
 impl Progress {
@@ -60,6 +96,7 @@ impl Progress {
             tls_version: "",
             remote_addr: None,
             request_headers: None,
+            body: BodyBuf::default(),
         }
     }
 
@@ -95,7 +132,8 @@ impl Progress {
             ..Timings::default()
         };
         let Some(conn_at) = self.conn_at else {
-            t.blocked = now.saturating_duration_since(self.start);
+            // k6 records `blocked` only once a connection is held: a request that never got
+            // one (refused, DNS or TLS failure, timeout while connecting) reports 0.
             return t;
         };
         t.blocked = conn_at.saturating_duration_since(self.start);

@@ -12,7 +12,7 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,20 @@ pub(crate) struct IoStats {
     first_read: AtomicU64,
     /// `last_write` as it was when `first_read` was taken: the end of sending.
     write_at_first_read: AtomicU64,
+    /// The start of the first read since `arm`, kept so that a response head hyper cannot
+    /// parse can be reported with Go's message, which quotes the offending token.
+    head: Mutex<HeadSample>,
 }
+
+/// Up to [`HEAD_SAMPLE`] bytes of the first read of a response.
+#[derive(Debug)]
+struct HeadSample {
+    buf: [u8; HEAD_SAMPLE],
+    len: usize,
+}
+
+/// Enough for any status line worth quoting in an error message.
+const HEAD_SAMPLE: usize = 64;
 
 impl IoStats {
     pub(crate) fn new() -> Arc<Self> {
@@ -42,6 +55,10 @@ impl IoStats {
             last_write: AtomicU64::new(0),
             first_read: AtomicU64::new(0),
             write_at_first_read: AtomicU64::new(0),
+            head: Mutex::new(HeadSample {
+                buf: [0; HEAD_SAMPLE],
+                len: 0,
+            }),
         })
     }
 
@@ -81,6 +98,12 @@ impl IoStats {
         self.instant(self.first_read.load(Ordering::Acquire))
     }
 
+    /// The first bytes read since `arm` (the start of the response head).
+    pub(crate) fn head_sample(&self) -> Vec<u8> {
+        let h = self.head.lock().unwrap_or_else(|p| p.into_inner());
+        h.buf[..h.len].to_vec()
+    }
+
     /// When the last write before the first read completed (end of the request).
     pub(crate) fn write_before_first_read(&self) -> Option<Instant> {
         self.instant(self.write_at_first_read.load(Ordering::Acquire))
@@ -97,7 +120,8 @@ impl IoStats {
         }
     }
 
-    fn on_read(&self, n: usize, timed: bool) {
+    fn on_read(&self, data: &[u8], timed: bool) {
+        let n = data.len();
         if n == 0 {
             return;
         }
@@ -110,6 +134,12 @@ impl IoStats {
             {
                 let w = self.last_write.load(Ordering::Acquire);
                 self.write_at_first_read.store(w, Ordering::Release);
+                // Only the first read of a response: one short copy per request, no lock
+                // contention (the connection serves one request at a time).
+                let mut h = self.head.lock().unwrap_or_else(|p| p.into_inner());
+                let len = n.min(HEAD_SAMPLE);
+                h.buf[..len].copy_from_slice(&data[..len]);
+                h.len = len;
             }
         } else {
             self.read.fetch_add(n as u64, Ordering::Relaxed);
@@ -150,12 +180,12 @@ impl<S> MeteredIo<S> {
         }
     }
 
-    fn record_read(&self, n: usize) {
+    fn record_read(&self, data: &[u8]) {
         if self.role != Role::Time {
-            self.stats.on_read(n, false);
+            self.stats.on_read(data, false);
         }
         if self.role != Role::Count {
-            self.stats.on_read(n, true);
+            self.stats.on_read(data, true);
         }
     }
 }
@@ -170,7 +200,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for MeteredIo<S> {
         let before = buf.filled().len();
         let res = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = res {
-            this.record_read(buf.filled().len() - before);
+            this.record_read(&buf.filled()[before..]);
         }
         res
     }
@@ -228,11 +258,17 @@ mod tests {
         s.on_write(10, true);
         s.on_write(10, false);
         let w = s.last_write().unwrap();
-        s.on_read(5, true);
-        s.on_read(5, false);
+        s.on_read(b"HTTP/", true);
+        s.on_read(b"HTTP/", false);
+        s.on_read(b"1.1 200", true);
+        assert_eq!(s.head_sample(), b"HTTP/", "only the first read is sampled");
         assert_eq!(s.write_before_first_read(), Some(w));
         assert!(s.first_read().unwrap() >= w);
         assert_eq!((s.bytes_written(), s.bytes_read()), (10, 5));
+        let long = [b'x'; 100];
+        s.arm();
+        s.on_read(&long, true);
+        assert_eq!(s.head_sample().len(), HEAD_SAMPLE);
         s.arm();
         assert!(s.first_read().is_none() && s.last_write().is_none());
     }

@@ -36,6 +36,9 @@ pub struct RunOptions {
     pub min_iteration_duration: Option<Duration>,
     /// `systemTags`, when given.
     pub system_tags: Option<SystemTags>,
+    /// `maxRedirects` was given (by script, config, env or flag); without it k6 warns when a
+    /// request without its own `redirects` stops at the default limit.
+    pub max_redirects_set: bool,
 }
 
 impl RunOptions {
@@ -86,6 +89,7 @@ impl RunOptions {
             discard_response_bodies: flag("discardResponseBodies"),
             min_iteration_duration,
             system_tags,
+            max_redirects_set: !matches!(options.get("maxRedirects"), None | Some(Value::Null)),
         })
     }
 }

@@ -359,7 +359,13 @@ pub async fn tls_server(pki: &Pki, opts: TlsOpts) -> TestServer {
     raw_server(move |stream, _| {
         let acceptor = acceptor.clone();
         async move {
-            tokio::time::sleep(delay).await;
+            if !delay.is_zero() {
+                // Hold the ServerHello back from the moment the ClientHello is in, so the
+                // whole delay falls inside the client's handshake.
+                let mut probe = [0u8; 1];
+                let _ = stream.peek(&mut probe).await;
+                tokio::time::sleep(delay).await;
+            }
             let Ok(tls) = acceptor.accept(stream).await else {
                 return;
             };

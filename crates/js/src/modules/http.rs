@@ -483,6 +483,15 @@ fn finish_send(
         None => host.expected_statuses.borrow().clone(),
     };
     emit(&host, &params.tags, &resp, callback.as_deref());
+    if resp.too_many_redirects && params.redirects.is_none() && !host.shared.run.max_redirects_set {
+        let text = format!(
+            "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} in request params or set global maxRedirects to silence this",
+            resp.hops.len()
+        );
+        host.shared
+            .logger
+            .log(Level::Warning, &text, &[("url", &url_text)]);
+    }
     if let Some(err) = &resp.error {
         if host.shared.run.throw {
             // `throw`: the failure is the script's exception instead of a logged warning.
@@ -497,7 +506,8 @@ fn finish_send(
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let status_text = resp.status_text();
     let final_url = resp.url.to_string();
-    let no_body = resp.error.is_some() && resp.status == 0;
+    // A failure mid-body keeps what arrived (k6 does); one before any body has none.
+    let no_body = resp.error.is_some() && resp.status == 0 && resp.body.is_empty();
     let parts = response::Parts {
         method,
         url: url_text,
@@ -563,8 +573,11 @@ fn emit(
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
+        // A request that got no response has no protocol and k6 leaves the tag off.
+        if !hop.proto.is_empty() {
+            pairs.push(("proto", hop.proto));
+        }
         pairs.extend([
-            ("proto", hop.proto),
             ("status", status.as_str()),
             ("method", hop.method.as_str()),
             ("url", url),
