@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use url::Host;
 
 use crate::dns::DnsCache;
@@ -17,12 +17,16 @@ use crate::error::{self, HttpError};
 use crate::phases::Progress;
 use crate::pool::{Conn, PoolKey, Sender};
 use crate::timing_io::{IoStats, MeteredIo, Role};
+use crate::target::resolve_target;
 use crate::tls;
+use crate::ClientConfig;
 
 /// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
 pub(crate) async fn connect(
     key: &PoolKey,
     dns: &mut DnsCache,
+    config: &ClientConfig,
+    local_ip: Option<IpAddr>,
     tls_config: &Arc<rustls::ClientConfig>,
     progress: &mut Progress,
 ) -> Result<Conn, HttpError> {
@@ -32,20 +36,16 @@ pub(crate) async fn connect(
             format!("invalid host {:?}: {e}", key.host),
         )
     })?;
-    let ip = match &host {
-        Host::Ipv4(ip) => IpAddr::V4(*ip),
-        Host::Ipv6(ip) => IpAddr::V6(*ip),
-        Host::Domain(name) => {
-            let t0 = Instant::now();
-            let res = dns.resolve(name, key.port).await;
-            progress.looking_up = t0.elapsed();
-            res?
-        }
-    };
-    let addr = SocketAddr::new(ip, key.port);
+    let t0 = Instant::now();
+    let addr = resolve_target(&host, key.port, config, dns).await;
+    // IP literals skip DNS: only a lookup (override, cache or resolver) counts as looking up.
+    if matches!(host, Host::Domain(_)) {
+        progress.looking_up = t0.elapsed();
+    }
+    let addr = addr?;
 
     let t0 = Instant::now();
-    let tcp = TcpStream::connect(addr).await;
+    let tcp = dial(addr, local_ip).await;
     progress.connecting = t0.elapsed();
     let tcp = tcp.map_err(|e| error::from_dial(&e))?;
     // Go's dialer disables Nagle; small request heads must not wait for ACKs.
@@ -80,6 +80,20 @@ pub(crate) async fn connect(
     } else {
         handshake_h1(io, stats, version, addr).await
     }
+}
+
+/// TCP connect, from `local_ip` when the VU has one (`localIPs`).
+async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(local) = local_ip else {
+        return TcpStream::connect(addr).await;
+    };
+    let socket = if local.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.bind(SocketAddr::new(local, 0))?;
+    socket.connect(addr).await
 }
 
 async fn handshake_h1<S>(
