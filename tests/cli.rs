@@ -5,6 +5,7 @@ mod data;
 mod event_loop;
 mod html;
 mod http_extras;
+mod net_options;
 mod parity;
 mod prometheus;
 mod report;

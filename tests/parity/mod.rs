@@ -1,6 +1,8 @@
 //! Side-by-side runs of the same scripts under the real k6 (when installed) and rk6:
 //! exit codes, check counts per group and threshold verdicts must agree.
 
+mod net_rules;
+
 use std::path::Path;
 use std::process::Command;
 

@@ -16,8 +16,8 @@ use crate::dns::DnsCache;
 use crate::error::{self, HttpError};
 use crate::phases::Progress;
 use crate::pool::{Conn, PoolKey, Sender};
-use crate::timing_io::{IoStats, MeteredIo, Role};
 use crate::target::resolve_target;
+use crate::timing_io::{IoStats, MeteredIo, Role};
 use crate::tls;
 use crate::ClientConfig;
 

@@ -104,8 +104,20 @@ impl Default for DnsOptions {
 impl DnsPolicy {
     /// The addresses this policy allows, in resolver order; empty if none fits.
     pub(crate) fn filter(self, addrs: &[IpAddr]) -> Vec<IpAddr> {
-        let v4 = || addrs.iter().copied().filter(IpAddr::is_ipv4).collect::<Vec<_>>();
-        let v6 = || addrs.iter().copied().filter(IpAddr::is_ipv6).collect::<Vec<_>>();
+        let v4 = || {
+            addrs
+                .iter()
+                .copied()
+                .filter(IpAddr::is_ipv4)
+                .collect::<Vec<_>>()
+        };
+        let v6 = || {
+            addrs
+                .iter()
+                .copied()
+                .filter(IpAddr::is_ipv6)
+                .collect::<Vec<_>>()
+        };
         match self {
             Self::Any => addrs.to_vec(),
             Self::OnlyIPv4 => v4(),
@@ -258,7 +270,10 @@ mod tests {
         let e = "foo".parse::<DnsSelect>().unwrap_err();
         assert_eq!(e.to_string(), "foo does not belong to DNSSelect values");
         let e = "roundrobin".parse::<DnsPolicy>().unwrap_err();
-        assert_eq!(e.to_string(), "roundrobin does not belong to DNSPolicy values");
+        assert_eq!(
+            e.to_string(),
+            "roundrobin does not belong to DNSPolicy values"
+        );
     }
 
     #[tokio::test]

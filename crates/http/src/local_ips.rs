@@ -33,7 +33,11 @@ fn bits(ip: IpAddr) -> (u128, bool) {
 fn parse_range(s: &str) -> Option<Range> {
     if let Ok(ip) = s.parse::<IpAddr>() {
         let (first, v6) = bits(ip);
-        return Some(Range { first, count: 1, v6 });
+        return Some(Range {
+            first,
+            count: 1,
+            v6,
+        });
     }
     if let Some((a, b)) = s.split_once('-') {
         let (first, v6) = bits(a.trim().parse().ok()?);
@@ -50,7 +54,11 @@ fn parse_range(s: &str) -> Option<Range> {
     let prefix: u32 = prefix.parse().ok().filter(|p| *p <= width)?;
     let host_bits = width - prefix;
     let count = 1u128.checked_shl(host_bits).unwrap_or(u128::MAX);
-    let first = if host_bits >= 128 { 0 } else { addr >> host_bits << host_bits };
+    let first = if host_bits >= 128 {
+        0
+    } else {
+        addr >> host_bits << host_bits
+    };
     Some(Range { first, count, v6 })
 }
 

@@ -64,7 +64,10 @@ mod tests {
         assert!(waits[0] < Duration::from_millis(5), "{waits:?}");
         for (i, w) in waits.iter().enumerate().skip(1) {
             let expect = Duration::from_millis(100 * i as u64);
-            assert!(*w <= expect && *w + Duration::from_millis(50) > expect, "{waits:?}");
+            assert!(
+                *w <= expect && *w + Duration::from_millis(50) > expect,
+                "{waits:?}"
+            );
         }
     }
 
@@ -77,7 +80,11 @@ mod tests {
                 std::thread::spawn(move || (0..250).map(|_| l.reserve()).max().unwrap())
             })
             .collect();
-        let longest = handles.into_iter().map(|h| h.join().unwrap()).max().unwrap();
+        let longest = handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .max()
+            .unwrap();
         // 1000 reservations at 1 ms each: the last waits about a second.
         assert!(longest > Duration::from_millis(900), "{longest:?}");
     }

@@ -54,8 +54,7 @@ fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
 /// A DNS name (letters, digits, `-`, `_`, dots), the shape k6 accepts in patterns.
 fn is_name(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
@@ -173,8 +172,8 @@ pub struct HostnameBlocklist {
 impl HostnameBlocklist {
     /// Adds one pattern, e.g. `*.example.com` or `api.example.com`.
     pub fn insert(&mut self, pattern: &str) -> Result<(), RuleError> {
-        let (name, wildcard) = name_pattern(pattern)
-            .ok_or_else(|| RuleError::HostnamePattern(pattern.to_owned()))?;
+        let (name, wildcard) =
+            name_pattern(pattern).ok_or_else(|| RuleError::HostnamePattern(pattern.to_owned()))?;
         let p = Pattern {
             name,
             wildcard,
@@ -219,7 +218,9 @@ impl Cidr {
     /// Whether `ip` is in the range (families never mix).
     pub fn contains(&self, ip: IpAddr) -> bool {
         let (a, b, bits) = match (self.net, ip) {
-            (IpAddr::V4(n), IpAddr::V4(i)) => (u128::from(n.to_bits()), u128::from(i.to_bits()), 32),
+            (IpAddr::V4(n), IpAddr::V4(i)) => {
+                (u128::from(n.to_bits()), u128::from(i.to_bits()), 32)
+            }
             (IpAddr::V6(n), IpAddr::V6(i)) => (n.to_bits(), i.to_bits(), 128),
             _ => return false,
         };
@@ -246,7 +247,10 @@ pub(crate) async fn resolve_target(
         url::Host::Ipv6(ip) => SocketAddr::new(IpAddr::V6(*ip), port),
         url::Host::Domain(name) => {
             if config.block_hostnames.blocking(name).is_some() {
-                return Err(HttpError::new(error::BLOCKED_HOSTNAME, "hostname is blocked"));
+                return Err(HttpError::new(
+                    error::BLOCKED_HOSTNAME,
+                    "hostname is blocked",
+                ));
             }
             match config.hosts.lookup(name, port) {
                 Some(t) => {
@@ -302,8 +306,16 @@ mod tests {
         assert_eq!(hit(&h, "a.w.test", 5), s("127.0.0.1", Some(9000)));
         assert_eq!(hit(&h, "a.b.w.test", 5), s("127.0.0.1", Some(9000)));
         assert_eq!(hit(&h, "w.test", 5), None, "a wildcard needs a subdomain");
-        assert_eq!(hit(&h, "x.w.test", 5), s("127.0.0.2", None), "exact beats wildcard");
-        assert_eq!(hit(&h, "a.deep.w.test", 5), s("127.0.0.3", None), "longest suffix");
+        assert_eq!(
+            hit(&h, "x.w.test", 5),
+            s("127.0.0.2", None),
+            "exact beats wildcard"
+        );
+        assert_eq!(
+            hit(&h, "a.deep.w.test", 5),
+            s("127.0.0.3", None),
+            "longest suffix"
+        );
         assert_eq!(hit(&h, "mixed.test", 5), s("::1", None));
         assert_eq!(hit(&h, "name.test", 5), s("localhost", Some(81)));
         assert_eq!(hit(&h, "other.test", 5), None);
@@ -356,7 +368,11 @@ mod tests {
         assert!("1.2.3.4/33".parse::<Cidr>().is_err());
     }
 
-    async fn go(config: &ClientConfig, dns: &mut DnsCache, h: &str) -> Result<SocketAddr, HttpError> {
+    async fn go(
+        config: &ClientConfig,
+        dns: &mut DnsCache,
+        h: &str,
+    ) -> Result<SocketAddr, HttpError> {
         resolve_target(&url::Host::parse(h).unwrap(), 80, config, dns).await
     }
 
