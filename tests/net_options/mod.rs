@@ -181,6 +181,15 @@ export default function () {{
     assert!(run.stdout.contains("100.00% 2 out of 2"), "{}", run.stdout);
 }
 
+/// Flags, environment, script options, expected exit code and message.
+type Case<'a> = (
+    Vec<&'a str>,
+    Vec<(&'a str, &'a str)>,
+    Option<String>,
+    i32,
+    &'a str,
+);
+
 #[test]
 fn invalid_network_options_are_rejected_like_k6() {
     let dir = Dir::new("badnet");
@@ -191,7 +200,7 @@ fn invalid_network_options_are_rejected_like_k6() {
             &format!("export const options = {{ iterations: 1, {opts} }};\nexport default function () {{}}"),
         )
     };
-    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, Option<String>, i32, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             vec!["--dns", "select=foo"],
             vec![],
