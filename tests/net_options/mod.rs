@@ -102,6 +102,7 @@ export const options = {{
     'port.test:80': '127.0.0.1:{port}',
     'named.test': 'localhost:{port}',
     'port.test': '127.0.0.2',
+    '127.0.0.3': '127.0.0.1',
   }},
 }};
 export default function () {{
@@ -114,13 +115,16 @@ export default function () {{
   check(http.get('http://a.b.wild.test:1/get'), {{ 'wildcard with port': (r) => r.status === 200 && r.remote_port === {port} }});
   check(http.get('http://port.test/get'), {{ 'key with the default port': (r) => r.status === 200 }});
   check(http.get('http://named.test:9/get'), {{ 'value is a name': (r) => r.status === 200 }});
+  check(http.get('http://127.0.0.3:{port}/get'), {{
+    'ipv4 literal key': (r) => r.status === 200 && r.remote_ip === '127.0.0.1' && r.timings.looking_up === 0,
+  }});
   const other = http.get('http://port.test:{port}/get', {{ timeout: '5s' }});
   check(other, {{ 'other ports use the key without one': (r) => r.error_code === 1212 }});
 }}
 "#
     );
     let export = run_checked(&dir, &script, &[]);
-    assert_eq!(count(&export, "http_reqs"), 6.0);
+    assert_eq!(count(&export, "http_reqs"), 7.0);
 }
 
 #[test]

@@ -36,13 +36,7 @@ pub(crate) async fn connect(
             format!("invalid host {:?}: {e}", key.host),
         )
     })?;
-    let t0 = Instant::now();
-    let addr = resolve_target(&host, key.port, config, dns).await;
-    // IP literals skip DNS: only a lookup (override, cache or resolver) counts as looking up.
-    if matches!(host, Host::Domain(_)) {
-        progress.looking_up = t0.elapsed();
-    }
-    let addr = addr?;
+    let addr = resolve_target(&host, key.port, config, dns, &mut progress.looking_up).await?;
 
     let t0 = Instant::now();
     let tcp = dial(addr, local_ip).await;

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
 
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError};
@@ -235,16 +236,36 @@ impl std::fmt::Display for Cidr {
     }
 }
 
-/// Resolves the address to connect to for `host:port` (an IP literal or a name).
+/// Where a request goes once overrides are applied.
+enum Dest<'a> {
+    /// Nothing left to resolve.
+    Ip(IpAddr),
+    /// A name for DNS.
+    Name(&'a str),
+}
+
+/// Resolves the address to connect to for `host:port` (an IP literal or a name); time
+/// spent in DNS (cache included, overrides to an IP excluded) goes to `looking_up`.
 pub(crate) async fn resolve_target(
     host: &url::Host<String>,
     port: u16,
     config: &ClientConfig,
     dns: &mut DnsCache,
+    looking_up: &mut Duration,
 ) -> Result<SocketAddr, HttpError> {
-    let addr = match host {
-        url::Host::Ipv4(ip) => SocketAddr::new(IpAddr::V4(*ip), port),
-        url::Host::Ipv6(ip) => SocketAddr::new(IpAddr::V6(*ip), port),
+    // Overrides first: the result is an address, or a name left to DNS.
+    let (dest, port) = match host {
+        url::Host::Ipv4(ip) => {
+            // k6 applies `hosts` to IPv4 literals too.
+            let target = (!config.hosts.is_empty())
+                .then(|| config.hosts.lookup(&ip.to_string(), port))
+                .flatten();
+            match target {
+                Some(t) => t.address(port),
+                None => (Dest::Ip(IpAddr::V4(*ip)), port),
+            }
+        }
+        url::Host::Ipv6(ip) => (Dest::Ip(IpAddr::V6(*ip)), port),
         url::Host::Domain(name) => {
             if config.block_hostnames.blocking(name).is_some() {
                 return Err(HttpError::new(
@@ -253,22 +274,35 @@ pub(crate) async fn resolve_target(
                 ));
             }
             match config.hosts.lookup(name, port) {
-                Some(t) => {
-                    let port = t.port.unwrap_or(port);
-                    let ip = match t.ip {
-                        Some(ip) => ip,
-                        None => dns.resolve(&t.host, port, &config.dns).await?,
-                    };
-                    SocketAddr::new(ip, port)
-                }
-                None => SocketAddr::new(dns.resolve(name, port, &config.dns).await?, port),
+                Some(t) => t.address(port),
+                None => (Dest::Name(name), port),
             }
         }
     };
-    if config.blacklist_ips.iter().any(|c| c.contains(addr.ip())) {
+    let ip = match dest {
+        Dest::Ip(ip) => ip,
+        Dest::Name(name) => {
+            let t0 = Instant::now();
+            let ip = dns.resolve(name, port, &config.dns).await;
+            *looking_up = t0.elapsed();
+            ip?
+        }
+    };
+    if config.blacklist_ips.iter().any(|c| c.contains(ip)) {
         return Err(HttpError::new(error::BLACKLISTED_IP, "ip is blacklisted"));
     }
-    Ok(addr)
+    Ok(SocketAddr::new(ip, port))
+}
+
+impl Target {
+    /// The address or name, and the port, this target stands for.
+    fn address(&self, port: u16) -> (Dest<'_>, u16) {
+        let port = self.port.unwrap_or(port);
+        match self.ip {
+            Some(ip) => (Dest::Ip(ip), port),
+            None => (Dest::Name(&self.host), port),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -373,7 +407,15 @@ mod tests {
         dns: &mut DnsCache,
         h: &str,
     ) -> Result<SocketAddr, HttpError> {
-        resolve_target(&url::Host::parse(h).unwrap(), 80, config, dns).await
+        let mut looking_up = Duration::ZERO;
+        resolve_target(
+            &url::Host::parse(h).unwrap(),
+            80,
+            config,
+            dns,
+            &mut looking_up,
+        )
+        .await
     }
 
     #[tokio::test]
@@ -390,5 +432,25 @@ mod tests {
         assert_eq!((e.code, e.message.as_str()), (1110, "ip is blacklisted"));
         let ok = go(&config, &mut dns, "ok.test").await.unwrap();
         assert_eq!(ok, "127.0.0.1:9".parse().unwrap());
+    }
+
+    #[tokio::test]
+    async fn ipv4_literals_are_overridden_and_overrides_to_ips_take_no_lookup_time() {
+        let mut config = ClientConfig::default();
+        config.hosts.insert("127.0.0.3", "127.0.0.1").unwrap();
+        config.hosts.insert("name.test", "localhost:81").unwrap();
+        let mut dns = DnsCache::default();
+        let mut looking_up = Duration::from_secs(9);
+        let host = url::Host::parse("127.0.0.3").unwrap();
+        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        assert_eq!(addr.unwrap(), "127.0.0.1:80".parse().unwrap());
+        assert_eq!(looking_up, Duration::from_secs(9), "no lookup, no time");
+        let host = url::Host::parse("name.test").unwrap();
+        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        assert_eq!(addr.unwrap(), "127.0.0.1:81".parse().unwrap());
+        assert!(
+            looking_up < Duration::from_secs(9),
+            "a name value is looked up"
+        );
     }
 }
