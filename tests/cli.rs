@@ -6,6 +6,7 @@ mod event_loop;
 mod html;
 mod http_errors;
 mod http_extras;
+mod net_options;
 mod parity;
 mod prometheus;
 mod report;

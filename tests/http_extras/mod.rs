@@ -310,13 +310,13 @@ fn options_and_params_rk6_cannot_honour_fail_loudly() {
     let dir = Dir::new("not-yet");
     let (run, _) = run_export(
         &dir,
-        "export const options = { hosts: { 'shop.test': '127.0.0.1' } };\nexport default function () {}\n",
+        "export const options = { tlsCipherSuites: ['TLS_AES_128_GCM_SHA256'] };\nexport default function () {}\n",
         &["--address", ""],
     );
     run.assert_code(104);
     assert!(
         run.stderr
-            .contains("\\\"hosts\\\" is not supported by rk6 yet"),
+            .contains("\\\"tlsCipherSuites\\\" is not supported by rk6 yet"),
         "{}",
         run.stderr
     );

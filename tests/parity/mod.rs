@@ -2,6 +2,7 @@
 //! exit codes, check counts per group and threshold verdicts must agree.
 
 mod http_faults;
+mod net_rules;
 
 use std::path::Path;
 use std::process::Command;

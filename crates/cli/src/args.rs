@@ -148,6 +148,21 @@ pub struct RunArgs {
     /// Do not reuse connections at all.
     #[arg(long = "no-connection-reuse")]
     pub no_connection_reuse: bool,
+    /// DNS cache and address choice, e.g. ttl=1m,select=roundRobin,policy=onlyIPv4.
+    #[arg(long = "dns", value_name = "CONFIG")]
+    pub dns: Option<String>,
+    /// Never connect to this CIDR range; repeatable or comma-separated.
+    #[arg(long = "blacklist-ip", value_name = "CIDR")]
+    pub blacklist_ip: Vec<String>,
+    /// Never connect to names matching these patterns (leading `*` wildcard), comma-separated.
+    #[arg(long = "block-hostnames", value_name = "PATTERNS")]
+    pub block_hostnames: Option<String>,
+    /// Source IPs, ranges (a-b) or CIDRs handed to VUs in turn, comma-separated.
+    #[arg(long = "local-ips", value_name = "IPS")]
+    pub local_ips: Option<String>,
+    /// Limit all VUs together to this many requests per second.
+    #[arg(long = "rps")]
+    pub rps: Option<i64>,
     /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
     #[arg(long = "console-output", value_name = "FILE")]
     pub console_output: Option<PathBuf>,

@@ -8,6 +8,7 @@ mod control_client;
 mod demo;
 mod exit;
 mod inspect;
+mod net_options;
 mod new;
 mod options;
 mod progress;

@@ -63,6 +63,7 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_SUMMARY_MODE") {
         m.insert("summaryMode".into(), Value::String(v));
     }
+    crate::net_options::env_layer(env, &mut m)?;
     Ok(m)
 }
 
@@ -121,7 +122,7 @@ pub fn config_layer(path: &std::path::Path) -> Result<Map<String, Value>, String
     Ok(m)
 }
 
-fn cli_layer(args: &RunArgs) -> Map<String, Value> {
+fn cli_layer(args: &RunArgs) -> Result<Map<String, Value>, String> {
     let mut m = Map::new();
     if let Some(v) = args.vus {
         m.insert("vus".into(), v.into());
@@ -173,7 +174,8 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
             .collect();
         m.insert("tags".into(), Value::Object(tags));
     }
-    m
+    crate::net_options::cli_layer(args, &mut m)?;
+    Ok(m)
 }
 
 const SHORTCUTS: &[&str] = &["duration", "iterations", "stages"];
@@ -225,6 +227,10 @@ pub(crate) const OPTION_KEYS: &[&str] = &[
 /// Option keys k6 accepts that `k6 inspect` does not print.
 const OTHER_OPTIONS: &[&str] = &["consoleOutput", "localIPs", "cloud", "summaryMode"];
 
+/// Only `--local-ips`/`K6_LOCAL_IPS` set this: k6 ignores it in a script (with the
+/// unknown-field warning) and in a config file.
+const CLI_ONLY: &str = "localIPs";
+
 /// Whether k6 knows the option key.
 fn is_known(key: &str) -> bool {
     OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key)
@@ -232,18 +238,7 @@ fn is_known(key: &str) -> bool {
 
 /// Options k6 has that would change what the test does, which rk6 does not implement yet:
 /// setting one stops the run instead of silently running a different test.
-const NOT_YET: &[&str] = &[
-    "dns",
-    "hosts",
-    "tlsVersion",
-    "tlsCipherSuites",
-    "tlsAuth",
-    "httpDebug",
-    "blacklistIPs",
-    "blockHostnames",
-    "localIPs",
-    "rps",
-];
+const NOT_YET: &[&str] = &["tlsVersion", "tlsCipherSuites", "tlsAuth", "httpDebug"];
 
 /// The message for the first option set that rk6 cannot honour yet.
 pub fn unsupported(options: &Map<String, Value>) -> Option<String> {
@@ -266,7 +261,12 @@ pub fn unsupported(options: &Map<String, Value>) -> Option<String> {
 pub fn unknown_keys(script: &Value) -> Vec<String> {
     script
         .as_object()
-        .map(|m| m.keys().filter(|k| !is_known(k)).cloned().collect())
+        .map(|m| {
+            m.keys()
+                .filter(|k| !is_known(k) || *k == CLI_ONLY)
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -292,8 +292,12 @@ pub fn consolidate(
         ("config", config),
         ("script", script),
         ("environment", env_layer(&env)?),
-        ("cli", cli_layer(args)),
+        ("cli", cli_layer(args)?),
     ] {
+        let mut layer = layer;
+        if matches!(layer_name, "config" | "script") {
+            layer.remove(CLI_ONLY);
+        }
         let sets_shortcut = SHORTCUTS.iter().any(|k| layer.contains_key(*k));
         if sets_shortcut && options.contains_key("scenarios") {
             options.remove("scenarios");
@@ -307,6 +311,11 @@ pub fn consolidate(
             }
         }
         for (k, v) in layer {
+            let v = if k == "dns" {
+                crate::net_options::merge_dns(options.get("dns"), v)
+            } else {
+                v
+            };
             options.insert(k, v);
         }
     }
@@ -423,10 +432,13 @@ mod tests {
     #[test]
     fn unsupported_options_are_named() {
         let opts = |v: Value| v.as_object().unwrap().clone();
-        assert!(unsupported(&opts(json!({"hosts": {}, "rps": 0}))).is_none());
-        let msg = unsupported(&opts(json!({"hosts": {"a.test": "127.0.0.1"}}))).unwrap();
+        assert!(unsupported(&opts(
+            json!({"tlsAuth": [], "hosts": {"a.test": "127.0.0.1"}})
+        ))
+        .is_none());
+        let msg = unsupported(&opts(json!({"httpDebug": "full"}))).unwrap();
         assert!(
-            msg.contains("\"hosts\" is not supported by rk6 yet"),
+            msg.contains("\"httpDebug\" is not supported by rk6 yet"),
             "{msg}"
         );
         assert!(unsupported(&opts(json!({"tlsVersion": "tls1.2"}))).is_some());

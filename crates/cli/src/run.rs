@@ -184,6 +184,10 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     if let Some(msg) = crate::options::unsupported(&options) {
         return fail(&logger, ExitCode::InvalidConfig, &msg, None);
     }
+    let mut http = http_config(&options);
+    if let Err((code, msg)) = crate::net_options::apply(&options, &mut http) {
+        return fail(&logger, code, &msg, None);
+    }
     let run_options = match rk6_js::RunOptions::from_options(&options) {
         Ok(o) => o,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
@@ -274,7 +278,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         program: program.clone(),
         registry: registry.clone(),
         samples: collector.sender(),
-        http: Arc::new(http_config(&options)),
+        http: Arc::new(http),
         tags: string_map(options.get("tags")),
         no_cookies_reset: options
             .get("noCookiesReset")

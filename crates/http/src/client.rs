@@ -31,6 +31,8 @@ pub struct Client {
     pool: Pool,
     dns: DnsCache,
     jar: CookieJar,
+    /// Source address of this VU's connections (`localIPs`).
+    local_ip: Option<std::net::IpAddr>,
 }
 
 /// A response head and its connection, before the body is read.
@@ -116,6 +118,16 @@ impl Client {
             pool: Pool::default(),
             dns: DnsCache::default(),
             jar: CookieJar::default(),
+            local_ip: None,
+        }
+    }
+
+    /// A client for VU `vu_id`, binding its connections to the VU's `localIPs` address.
+    pub fn for_vu(config: Arc<ClientConfig>, vu_id: u64) -> Self {
+        let local_ip = config.local_ips.as_ref().map(|p| p.for_vu(vu_id));
+        Self {
+            local_ip,
+            ..Self::new(config)
         }
     }
 
@@ -131,6 +143,10 @@ impl Client {
 
     /// Sends one request, following redirects; failures become [`Response::error`].
     pub async fn send(&mut self, req: Request) -> Response {
+        // As in k6, the wait for the global rate comes before the request and its timeout.
+        if let Some(limit) = &self.config.rps {
+            limit.wait().await;
+        }
         let timeout = req.timeout.unwrap_or(self.config.timeout);
         let mut chain = Chain {
             hops: Vec::new(),
@@ -262,7 +278,11 @@ impl Client {
                 Some(c) => c,
                 // Boxed: new connections are rare, and the TLS handshake's state would
                 // otherwise make every request's future several KiB larger to move.
-                None => Box::pin(connect(key, &mut self.dns, &self.tls, progress)).await?,
+                None => {
+                    let (config, local_ip) = (&self.config, self.local_ip);
+                    Box::pin(connect(key, &mut self.dns, config, local_ip, &self.tls, progress))
+                        .await?
+                }
             };
             progress.conn_at = Some(Instant::now());
             progress.h2 = conn.is_h2();

@@ -9,20 +9,24 @@ use std::time::Instant;
 
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use url::Host;
 
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError};
 use crate::phases::Progress;
 use crate::pool::{Conn, PoolKey, Sender};
+use crate::target::resolve_target;
 use crate::timing_io::{IoStats, MeteredIo, Role};
 use crate::tls;
+use crate::ClientConfig;
 
 /// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
 pub(crate) async fn connect(
     key: &PoolKey,
     dns: &mut DnsCache,
+    config: &ClientConfig,
+    local_ip: Option<IpAddr>,
     tls_config: &Arc<rustls::ClientConfig>,
     progress: &mut Progress,
 ) -> Result<Conn, HttpError> {
@@ -32,21 +36,10 @@ pub(crate) async fn connect(
             format!("invalid host {:?}: {e}", key.host),
         )
     })?;
-    let ip = match &host {
-        Host::Ipv4(ip) => IpAddr::V4(*ip),
-        Host::Ipv6(ip) => IpAddr::V6(*ip),
-        Host::Domain(name) => {
-            // Like k6, a phase that fails counts 0: only completed steps are recorded.
-            let t0 = Instant::now();
-            let ip = dns.resolve(name, key.port).await?;
-            progress.looking_up = t0.elapsed();
-            ip
-        }
-    };
-    let addr = SocketAddr::new(ip, key.port);
+    let addr = resolve_target(&host, key.port, config, dns, &mut progress.looking_up).await?;
 
     let t0 = Instant::now();
-    let tcp = TcpStream::connect(addr)
+    let tcp = dial(addr, local_ip)
         .await
         .map_err(|e| error::from_dial(&e))?;
     progress.connecting = t0.elapsed();
@@ -82,6 +75,20 @@ pub(crate) async fn connect(
     } else {
         handshake_h1(io, stats, version, addr).await
     }
+}
+
+/// TCP connect, from `local_ip` when the VU has one (`localIPs`).
+async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(local) = local_ip else {
+        return TcpStream::connect(addr).await;
+    };
+    let socket = if local.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.bind(SocketAddr::new(local, 0))?;
+    socket.connect(addr).await
 }
 
 async fn handshake_h1<S>(

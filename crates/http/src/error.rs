@@ -17,6 +17,10 @@ pub const REQUEST_TIMEOUT: u32 = 1050;
 pub const DNS_GENERIC: u32 = 1100;
 /// The name does not resolve.
 pub const DNS_NO_SUCH_HOST: u32 = 1101;
+/// The address is in a `blacklistIPs` range.
+pub const BLACKLISTED_IP: u32 = 1110;
+/// The name matches a `blockHostnames` pattern.
+pub const BLOCKED_HOSTNAME: u32 = 1111;
 /// Generic TCP failure.
 pub const TCP_GENERIC: u32 = 1200;
 /// Writing to a socket the peer already closed.

@@ -48,9 +48,12 @@ mod decode;
 mod dns;
 pub mod error;
 mod headers;
+mod local_ips;
 mod phases;
 mod pool;
+mod rate;
 mod redirect;
+mod target;
 mod timing_io;
 mod tls;
 
@@ -62,9 +65,13 @@ use url::Url;
 
 pub use client::Client;
 pub use cookies::CookieJar;
+pub use dns::{DnsOptions, DnsPolicy, DnsSelect, DnsValueError};
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
 pub use headers::{request_headers as request_header_list, response_headers as header_list};
+pub use local_ips::{LocalIps, LocalIpsError};
+pub use rate::RateLimiter;
+pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
 pub use tls::TlsCache;
 
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
@@ -84,6 +91,18 @@ pub struct ClientConfig {
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// The rustls config built from the fields above on first use; leave at default.
     pub tls_cache: TlsCache,
+    /// DNS cache and address choice (`dns`).
+    pub dns: DnsOptions,
+    /// Name → address overrides (`hosts`).
+    pub hosts: HostOverrides,
+    /// Names never connected to (`blockHostnames`, error 1111).
+    pub block_hostnames: HostnameBlocklist,
+    /// Addresses never connected to (`blacklistIPs`, error 1110).
+    pub blacklist_ips: Vec<Cidr>,
+    /// Source addresses handed to VUs by id (`localIPs`); `None` lets the OS choose.
+    pub local_ips: Option<LocalIps>,
+    /// Global request rate limit shared by all clients of the config (`rps`).
+    pub rps: Option<std::sync::Arc<RateLimiter>>,
 }
 
 impl Default for ClientConfig {
@@ -96,6 +115,12 @@ impl Default for ClientConfig {
             no_connection_reuse: false,
             extra_root_certs_pem: Vec::new(),
             tls_cache: TlsCache::default(),
+            dns: DnsOptions::default(),
+            hosts: HostOverrides::default(),
+            block_hostnames: HostnameBlocklist::default(),
+            blacklist_ips: Vec::new(),
+            local_ips: None,
+            rps: None,
         }
     }
 }

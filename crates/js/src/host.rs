@@ -83,7 +83,7 @@ impl Drop for Host {
 impl Host {
     pub(crate) fn new(vu_id: u64, shared: Arc<Shared>) -> Rc<Host> {
         let samples = SampleBuffer::with_system_tags(shared.run.system_tags.clone());
-        let http = Client::new(shared.http.clone());
+        let http = Client::for_vu(shared.http.clone(), vu_id);
         Rc::new(Host {
             vu_id,
             iteration: RefCell::new(None),

@@ -1,0 +1,457 @@
+//! Where a request connects: k6's `hosts` overrides, `blockHostnames`, `blacklistIPs`, then
+//! DNS. Hostname blocking is checked before any override or lookup, IP blacklisting on the
+//! address finally chosen (IP literals included), as k6 does.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use crate::dns::DnsCache;
+use crate::error::{self, HttpError};
+use crate::ClientConfig;
+
+/// An invalid `hosts`, `blockHostnames` or `blacklistIPs` entry (k6's messages).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// A `hosts` key that is not a name, `*.name`, or either with `:port`.
+    #[error("invalid host pattern '{0}'")]
+    HostPattern(String),
+    /// A `hosts` value that is not a name or IP, optionally with a port.
+    #[error("invalid host value '{0}'")]
+    HostValue(String),
+    /// A `blockHostnames` entry with a `*` anywhere but at the start.
+    #[error("invalid hostname pattern '{0}'")]
+    HostnamePattern(String),
+    /// A `blacklistIPs` entry that is not a CIDR.
+    #[error("failed to parse CIDR '{0}': invalid CIDR address: {0}")]
+    Cidr(String),
+}
+
+/// What a `hosts` entry sends a name to: an IP or another name, maybe a different port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Target {
+    host: String,
+    ip: Option<IpAddr>,
+    port: Option<u16>,
+}
+
+/// A `name` or `*.suffix` pattern, lower-cased, with an optional port.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Pattern {
+    /// The name, or for a wildcard the suffix including its leading dot.
+    name: String,
+    wildcard: bool,
+    port: Option<u16>,
+}
+
+/// Splits `name:port`; a bare name has no port.
+fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
+    match s.rsplit_once(':') {
+        Some((name, port)) => Some((name, Some(port.parse().ok()?))),
+        None => Some((s, None)),
+    }
+}
+
+/// A DNS name (letters, digits, `-`, `_`, dots), the shape k6 accepts in patterns.
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Parses a `*.suffix` or exact name pattern (no port).
+fn name_pattern(s: &str) -> Option<(String, bool)> {
+    let lower = s.to_ascii_lowercase();
+    match lower.strip_prefix('*') {
+        Some("") => Some((String::new(), true)),
+        Some(rest) if is_name(rest) => Some((rest.to_owned(), true)),
+        Some(_) => None,
+        None if is_name(&lower) => Some((lower, false)),
+        None => None,
+    }
+}
+
+impl Pattern {
+    fn matches(&self, host: &str) -> bool {
+        if self.wildcard {
+            host.len() > self.name.len() && ends_with_ignore_case(host, &self.name)
+        } else {
+            host.eq_ignore_ascii_case(&self.name)
+        }
+    }
+}
+
+fn ends_with_ignore_case(s: &str, suffix: &str) -> bool {
+    s.len() >= suffix.len()
+        && s.as_bytes()[s.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// k6's `hosts` option: exact names win over wildcards, and a key with the request's port
+/// over one without; among wildcards the longest suffix wins.
+#[derive(Clone, Debug, Default)]
+pub struct HostOverrides {
+    exact: HashMap<(String, Option<u16>), Target>,
+    wildcards: Vec<(Pattern, Target)>,
+}
+
+impl HostOverrides {
+    /// Adds `key` (`name`, `*.name`, either with `:port`) → `value` (IP or name, `:port`).
+    pub fn insert(&mut self, key: &str, value: &str) -> Result<(), RuleError> {
+        let bad_key = || RuleError::HostPattern(key.to_owned());
+        let (name, port) = split_port(key).ok_or_else(bad_key)?;
+        let (name, wildcard) = name_pattern(name).ok_or_else(bad_key)?;
+        let target = parse_target(value).ok_or_else(|| RuleError::HostValue(value.to_owned()))?;
+        if wildcard {
+            let pattern = Pattern {
+                name,
+                wildcard,
+                port,
+            };
+            self.wildcards.retain(|(p, _)| *p != pattern);
+            self.wildcards.push((pattern, target));
+            // Longest suffix first, so the first match is the most specific.
+            self.wildcards
+                .sort_by_key(|(p, _)| std::cmp::Reverse((p.name.len(), p.port.is_some())));
+        } else {
+            self.exact.insert((name, port), target);
+        }
+        Ok(())
+    }
+
+    /// True when no override is set.
+    pub fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.wildcards.is_empty()
+    }
+
+    fn lookup(&self, host: &str, port: u16) -> Option<&Target> {
+        if self.is_empty() {
+            return None;
+        }
+        let lower = host.to_ascii_lowercase();
+        self.exact
+            .get(&(lower.clone(), Some(port)))
+            .or_else(|| self.exact.get(&(lower, None)))
+            .or_else(|| {
+                self.wildcards
+                    .iter()
+                    .find(|(p, _)| p.port.is_none_or(|pp| pp == port) && p.matches(host))
+                    .map(|(_, t)| t)
+            })
+    }
+}
+
+/// `ip`, `name`, `ip:port`, `name:port`, `[v6]:port`, or a bare IPv6 address.
+fn parse_target(value: &str) -> Option<Target> {
+    if let Ok(ip) = value.parse::<IpAddr>() {
+        return Some(Target {
+            host: value.to_owned(),
+            ip: Some(ip),
+            port: None,
+        });
+    }
+    if let Ok(sa) = value.parse::<SocketAddr>() {
+        return Some(Target {
+            host: sa.ip().to_string(),
+            ip: Some(sa.ip()),
+            port: Some(sa.port()),
+        });
+    }
+    let (name, port) = split_port(value)?;
+    is_name(name).then(|| Target {
+        host: name.to_owned(),
+        ip: None,
+        port,
+    })
+}
+
+/// k6's `blockHostnames`: case-insensitive names with an optional leading `*`.
+#[derive(Clone, Debug, Default)]
+pub struct HostnameBlocklist {
+    patterns: Vec<(Pattern, String)>,
+}
+
+impl HostnameBlocklist {
+    /// Adds one pattern, e.g. `*.example.com` or `api.example.com`.
+    pub fn insert(&mut self, pattern: &str) -> Result<(), RuleError> {
+        let (name, wildcard) =
+            name_pattern(pattern).ok_or_else(|| RuleError::HostnamePattern(pattern.to_owned()))?;
+        let p = Pattern {
+            name,
+            wildcard,
+            port: None,
+        };
+        self.patterns.push((p, pattern.to_owned()));
+        Ok(())
+    }
+
+    /// The pattern blocking `host`, if any.
+    fn blocking(&self, host: &str) -> Option<&str> {
+        self.patterns
+            .iter()
+            .find(|(p, _)| p.matches(host))
+            .map(|(_, text)| text.as_str())
+    }
+}
+
+/// One `blacklistIPs` range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cidr {
+    net: IpAddr,
+    prefix: u8,
+}
+
+impl std::str::FromStr for Cidr {
+    type Err = RuleError;
+    fn from_str(s: &str) -> Result<Self, RuleError> {
+        let bad = || RuleError::Cidr(s.to_owned());
+        let (ip, prefix) = s.split_once('/').ok_or_else(bad)?;
+        let net: IpAddr = ip.parse().map_err(|_| bad())?;
+        let prefix: u8 = prefix.parse().map_err(|_| bad())?;
+        let max = if net.is_ipv4() { 32 } else { 128 };
+        if prefix > max {
+            return Err(bad());
+        }
+        Ok(Self { net, prefix })
+    }
+}
+
+impl Cidr {
+    /// Whether `ip` is in the range (families never mix).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let (a, b, bits) = match (self.net, ip) {
+            (IpAddr::V4(n), IpAddr::V4(i)) => {
+                (u128::from(n.to_bits()), u128::from(i.to_bits()), 32)
+            }
+            (IpAddr::V6(n), IpAddr::V6(i)) => (n.to_bits(), i.to_bits(), 128),
+            _ => return false,
+        };
+        let shift = bits - u32::from(self.prefix);
+        shift >= 128 || (a >> shift) == (b >> shift)
+    }
+}
+
+impl std::fmt::Display for Cidr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.net, self.prefix)
+    }
+}
+
+/// Where a request goes once overrides are applied.
+enum Dest<'a> {
+    /// Nothing left to resolve.
+    Ip(IpAddr),
+    /// A name for DNS.
+    Name(&'a str),
+}
+
+/// Resolves the address to connect to for `host:port` (an IP literal or a name); time
+/// spent in DNS (cache included, overrides to an IP excluded) goes to `looking_up`.
+pub(crate) async fn resolve_target(
+    host: &url::Host<String>,
+    port: u16,
+    config: &ClientConfig,
+    dns: &mut DnsCache,
+    looking_up: &mut Duration,
+) -> Result<SocketAddr, HttpError> {
+    // Overrides first: the result is an address, or a name left to DNS.
+    let (dest, port) = match host {
+        url::Host::Ipv4(ip) => {
+            // k6 applies `hosts` to IPv4 literals too.
+            let target = (!config.hosts.is_empty())
+                .then(|| config.hosts.lookup(&ip.to_string(), port))
+                .flatten();
+            match target {
+                Some(t) => t.address(port),
+                None => (Dest::Ip(IpAddr::V4(*ip)), port),
+            }
+        }
+        url::Host::Ipv6(ip) => (Dest::Ip(IpAddr::V6(*ip)), port),
+        url::Host::Domain(name) => {
+            if config.block_hostnames.blocking(name).is_some() {
+                return Err(HttpError::new(
+                    error::BLOCKED_HOSTNAME,
+                    "hostname is blocked",
+                ));
+            }
+            match config.hosts.lookup(name, port) {
+                Some(t) => t.address(port),
+                None => (Dest::Name(name), port),
+            }
+        }
+    };
+    let ip = match dest {
+        Dest::Ip(ip) => ip,
+        Dest::Name(name) => {
+            // Like k6, a phase that fails counts 0: only completed steps are recorded.
+            let t0 = Instant::now();
+            let ip = dns.resolve(name, port, &config.dns).await?;
+            *looking_up = t0.elapsed();
+            ip
+        }
+    };
+    if config.blacklist_ips.iter().any(|c| c.contains(ip)) {
+        return Err(HttpError::new(error::BLACKLISTED_IP, "ip is blacklisted"));
+    }
+    Ok(SocketAddr::new(ip, port))
+}
+
+impl Target {
+    /// The address or name, and the port, this target stands for.
+    fn address(&self, port: u16) -> (Dest<'_>, u16) {
+        let port = self.port.unwrap_or(port);
+        match self.ip {
+            Some(ip) => (Dest::Ip(ip), port),
+            None => (Dest::Name(&self.host), port),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overrides(pairs: &[(&str, &str)]) -> HostOverrides {
+        let mut h = HostOverrides::default();
+        for (k, v) in pairs {
+            h.insert(k, v).unwrap();
+        }
+        h
+    }
+
+    fn hit(h: &HostOverrides, host: &str, port: u16) -> Option<(String, Option<u16>)> {
+        h.lookup(host, port).map(|t| (t.host.clone(), t.port))
+    }
+
+    #[test]
+    fn hosts_exact_port_and_wildcard_precedence() {
+        let h = overrides(&[
+            ("myapp.test", "127.0.0.1"),
+            ("port.test:80", "127.0.0.1:8080"),
+            ("*.w.test", "127.0.0.1:9000"),
+            ("x.w.test", "127.0.0.2"),
+            ("*.deep.w.test", "127.0.0.3"),
+            ("MIXED.test", "::1"),
+            ("name.test", "localhost:81"),
+        ]);
+        let s = |h: &str, p: Option<u16>| Some((h.to_string(), p));
+        assert_eq!(hit(&h, "myapp.test", 1), s("127.0.0.1", None));
+        assert_eq!(hit(&h, "MyApp.Test", 1), s("127.0.0.1", None));
+        assert_eq!(hit(&h, "port.test", 80), s("127.0.0.1", Some(8080)));
+        assert_eq!(hit(&h, "port.test", 81), None, "the key's port must match");
+        assert_eq!(hit(&h, "a.w.test", 5), s("127.0.0.1", Some(9000)));
+        assert_eq!(hit(&h, "a.b.w.test", 5), s("127.0.0.1", Some(9000)));
+        assert_eq!(hit(&h, "w.test", 5), None, "a wildcard needs a subdomain");
+        assert_eq!(
+            hit(&h, "x.w.test", 5),
+            s("127.0.0.2", None),
+            "exact beats wildcard"
+        );
+        assert_eq!(
+            hit(&h, "a.deep.w.test", 5),
+            s("127.0.0.3", None),
+            "longest suffix"
+        );
+        assert_eq!(hit(&h, "mixed.test", 5), s("::1", None));
+        assert_eq!(hit(&h, "name.test", 5), s("localhost", Some(81)));
+        assert_eq!(hit(&h, "other.test", 5), None);
+    }
+
+    #[test]
+    fn bad_host_patterns_are_rejected_with_k6_messages() {
+        let mut h = HostOverrides::default();
+        let e = h.insert("a*.test", "127.0.0.1").unwrap_err();
+        assert_eq!(e.to_string(), "invalid host pattern 'a*.test'");
+        assert!(h.insert("[::1]:80", "127.0.0.1").is_err());
+        assert!(h.insert("a.test:http", "127.0.0.1").is_err());
+        assert!(h.insert("a.test", "[::1]:80").is_ok());
+        assert!(h.insert("a.test", "not a host").is_err());
+    }
+
+    #[test]
+    fn blocked_hostnames() {
+        let mut b = HostnameBlocklist::default();
+        b.insert("*.blocked.test").unwrap();
+        b.insert("Exact.test").unwrap();
+        assert_eq!(b.blocking("x.blocked.test"), Some("*.blocked.test"));
+        assert_eq!(b.blocking("a.b.BLOCKED.test"), Some("*.blocked.test"));
+        assert_eq!(b.blocking("blocked.test"), None);
+        assert_eq!(b.blocking("EXACT.TEST"), Some("Exact.test"));
+        assert_eq!(b.blocking("sub.exact.test"), None);
+        let e = b.insert("a*b").unwrap_err();
+        assert_eq!(e.to_string(), "invalid hostname pattern 'a*b'");
+    }
+
+    #[test]
+    fn cidrs() {
+        let c: Cidr = "127.0.0.0/30".parse().unwrap();
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert!(c.contains(ip("127.0.0.3")));
+        assert!(!c.contains(ip("127.0.0.4")));
+        assert!(!c.contains(ip("::1")));
+        let all: Cidr = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains(ip("8.8.8.8")));
+        let v6: Cidr = "fd00::/8".parse().unwrap();
+        assert!(v6.contains(ip("fd12::1")));
+        assert!(!v6.contains(ip("fe80::1")));
+        let one: Cidr = "::1/128".parse().unwrap();
+        assert!(one.contains(ip("::1")));
+        let e = "1.2.3.4".parse::<Cidr>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "failed to parse CIDR '1.2.3.4': invalid CIDR address: 1.2.3.4"
+        );
+        assert!("1.2.3.4/33".parse::<Cidr>().is_err());
+    }
+
+    async fn go(
+        config: &ClientConfig,
+        dns: &mut DnsCache,
+        h: &str,
+    ) -> Result<SocketAddr, HttpError> {
+        let mut looking_up = Duration::ZERO;
+        resolve_target(
+            &url::Host::parse(h).unwrap(),
+            80,
+            config,
+            dns,
+            &mut looking_up,
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn blocking_comes_before_overrides_and_blacklist_after() {
+        let mut config = ClientConfig::default();
+        config.hosts.insert("both.test", "127.0.0.2").unwrap();
+        config.hosts.insert("ok.test", "127.0.0.1:9").unwrap();
+        config.block_hostnames.insert("both.test").unwrap();
+        config.blacklist_ips.push("127.0.0.2/32".parse().unwrap());
+        let mut dns = DnsCache::default();
+        let e = go(&config, &mut dns, "both.test").await.unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (1111, "hostname is blocked"));
+        let e = go(&config, &mut dns, "127.0.0.2").await.unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (1110, "ip is blacklisted"));
+        let ok = go(&config, &mut dns, "ok.test").await.unwrap();
+        assert_eq!(ok, "127.0.0.1:9".parse().unwrap());
+    }
+
+    #[tokio::test]
+    async fn ipv4_literals_are_overridden_and_overrides_to_ips_take_no_lookup_time() {
+        let mut config = ClientConfig::default();
+        config.hosts.insert("127.0.0.3", "127.0.0.1").unwrap();
+        config.hosts.insert("name.test", "localhost:81").unwrap();
+        let mut dns = DnsCache::default();
+        let mut looking_up = Duration::from_secs(9);
+        let host = url::Host::parse("127.0.0.3").unwrap();
+        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        assert_eq!(addr.unwrap(), "127.0.0.1:80".parse().unwrap());
+        assert_eq!(looking_up, Duration::from_secs(9), "no lookup, no time");
+        let host = url::Host::parse("name.test").unwrap();
+        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        assert_eq!(addr.unwrap(), "127.0.0.1:81".parse().unwrap());
+        assert!(
+            looking_up < Duration::from_secs(9),
+            "a name value is looked up"
+        );
+    }
+}
