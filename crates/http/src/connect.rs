@@ -54,7 +54,7 @@ pub(crate) async fn connect(
     let stats = IoStats::new();
     if !key.https {
         let io = MeteredIo::new(tcp, stats.clone(), Role::Both);
-        return handshake_h1(io, stats, "", addr).await;
+        return handshake_h1(io, stats, ("", ""), addr).await;
     }
 
     let server_name = match host {
@@ -72,20 +72,20 @@ pub(crate) async fn connect(
     progress.tls_handshaking = t0.elapsed();
     let tls_stream = tls_stream.map_err(|e| error::from_tls(&key.host, &e))?;
     let (_, session) = tls_stream.get_ref();
-    let version = tls::version_name(session.protocol_version());
+    let negotiated = tls::negotiated(session);
     let h2 = session.alpn_protocol() == Some(b"h2");
     let io = MeteredIo::new(tls_stream, stats.clone(), Role::Time);
     if h2 {
-        handshake_h2(io, stats, version, addr).await
+        handshake_h2(io, stats, negotiated, addr).await
     } else {
-        handshake_h1(io, stats, version, addr).await
+        handshake_h1(io, stats, negotiated, addr).await
     }
 }
 
 async fn handshake_h1<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
-    tls_version: &'static str,
+    (tls_version, tls_cipher_suite): (&'static str, &'static str),
     remote_addr: SocketAddr,
 ) -> Result<Conn, HttpError>
 where
@@ -106,6 +106,7 @@ where
         sender: Sender::H1(sender),
         stats,
         tls_version,
+        tls_cipher_suite,
         remote_addr,
     })
 }
@@ -113,7 +114,7 @@ where
 async fn handshake_h2<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
-    tls_version: &'static str,
+    (tls_version, tls_cipher_suite): (&'static str, &'static str),
     remote_addr: SocketAddr,
 ) -> Result<Conn, HttpError>
 where
@@ -130,6 +131,7 @@ where
         sender: Sender::H2(sender),
         stats,
         tls_version,
+        tls_cipher_suite,
         remote_addr,
     })
 }

@@ -9,6 +9,8 @@ use std::io;
 
 /// Generic failure with no better classification.
 pub const GENERIC: u32 = 1000;
+/// A network error that is not a TCP one (k6 files TLS alerts from the server here).
+pub const NETWORK: u32 = 1010;
 /// The URL could not be used (parse failure, unsupported scheme, no host).
 pub const INVALID_URL: u32 = 1020;
 /// The request did not complete within its timeout.
@@ -130,34 +132,84 @@ pub(crate) fn from_dns(host: &str, e: &io::Error) -> HttpError {
 }
 
 /// Maps a failed TLS handshake (tokio-rustls reports rustls errors wrapped in io::Error).
-pub(crate) fn from_tls(host: &str, e: &io::Error) -> HttpError {
+pub(crate) fn from_tls(_host: &str, e: &io::Error) -> HttpError {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return from_rustls(host, tls);
+        return from_rustls(tls);
     }
     from_io(e, Side::Read)
 }
 
-fn from_rustls(host: &str, e: &rustls::Error) -> HttpError {
+/// k6 replaces Go's long verification errors with fixed texts for 1310 and 1311, and
+/// reports a TLS alert from the server as a network error (1010) with Go's alert text.
+fn from_rustls(e: &rustls::Error) -> HttpError {
     use rustls::CertificateError as C;
     match e {
-        rustls::Error::InvalidCertificate(C::UnknownIssuer) => HttpError::new(
-            TLS_UNKNOWN_AUTHORITY,
-            "x509: certificate signed by unknown authority",
-        ),
+        rustls::Error::InvalidCertificate(C::UnknownIssuer) => {
+            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
+        }
         rustls::Error::InvalidCertificate(
             C::NotValidForName | C::NotValidForNameContext { .. },
         ) => HttpError::new(
             TLS_HOSTNAME_MISMATCH,
-            format!("x509: certificate is not valid for {host}"),
+            "x509: certificate doesn't match hostname",
+        ),
+        rustls::Error::AlertReceived(alert) => HttpError::new(
+            NETWORK,
+            format!("remote error: tls: {}", alert_text(*alert)),
         ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
 }
 
+/// Go's wording of a TLS alert.
+fn alert_text(a: rustls::AlertDescription) -> String {
+    use rustls::AlertDescription as A;
+    let text = match a {
+        A::CloseNotify => "close notify",
+        A::UnexpectedMessage => "unexpected message",
+        A::BadRecordMac => "bad record MAC",
+        A::DecryptionFailed => "decryption failed",
+        A::RecordOverflow => "record overflow",
+        A::DecompressionFailure => "decompression failure",
+        A::HandshakeFailure => "handshake failure",
+        A::BadCertificate => "bad certificate",
+        A::UnsupportedCertificate => "unsupported certificate",
+        A::CertificateRevoked => "revoked certificate",
+        A::CertificateExpired => "expired certificate",
+        A::CertificateUnknown => "unknown certificate",
+        A::IllegalParameter => "illegal parameter",
+        A::UnknownCA => "unknown certificate authority",
+        A::AccessDenied => "access denied",
+        A::DecodeError => "error decoding message",
+        A::DecryptError => "error decrypting message",
+        A::ExportRestriction => "export restriction",
+        A::ProtocolVersion => "protocol version not supported",
+        A::InsufficientSecurity => "insufficient security level",
+        A::InternalError => "internal error",
+        A::InappropriateFallback => "inappropriate fallback",
+        A::UserCanceled => "user canceled",
+        A::NoRenegotiation => "no renegotiation",
+        A::MissingExtension => "missing extension",
+        A::UnsupportedExtension => "unsupported extension",
+        A::CertificateUnobtainable => "certificate unobtainable",
+        A::UnrecognisedName => "unrecognized name",
+        A::BadCertificateStatusResponse => "bad certificate status response",
+        A::BadCertificateHashValue => "bad certificate hash value",
+        A::UnknownPSKIdentity => "unknown PSK identity",
+        A::CertificateRequired => "certificate required",
+        A::NoApplicationProtocol => "no application protocol",
+        A::EncryptedClientHelloRequired => "ECH required",
+        other => return format!("alert({})", u8::from(other)),
+    };
+    text.to_string()
+}
+
 /// Maps an I/O error seen while talking on an established connection.
 pub(crate) fn from_io(e: &io::Error, side: Side) -> HttpError {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return HttpError::new(TLS_GENERIC, format!("tls: {tls}"));
+        // TLS 1.3 servers reject a client certificate after the client's handshake is done,
+        // so their alert arrives with the response.
+        return from_rustls(tls);
     }
     match e.kind() {
         io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => HttpError::new(
@@ -252,6 +304,32 @@ mod tests {
         assert_eq!(from_dns("x.invalid", &e).code, 1101);
         let e = io::Error::other("Temporary failure in name resolution");
         assert_eq!(from_dns("x", &e).code, 1100);
+    }
+
+    #[test]
+    fn tls_codes_and_texts() {
+        use rustls::{AlertDescription as A, CertificateError as C, Error as E};
+        let io = |e: E| io::Error::new(io::ErrorKind::InvalidData, e);
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::UnknownIssuer))),
+            HttpError::new(1310, "x509: unknown authority")
+        );
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::NotValidForName))),
+            HttpError::new(1311, "x509: certificate doesn't match hostname")
+        );
+        assert_eq!(
+            from_tls("h", &io(E::AlertReceived(A::ProtocolVersion))),
+            HttpError::new(1010, "remote error: tls: protocol version not supported")
+        );
+        assert_eq!(
+            from_io(&io(E::AlertReceived(A::CertificateRequired)), Side::Read),
+            HttpError::new(1010, "remote error: tls: certificate required")
+        );
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::Expired))).code,
+            1300
+        );
     }
 
     #[test]

@@ -51,6 +51,8 @@ mod pool;
 mod redirect;
 mod timing_io;
 mod tls;
+mod tls_auth;
+mod tls_suites;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -62,7 +64,7 @@ pub use client::Client;
 pub use cookies::CookieJar;
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
-pub use tls::TlsCache;
+pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
 
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
 #[derive(Clone, Debug)]
@@ -79,6 +81,8 @@ pub struct ClientConfig {
     pub no_connection_reuse: bool,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
+    /// `tlsVersion`, `tlsCipherSuites` and `tlsAuth`, validated.
+    pub tls: TlsOptions,
     /// The rustls config built from the fields above on first use; leave at default.
     pub tls_cache: TlsCache,
 }
@@ -92,6 +96,7 @@ impl Default for ClientConfig {
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
             extra_root_certs_pem: Vec::new(),
+            tls: TlsOptions::default(),
             tls_cache: TlsCache::default(),
         }
     }
@@ -160,6 +165,8 @@ pub struct Response {
     pub remote_addr: Option<SocketAddr>,
     /// `"tls1.3"`, `"tls1.2"`, or empty for plain HTTP.
     pub tls_version: &'static str,
+    /// k6's name of the negotiated cipher suite (`TLS_AES_128_GCM_SHA256`), or empty.
+    pub tls_cipher_suite: &'static str,
     /// Transport failure, timeout or decode failure; `None` for any HTTP status.
     pub error: Option<HttpError>,
     /// k6 `error_code`: the error's code, else `1000 + status` for status >= 400, else 0.
