@@ -37,6 +37,10 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
+    if let Some(v) = env("K6_TLSAUTH") {
+        let auth = serde_json::from_str(&v).map_err(|e| format!("K6_TLSAUTH: {e}"))?;
+        m.insert("tlsAuth".into(), auth);
+    }
     let boolean = |v: String| Value::Bool(v == "true" || v == "1");
     for (var, key) in [
         ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
@@ -235,9 +239,6 @@ fn is_known(key: &str) -> bool {
 const NOT_YET: &[&str] = &[
     "dns",
     "hosts",
-    "tlsVersion",
-    "tlsCipherSuites",
-    "tlsAuth",
     "httpDebug",
     "blacklistIPs",
     "blockHostnames",
@@ -429,7 +430,6 @@ mod tests {
             msg.contains("\"hosts\" is not supported by rk6 yet"),
             "{msg}"
         );
-        assert!(unsupported(&opts(json!({"tlsVersion": "tls1.2"}))).is_some());
     }
 
     #[test]

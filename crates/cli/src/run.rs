@@ -184,6 +184,13 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     if let Some(msg) = crate::options::unsupported(&options) {
         return fail(&logger, ExitCode::InvalidConfig, &msg, None);
     }
+    let tls = match crate::tls_options::from_options(&options, |k| std::env::var(k).ok()) {
+        Ok(t) => t,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
+    for w in &tls.warnings {
+        logger.log(Level::Warning, w, &[]);
+    }
     let run_options = match rk6_js::RunOptions::from_options(&options) {
         Ok(o) => o,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
@@ -274,7 +281,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         program: program.clone(),
         registry: registry.clone(),
         samples: collector.sender(),
-        http: Arc::new(http_config(&options)),
+        http: Arc::new(tls.apply(http_config(&options))),
         tags: string_map(options.get("tags")),
         no_cookies_reset: options
             .get("noCookiesReset")

@@ -147,6 +147,13 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
         rustls::Error::InvalidCertificate(C::UnknownIssuer) => {
             HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
         }
+        // `openssl req -x509` makes self-signed certificates with CA:TRUE; webpki rejects
+        // those as leaves before looking for an issuer, where Go reports an unknown authority.
+        rustls::Error::InvalidCertificate(C::Other(o))
+            if o.0.downcast_ref::<webpki::Error>() == Some(&webpki::Error::CaUsedAsEndEntity) =>
+        {
+            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
+        }
         rustls::Error::InvalidCertificate(
             C::NotValidForName | C::NotValidForNameContext { .. },
         ) => HttpError::new(
@@ -325,6 +332,11 @@ mod tests {
         assert_eq!(
             from_io(&io(E::AlertReceived(A::CertificateRequired)), Side::Read),
             HttpError::new(1010, "remote error: tls: certificate required")
+        );
+        let ca_leaf = rustls::OtherError(std::sync::Arc::new(webpki::Error::CaUsedAsEndEntity));
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::Other(ca_leaf)))).code,
+            1310
         );
         assert_eq!(
             from_tls("h", &io(E::InvalidCertificate(C::Expired))).code,

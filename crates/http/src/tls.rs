@@ -189,6 +189,9 @@ impl TlsOptions {
                 ));
             }
         }
+        provider
+            .cipher_suites
+            .sort_by_key(|s| tls_suites::go_rank(s.suite()));
         let provider = Arc::new(provider);
         rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(&versions)
@@ -393,6 +396,7 @@ mod tests {
         assert!(names.contains(&"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"));
         assert!(!names.contains(&"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"));
         assert!(names.contains(&"TLS_AES_256_GCM_SHA384"), "{names:?}");
+        assert_eq!(names[0], "TLS_AES_128_GCM_SHA256", "Go's order: {names:?}");
 
         let err = |s: &[&str], max| TlsOptions::new(&spec(None, max, Some(s))).unwrap_err();
         assert_eq!(

@@ -98,6 +98,29 @@ pub(crate) fn k6_name(suite: C) -> &'static str {
         .unwrap_or("")
 }
 
+/// Go's client preference among the suites rustls has (AES-GCM hardware assumed: AES-128
+/// before AES-256 before ChaCha20, ECDSA before RSA); servers that follow the client's
+/// order then pick what they pick for k6.
+const GO_ORDER: &[C] = &[
+    C::TLS13_AES_128_GCM_SHA256,
+    C::TLS13_AES_256_GCM_SHA384,
+    C::TLS13_CHACHA20_POLY1305_SHA256,
+    C::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+    C::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+    C::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+    C::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+    C::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+    C::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+];
+
+/// Sort key giving Go's client preference; unknown suites go last in their given order.
+pub(crate) fn go_rank(suite: C) -> usize {
+    GO_ORDER
+        .iter()
+        .position(|s| *s == suite)
+        .unwrap_or(GO_ORDER.len())
+}
+
 /// The k6 names rk6 can honour, for error messages.
 pub(crate) fn supported_names() -> impl Iterator<Item = &'static str> {
     NAMES.iter().filter(|n| n.suite.is_some()).map(|n| n.name)
@@ -143,5 +166,7 @@ mod tests {
             );
         }
         assert_eq!(supported_names().count(), 9);
+        assert_eq!(GO_ORDER.len(), 9);
+        assert!(ring.cipher_suites.iter().all(|s| go_rank(s.suite()) < 9));
     }
 }

@@ -417,6 +417,7 @@ pub(super) fn send(
                 0,
                 None,
                 "",
+                "",
                 parts,
                 ctx,
             ));
@@ -489,6 +490,7 @@ pub(super) fn send(
         resp.error_code,
         resp.remote_addr,
         resp.tls_version,
+        resp.tls_cipher_suite,
         parts,
         ctx,
     ))
