@@ -28,7 +28,11 @@ fn js(s: &str) -> String {
 
 #[test]
 fn tls_negotiation_and_client_certs_agree_with_k6() {
-    let (server_ca, trusted, other) = (Ca::new("server ca"), Ca::new("client ca"), Ca::new("other ca"));
+    let (server_ca, trusted, other) = (
+        Ca::new("server ca"),
+        Ca::new("client ca"),
+        Ca::new("other ca"),
+    );
     let leaf = server_ca.leaf("server", &["localhost", "127.0.0.1"]);
     let clients = vec![
         other.leaf("from-other", &["client.test"]),

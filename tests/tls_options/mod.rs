@@ -112,7 +112,11 @@ expect('server suite', r.json('cipher'), '{server_suite}');"#
         let (r, passes) = run(&dir, &script(options, body), &[]);
         assert_passes(&r, passes, 4);
     }
-    let versions: Vec<String> = both.handshakes().iter().map(|h| h.version.clone()).collect();
+    let versions: Vec<String> = both
+        .handshakes()
+        .iter()
+        .map(|h| h.version.clone())
+        .collect();
     assert_eq!(versions, ["TLSv1_3", "TLSv1_2", "TLSv1_2", "TLSv1_3"]);
 }
 
@@ -161,12 +165,20 @@ expect('tls version', t.tls_version, 'tls1.2');"#,
 
 #[test]
 fn client_certificate_is_the_first_one_the_server_accepts() {
-    let (server_ca, trusted, other) = (Ca::new("server ca"), Ca::new("client ca"), Ca::new("other ca"));
+    let (server_ca, trusted, other) = (
+        Ca::new("server ca"),
+        Ca::new("client ca"),
+        Ca::new("other ca"),
+    );
     let leaf = server_leaf(&server_ca);
     let from_other = other.leaf("from-other", &["client.test"]);
     let first_trusted = trusted.leaf("first", &["client.test"]);
     let second_trusted = trusted.leaf("second", &["client.test"]);
-    let known = vec![from_other.clone(), first_trusted.clone(), second_trusted.clone()];
+    let known = vec![
+        from_other.clone(),
+        first_trusted.clone(),
+        second_trusted.clone(),
+    ];
     let mut asks = Setup::new(&leaf);
     asks.client_ca = Some(&trusted);
     asks.known_clients = known.clone();
@@ -183,7 +195,10 @@ fn client_certificate_is_the_first_one_the_server_accepts() {
     let silent = TlsServer::start(Setup::new(&leaf));
 
     let dir = Dir::new("tls-auth");
-    for (i, l) in [&from_other, &first_trusted, &second_trusted].iter().enumerate() {
+    for (i, l) in [&from_other, &first_trusted, &second_trusted]
+        .iter()
+        .enumerate()
+    {
         dir.write(&format!("c{i}.pem"), &l.cert_pem);
         dir.write(&format!("k{i}.pem"), &l.key_pem);
     }
@@ -191,7 +206,12 @@ fn client_certificate_is_the_first_one_the_server_accepts() {
     // too: the choice follows the server's acceptable CAs and the list order.
     let options = "{insecureSkipTLSVerify: true, tlsAuth: [0, 1, 2].map((i) => ({domains: ['127.0.0.1'], cert: open(`./c${i}.pem`), key: open(`./k${i}.pem`)}))}";
     let mut body = String::new();
-    for (srv, want) in [(&asks13, 1), (&asks12, 1), (&asks_unrelated, -1), (&silent, -1)] {
+    for (srv, want) in [
+        (&asks13, 1),
+        (&asks12, 1),
+        (&asks_unrelated, -1),
+        (&silent, -1),
+    ] {
         for host in ["localhost", "127.0.0.1"] {
             body.push_str(&format!(
                 "expect('{host}:{port} client', http.get('{url}').json('client'), {want});\n",
@@ -262,7 +282,8 @@ fn resuming_client_handshakes(srv: &TlsServer, ca: &Ca) -> Vec<bool> {
             tcp.set_read_timeout(Some(std::time::Duration::from_secs(10)))
                 .unwrap();
             let mut s = rustls::StreamOwned::new(conn, tcp);
-            s.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+            s.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                .unwrap();
             let mut buf = [0u8; 4096];
             let n = s.read(&mut buf).unwrap();
             let text = String::from_utf8_lossy(&buf[..n]).into_owned();
@@ -322,7 +343,10 @@ fn invalid_tls_options_stop_the_test_with_104() {
     dir.write("c.pem", &leaf.cert_pem);
     dir.write("k.pem", &leaf.key_pem);
     let cases = [
-        ("{tlsCipherSuites: ['TLS_FOO']}", "unknown cipher suite 'TLS_FOO'"),
+        (
+            "{tlsCipherSuites: ['TLS_FOO']}",
+            "unknown cipher suite 'TLS_FOO'",
+        ),
         (
             "{tlsCipherSuites: ['TLS_RSA_WITH_AES_128_CBC_SHA']}",
             "cipher suite 'TLS_RSA_WITH_AES_128_CBC_SHA' is not supported by rk6",
@@ -331,7 +355,10 @@ fn invalid_tls_options_stop_the_test_with_104() {
             "{tlsVersion: {min: http.TLS_1_0, max: http.TLS_1_1}}",
             "rk6 speaks only TLS 1.2 and TLS 1.3",
         ),
-        ("{tlsVersion: 'tls1.9'}", "unknown TLS version \\\"tls1.9\\\""),
+        (
+            "{tlsVersion: 'tls1.9'}",
+            "unknown TLS version \\\"tls1.9\\\"",
+        ),
         (
             "{tlsAuth: [{cert: open('./c.pem'), key: open('./c.pem')}]}",
             "tlsAuth[1]: key: no PEM private key found",
@@ -342,7 +369,10 @@ fn invalid_tls_options_stop_the_test_with_104() {
         ),
     ];
     for (options, message) in cases {
-        let path = dir.write("script.js", &script(options, "http.get('https://127.0.0.1:1/');"));
+        let path = dir.write(
+            "script.js",
+            &script(options, "http.get('https://127.0.0.1:1/');"),
+        );
         let r = rk6_env(&["run", "-q", path.to_str().unwrap()], &dir.0, &[]);
         r.assert_code(104);
         assert!(r.stderr.contains(message), "{options}: {}", r.stderr);

@@ -50,9 +50,8 @@ impl Ca {
 
     /// A leaf for `names` (DNS names or IP literals), with `cn` as its common name.
     pub fn leaf(&self, cn: &str, names: &[&str]) -> Leaf {
-        let mut p =
-            CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                .unwrap();
+        let mut p = CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap();
         p.distinguished_name.push(DnType::CommonName, cn);
         let key = KeyPair::generate().unwrap();
         let cert = p.signed_by(&key, &self.cert, &self.key).unwrap();
@@ -261,7 +260,11 @@ fn serve(
             body.len()
         );
         let tls = reader.get_mut();
-        if tls.write_all(resp.as_bytes()).and_then(|_| tls.flush()).is_err() {
+        if tls
+            .write_all(resp.as_bytes())
+            .and_then(|_| tls.flush())
+            .is_err()
+        {
             return;
         }
     }

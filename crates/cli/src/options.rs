@@ -433,6 +433,18 @@ mod tests {
     }
 
     #[test]
+    fn tlsauth_env_is_json() {
+        let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
+        let c = consolidate(&json!({}), &RunArgs::default(), env).unwrap();
+        assert_eq!(c.options["tlsAuth"], json!([{"cert": "c", "key": "k"}]));
+        let bad = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
+        let err = consolidate(&json!({}), &RunArgs::default(), bad)
+            .err()
+            .unwrap();
+        assert!(err.contains("K6_TLSAUTH"), "{err}");
+    }
+
+    #[test]
     fn bad_env_values_are_rejected() {
         let env = |k: &str| (k == "K6_VUS").then(|| "many".to_string());
         assert!(consolidate(&json!({}), &RunArgs::default(), env).is_err());

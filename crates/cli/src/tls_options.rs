@@ -45,7 +45,9 @@ pub fn from_options(
     if let Some(path) = env("SSL_CERT_FILE").filter(|p| !p.is_empty()) {
         match std::fs::read(&path) {
             Ok(pem) => extra_roots.push(pem),
-            Err(e) => warnings.push(format!("SSL_CERT_FILE {path}: {e}; its certificates are not trusted")),
+            Err(e) => warnings.push(format!(
+                "SSL_CERT_FILE {path}: {e}; its certificates are not trusted"
+            )),
         }
     }
     Ok(Tls {
@@ -122,9 +124,9 @@ fn client_certs(v: Option<&Value>) -> Result<Vec<ClientCertPem>, String> {
                 }
             };
             let required = |k: &str| {
-                text(k)?
-                    .filter(|s| !s.is_empty())
-                    .ok_or_else(|| format!("tlsAuth[{n}]: {k} is missing (PEM text, e.g. open('{k}.pem'))"))
+                text(k)?.filter(|s| !s.is_empty()).ok_or_else(|| {
+                    format!("tlsAuth[{n}]: {k} is missing (PEM text, e.g. open('{k}.pem'))")
+                })
             };
             if !e.is_object() {
                 return Err(format!("tlsAuth[{n}] must be an object with cert and key"));
@@ -137,7 +139,9 @@ fn client_certs(v: Option<&Value>) -> Result<Vec<ClientCertPem>, String> {
                     .collect::<Option<Vec<_>>>()
                     .ok_or_else(|| format!("tlsAuth[{n}].domains must be strings"))?,
                 Some(other) => {
-                    return Err(format!("tlsAuth[{n}].domains must be an array, not {other}"))
+                    return Err(format!(
+                        "tlsAuth[{n}].domains must be an array, not {other}"
+                    ))
                 }
             };
             Ok(ClientCertPem {
@@ -171,10 +175,12 @@ mod tests {
         );
         assert!(versions(Some(&json!("tls9"))).unwrap_err().contains("tls9"));
         assert!(versions(Some(&json!(12))).is_err());
-        assert!(parse(json!({"tlsVersion": {"min": "tls1.0", "max": "tls1.1"}}))
-            .err()
-            .unwrap()
-            .contains("only TLS 1.2 and TLS 1.3"));
+        assert!(
+            parse(json!({"tlsVersion": {"min": "tls1.0", "max": "tls1.1"}}))
+                .err()
+                .unwrap()
+                .contains("only TLS 1.2 and TLS 1.3")
+        );
         let t = parse(json!({"tlsVersion": {"min": "tls1.0"}})).unwrap();
         assert_eq!(t.warnings.len(), 1);
     }
@@ -182,14 +188,18 @@ mod tests {
     #[test]
     fn suites_and_auth_errors() {
         assert_eq!(
-            parse(json!({"tlsCipherSuites": ["TLS_FOO"]})).err().unwrap(),
+            parse(json!({"tlsCipherSuites": ["TLS_FOO"]}))
+                .err()
+                .unwrap(),
             "unknown cipher suite 'TLS_FOO'"
         );
         assert!(parse(json!({"tlsCipherSuites": []})).is_ok());
         assert!(parse(json!({"tlsCipherSuites": [1]})).is_err());
         let e = parse(json!({"tlsAuth": [{"cert": "x"}]})).err().unwrap();
         assert!(e.contains("tlsAuth[1]: key is missing"), "{e}");
-        let e = parse(json!({"tlsAuth": [{"cert": "x", "key": "y"}]})).err().unwrap();
+        let e = parse(json!({"tlsAuth": [{"cert": "x", "key": "y"}]}))
+            .err()
+            .unwrap();
         assert!(e.contains("no PEM certificate"), "{e}");
         assert!(parse(json!({"tlsAuth": "x"})).is_err());
     }
@@ -201,11 +211,17 @@ mod tests {
         let file = dir.join("ca.pem");
         std::fs::write(&file, b"PEM").unwrap();
         let path = file.to_str().unwrap().to_string();
-        let t = from_options(&Map::new(), |k| (k == "SSL_CERT_FILE").then(|| path.clone())).unwrap();
+        let t = from_options(&Map::new(), |k| {
+            (k == "SSL_CERT_FILE").then(|| path.clone())
+        })
+        .unwrap();
         let cfg = t.apply(ClientConfig::default());
         assert_eq!(cfg.extra_root_certs_pem, vec![b"PEM".to_vec()]);
         std::fs::remove_dir_all(&dir).unwrap();
-        let t = from_options(&Map::new(), |k| (k == "SSL_CERT_FILE").then(|| path.clone())).unwrap();
+        let t = from_options(&Map::new(), |k| {
+            (k == "SSL_CERT_FILE").then(|| path.clone())
+        })
+        .unwrap();
         assert!(t.warnings[0].contains("SSL_CERT_FILE"));
     }
 }

@@ -25,8 +25,8 @@ use rustls::{
     SupportedProtocolVersion,
 };
 
-use crate::tls_auth::ClientCerts;
 pub use crate::tls_auth::ClientCertPem;
+use crate::tls_auth::ClientCerts;
 use crate::tls_suites::{self, Lookup};
 use crate::ClientConfig;
 
@@ -175,9 +175,9 @@ impl TlsOptions {
                 }
             }
             // As in Go, the list restricts TLS 1.2 only; TLS 1.3 suites are not configurable.
-            provider.cipher_suites.retain(|s| {
-                s.version() == &rustls::version::TLS13 || allowed.contains(&s.suite())
-            });
+            provider
+                .cipher_suites
+                .retain(|s| s.version() == &rustls::version::TLS13 || allowed.contains(&s.suite()));
             let tls12_left = provider
                 .cipher_suites
                 .iter()
@@ -370,7 +370,9 @@ mod tests {
             err(Some("tls1.0"), Some("tls1.1")),
             TlsOptionError::VersionUnsupported("tls1.1")
         );
-        assert!(err(None, Some("ssl3.0")).to_string().contains("only TLS 1.2 and TLS 1.3"));
+        assert!(err(None, Some("ssl3.0"))
+            .to_string()
+            .contains("only TLS 1.2 and TLS 1.3"));
         assert!(matches!(
             err(Some("tls1.3"), Some("tls1.2")),
             TlsOptionError::EmptyVersionRange { .. }

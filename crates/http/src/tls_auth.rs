@@ -70,16 +70,17 @@ fn parse_one(e: &ClientCertPem, provider: &CryptoProvider) -> Result<Identity, S
         return Err("password-protected keys are not supported by rk6; decrypt the key first (`openssl pkey -in key.pem -out plain.pem`)".into());
     }
     let key = PrivateKeyDer::from_pem_slice(e.key.as_bytes()).map_err(|err| match err {
-        rustls::pki_types::pem::Error::NoItemsFound => {
-            "key: no PEM private key found".to_string()
-        }
+        rustls::pki_types::pem::Error::NoItemsFound => "key: no PEM private key found".to_string(),
         other => format!("key: {other}"),
     })?;
     let signer = provider
         .key_provider
         .load_private_key(key)
         .map_err(|err| format!("key: {err}"))?;
-    let issuers = chain.iter().filter_map(|c| issuer(c).map(<[u8]>::to_vec)).collect();
+    let issuers = chain
+        .iter()
+        .filter_map(|c| issuer(c).map(<[u8]>::to_vec))
+        .collect();
     let key = CertifiedKey::new(chain, signer);
     key.keys_match()
         .map_err(|_| "the private key does not match the certificate's public key".to_string())?;
@@ -205,8 +206,7 @@ mod tests {
     #[test]
     fn first_acceptable_certificate_wins() {
         let (a, b) = (ca("CA A"), ca("CA B"));
-        let certs =
-            ClientCerts::parse(&[leaf(&a, "one"), leaf(&b, "two")], &provider()).unwrap();
+        let certs = ClientCerts::parse(&[leaf(&a, "one"), leaf(&b, "two")], &provider()).unwrap();
         let schemes = [SignatureScheme::ECDSA_NISTP256_SHA256];
         let first = certs.0[0].key.clone();
         let second = certs.0[1].key.clone();
@@ -233,7 +233,10 @@ mod tests {
             cert: "x".into(),
             ..good.clone()
         });
-        assert!(no_cert.contains("tlsAuth[2]") && no_cert.contains("no PEM certificate"), "{no_cert}");
+        assert!(
+            no_cert.contains("tlsAuth[2]") && no_cert.contains("no PEM certificate"),
+            "{no_cert}"
+        );
         let mismatch = msg(ClientCertPem {
             key: leaf(&a, "other").key,
             ..good.clone()

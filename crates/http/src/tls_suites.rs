@@ -79,9 +79,7 @@ pub(crate) enum Lookup {
 /// Looks up a k6 cipher-suite name (exact, as k6 matches it).
 pub(crate) fn lookup(name: &str) -> Lookup {
     match NAMES.iter().find(|n| n.name == name) {
-        Some(Entry {
-            suite: Some(s), ..
-        }) => Lookup::Supported(*s),
+        Some(Entry { suite: Some(s), .. }) => Lookup::Supported(*s),
         Some(_) => Lookup::Unsupported,
         None => Lookup::Unknown,
     }

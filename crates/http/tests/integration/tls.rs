@@ -82,10 +82,7 @@ async fn unknown_authority_is_1310_unless_insecure() {
     let r = get(&mut client(), &https(&srv, "/echo")).await;
     assert_eq!(r.status, 0);
     assert_eq!(r.error_code, 1310, "{:?}", r.error);
-    assert_eq!(
-        r.error.unwrap().message,
-        "x509: unknown authority"
-    );
+    assert_eq!(r.error.unwrap().message, "x509: unknown authority");
     assert!(r.hops[0].timings.tls_handshaking > Duration::ZERO);
 
     let mut c = client_with(ClientConfig {
