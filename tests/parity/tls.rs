@@ -106,6 +106,9 @@ fn tls_options_and_failures_agree_with_k6() {
     let mut only12 = Setup::new(&leaf);
     only12.versions = vec![&rustls::version::TLS12];
     let only12 = TlsServer::start(only12);
+    let expired_leaf = untrusted.expired_leaf(&["localhost"]);
+    let expired = TlsServer::start(Setup::new(&expired_leaf));
+    let plain = crate::support::TestServer::start();
     let script = format!(
         r#"
 import http from 'k6/http';
@@ -119,10 +122,18 @@ export default function () {{
   check(http.get('{only12}'), {{
     'version refused': (r) => r.error_code === 1010 && r.error === 'remote error: tls: protocol version not supported',
   }});
+  check(http.get('{expired}'), {{
+    'expired': (r) => r.error_code === 1000 && r.error.startsWith('x509: certificate has expired or is not yet valid: current time ') && r.error.endsWith(' is after 2021-01-01T00:00:00Z'),
+  }});
+  check(http.get('{plain}'), {{
+    'not TLS': (r) => r.error_code === 1301 && r.error === 'tls: first record does not look like a TLS handshake',
+  }});
 }}
 "#,
         both = both.url("localhost", "/"),
         only12 = only12.url("localhost", "/"),
+        expired = expired.url("localhost", "/"),
+        plain = plain.url("/get").replace("http://", "https://"),
     );
     compare("tls-failures", &script);
 }

@@ -303,6 +303,9 @@ fn tls_failures_get_k6_codes_and_messages() {
     let ok = TlsServer::start(Setup::new(&good));
     let mismatch = TlsServer::start(Setup::new(&wrong_name));
     let untrusted = TlsServer::start(Setup::new(&untrusted_leaf));
+    let expired_leaf = ca.expired_leaf(&["localhost"]);
+    let expired = TlsServer::start(Setup::new(&expired_leaf));
+    let plain = crate::support::TestServer::start();
     let mut only12 = Setup::new(&good);
     only12.versions = vec![&rustls::version::TLS12];
     let only12 = TlsServer::start(only12);
@@ -316,13 +319,19 @@ expect('trusted via SSL_CERT_FILE', [ok.status, ok.error_code], [200, 0]);
 const m = http.get('{mismatch}');
 expect('mismatch', [m.status, m.error_code, m.error], [0, 1311, "x509: certificate doesn't match hostname"]);
 const u = http.get('{untrusted}');
-expect('unknown authority', [u.status, u.error_code, u.error, u.tls_version], [0, 1310, 'x509: unknown authority', '']);"#,
+expect('unknown authority', [u.status, u.error_code, u.error, u.tls_version], [0, 1310, 'x509: unknown authority', '']);
+const e = http.get('{expired}');
+expect('expired', [e.error_code, /^x509: certificate has expired or is not yet valid: current time 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ is after 2021-01-01T00:00:00Z$/.test(e.error)], [1000, true]);
+const p = http.get('{plain}');
+expect('plain HTTP server', [p.error_code, p.error], [1301, 'tls: first record does not look like a TLS handshake']);"#,
+        expired = expired.url("localhost", "/"),
+        plain = plain.url("/get").replace("http://", "https://"),
         ok = ok.url("localhost", "/"),
         mismatch = mismatch.url("localhost", "/"),
         untrusted = untrusted.url("localhost", "/"),
     );
     let (r, passes) = run(&dir, &script("{}", &body), &env);
-    assert_passes(&r, passes, 3);
+    assert_passes(&r, passes, 5);
 
     // A client that insists on TLS 1.3 meets a TLS 1.2-only server: the server's alert.
     let body = format!(

@@ -50,9 +50,27 @@ impl Ca {
 
     /// A leaf for `names` (DNS names or IP literals), with `cn` as its common name.
     pub fn leaf(&self, cn: &str, names: &[&str]) -> Leaf {
+        self.leaf_with(cn, names, |_| {})
+    }
+
+    /// A leaf for `names` that expired in 2021.
+    pub fn expired_leaf(&self, names: &[&str]) -> Leaf {
+        self.leaf_with("expired", names, |p| {
+            p.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            p.not_after = rcgen::date_time_ymd(2021, 1, 1);
+        })
+    }
+
+    fn leaf_with(
+        &self,
+        cn: &str,
+        names: &[&str],
+        tweak: impl FnOnce(&mut CertificateParams),
+    ) -> Leaf {
         let mut p = CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
             .unwrap();
         p.distinguished_name.push(DnType::CommonName, cn);
+        tweak(&mut p);
         let key = KeyPair::generate().unwrap();
         let cert = p.signed_by(&key, &self.cert, &self.key).unwrap();
         Leaf {

@@ -33,6 +33,8 @@ pub const TCP_DIAL_REFUSED: u32 = 1212;
 pub const TCP_RESET_BY_PEER: u32 = 1220;
 /// Generic TLS failure.
 pub const TLS_GENERIC: u32 = 1300;
+/// The server's first bytes are not a TLS record (plain HTTP on an https URL).
+pub const TLS_HEADER: u32 = 1301;
 /// The certificate chain does not lead to a trusted root.
 pub const TLS_UNKNOWN_AUTHORITY: u32 = 1310;
 /// The certificate is not valid for the requested host name.
@@ -160,12 +162,57 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
             TLS_HOSTNAME_MISMATCH,
             "x509: certificate doesn't match hostname",
         ),
+        rustls::Error::InvalidCertificate(C::ExpiredContext { time, not_after }) => expired(
+            format!("{} is after {}", rfc3339(*time), rfc3339(*not_after)),
+        ),
+        rustls::Error::InvalidCertificate(C::NotValidYetContext { time, not_before }) => expired(
+            format!("{} is before {}", rfc3339(*time), rfc3339(*not_before)),
+        ),
+        rustls::Error::InvalidCertificate(C::Expired | C::NotValidYet) => {
+            HttpError::new(GENERIC, "x509: certificate has expired or is not yet valid")
+        }
+        rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType) => {
+            HttpError::new(
+                TLS_HEADER,
+                "tls: first record does not look like a TLS handshake",
+            )
+        }
         rustls::Error::AlertReceived(alert) => HttpError::new(
             NETWORK,
             format!("remote error: tls: {}", alert_text(*alert)),
         ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
+}
+
+/// k6 leaves Go's validity error unclassified (1000), with Go's text.
+fn expired(times: String) -> HttpError {
+    HttpError::new(
+        GENERIC,
+        format!("x509: certificate has expired or is not yet valid: current time {times}"),
+    )
+}
+
+/// `2026-11-30T09:09:56Z`, as Go prints times in certificate errors.
+fn rfc3339(t: rustls::pki_types::UnixTime) -> String {
+    let secs = t.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a proleptic Gregorian date (era-based civil-from-days).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
 }
 
 /// Go's wording of a TLS alert.
@@ -338,8 +385,38 @@ mod tests {
             from_tls("h", &io(E::InvalidCertificate(C::Other(ca_leaf)))).code,
             1310
         );
+        use rustls::pki_types::UnixTime;
+        let at = |s| UnixTime::since_unix_epoch(std::time::Duration::from_secs(s));
         assert_eq!(
-            from_tls("h", &io(E::InvalidCertificate(C::Expired))).code,
+            from_tls(
+                "h",
+                &io(E::InvalidCertificate(C::ExpiredContext {
+                    time: at(1_796_029_796),
+                    not_after: at(1_795_943_395)
+                }))
+            ),
+            HttpError::new(1000, "x509: certificate has expired or is not yet valid: current time 2026-11-30T09:09:56Z is after 2026-11-29T09:09:55Z")
+        );
+        assert!(from_tls(
+            "h",
+            &io(E::InvalidCertificate(C::NotValidYetContext {
+                time: at(951_782_400),
+                not_before: at(4_107_542_400)
+            }))
+        )
+        .message
+        .ends_with("current time 2000-02-29T00:00:00Z is before 2100-03-01T00:00:00Z"));
+        assert_eq!(
+            from_tls(
+                "h",
+                &io(E::InvalidMessage(
+                    rustls::InvalidMessage::InvalidContentType
+                ))
+            ),
+            HttpError::new(1301, "tls: first record does not look like a TLS handshake")
+        );
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::Revoked))).code,
             1300
         );
     }
