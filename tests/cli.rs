@@ -14,6 +14,7 @@ mod scenarios;
 mod scripting;
 mod summary_modes;
 mod support;
+mod tls_options;
 mod webcrypto;
 
 use std::path::{Path, PathBuf};

@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::support::TestServer;
 use crate::{rk6, Dir};
 
+mod tls;
+
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
 fn k6() -> Option<String> {
     let bin = std::env::var("K6_BIN").unwrap_or_else(|_| "k6".into());

@@ -13,6 +13,7 @@ mod new;
 mod options;
 mod progress;
 mod run;
+mod tls_options;
 
 use clap::Parser;
 

@@ -37,6 +37,10 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
+    if let Some(v) = env("K6_TLSAUTH") {
+        let auth = serde_json::from_str(&v).map_err(|e| format!("K6_TLSAUTH: {e}"))?;
+        m.insert("tlsAuth".into(), auth);
+    }
     let boolean = |v: String| Value::Bool(v == "true" || v == "1");
     for (var, key) in [
         ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
@@ -238,7 +242,7 @@ fn is_known(key: &str) -> bool {
 
 /// Options k6 has that would change what the test does, which rk6 does not implement yet:
 /// setting one stops the run instead of silently running a different test.
-const NOT_YET: &[&str] = &["tlsVersion", "tlsCipherSuites", "tlsAuth", "httpDebug"];
+const NOT_YET: &[&str] = &["httpDebug"];
 
 /// The message for the first option set that rk6 cannot honour yet.
 pub fn unsupported(options: &Map<String, Value>) -> Option<String> {
@@ -441,7 +445,18 @@ mod tests {
             msg.contains("\"httpDebug\" is not supported by rk6 yet"),
             "{msg}"
         );
-        assert!(unsupported(&opts(json!({"tlsVersion": "tls1.2"}))).is_some());
+    }
+
+    #[test]
+    fn tlsauth_env_is_json() {
+        let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
+        let c = consolidate(&json!({}), &RunArgs::default(), env).unwrap();
+        assert_eq!(c.options["tlsAuth"], json!([{"cert": "c", "key": "k"}]));
+        let bad = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
+        let err = consolidate(&json!({}), &RunArgs::default(), bad)
+            .err()
+            .unwrap();
+        assert!(err.contains("K6_TLSAUTH"), "{err}");
     }
 
     #[test]

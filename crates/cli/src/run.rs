@@ -184,7 +184,14 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     if let Some(msg) = crate::options::unsupported(&options) {
         return fail(&logger, ExitCode::InvalidConfig, &msg, None);
     }
-    let mut http = http_config(&options);
+    let tls = match crate::tls_options::from_options(&options, |k| std::env::var(k).ok()) {
+        Ok(t) => t,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
+    for w in &tls.warnings {
+        logger.log(Level::Warning, w, &[]);
+    }
+    let mut http = tls.apply(http_config(&options));
     if let Err((code, msg)) = crate::net_options::apply(&options, &mut http) {
         return fail(&logger, code, &msg, None);
     }

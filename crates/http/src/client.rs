@@ -91,6 +91,7 @@ impl Chain {
             url: self.url,
             remote_addr: self.progress.remote_addr,
             tls_version: self.progress.tls_version,
+            tls_cipher_suite: self.progress.tls_cipher_suite,
             error_code: err.code,
             error: Some(err),
             request_headers: http::HeaderMap::new(),
@@ -243,6 +244,7 @@ impl Client {
                 url: hop.url,
                 remote_addr: chain.progress.remote_addr,
                 tls_version: chain.progress.tls_version,
+                tls_cipher_suite: chain.progress.tls_cipher_suite,
                 error,
                 error_code,
                 request_headers: chain.progress.request_headers.take().unwrap_or_default(),
@@ -288,6 +290,7 @@ impl Client {
             progress.h2 = conn.is_h2();
             progress.proto = conn.proto();
             progress.tls_version = conn.tls_version;
+            progress.tls_cipher_suite = conn.tls_cipher_suite;
             progress.remote_addr = Some(conn.remote_addr);
             progress.stats = Some(conn.stats.clone());
             if reused {

@@ -49,7 +49,7 @@ pub(crate) async fn connect(
     let stats = IoStats::new();
     if !key.https {
         let io = MeteredIo::new(tcp, stats.clone(), Role::Both);
-        return handshake_h1(io, stats, "", addr).await;
+        return handshake_h1(io, stats, ("", ""), addr).await;
     }
 
     let server_name = match host {
@@ -67,13 +67,13 @@ pub(crate) async fn connect(
         .map_err(|e| error::from_tls(&key.host, &e))?;
     progress.tls_handshaking = t0.elapsed();
     let (_, session) = tls_stream.get_ref();
-    let version = tls::version_name(session.protocol_version());
+    let negotiated = tls::negotiated(session);
     let h2 = session.alpn_protocol() == Some(b"h2");
     let io = MeteredIo::new(tls_stream, stats.clone(), Role::Time);
     if h2 {
-        handshake_h2(io, stats, version, addr).await
+        handshake_h2(io, stats, negotiated, addr).await
     } else {
-        handshake_h1(io, stats, version, addr).await
+        handshake_h1(io, stats, negotiated, addr).await
     }
 }
 
@@ -94,7 +94,7 @@ async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io::Result<Tcp
 async fn handshake_h1<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
-    tls_version: &'static str,
+    (tls_version, tls_cipher_suite): (&'static str, &'static str),
     remote_addr: SocketAddr,
 ) -> Result<Conn, HttpError>
 where
@@ -115,6 +115,7 @@ where
         sender: Sender::H1(sender),
         stats,
         tls_version,
+        tls_cipher_suite,
         remote_addr,
     })
 }
@@ -122,7 +123,7 @@ where
 async fn handshake_h2<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
-    tls_version: &'static str,
+    (tls_version, tls_cipher_suite): (&'static str, &'static str),
     remote_addr: SocketAddr,
 ) -> Result<Conn, HttpError>
 where
@@ -139,6 +140,7 @@ where
         sender: Sender::H2(sender),
         stats,
         tls_version,
+        tls_cipher_suite,
         remote_addr,
     })
 }

@@ -9,6 +9,8 @@ use std::io;
 
 /// Generic failure with no better classification.
 pub const GENERIC: u32 = 1000;
+/// A network error that is not a TCP one (k6 files TLS alerts from the server here).
+pub const NETWORK: u32 = 1010;
 /// The URL could not be used (parse failure, unsupported scheme, no host).
 pub const INVALID_URL: u32 = 1020;
 /// The request did not complete within its timeout.
@@ -35,7 +37,7 @@ pub const TCP_DIAL_REFUSED: u32 = 1212;
 pub const TCP_RESET_BY_PEER: u32 = 1220;
 /// Generic TLS failure.
 pub const TLS_GENERIC: u32 = 1300;
-/// The server did not answer with TLS (e.g. plain HTTP on an `https` URL).
+/// The server's first bytes are not a TLS record (plain HTTP on an https URL).
 pub const TLS_HEADER: u32 = 1301;
 /// The certificate chain does not lead to a trusted root.
 pub const TLS_UNKNOWN_AUTHORITY: u32 = 1310;
@@ -142,24 +144,27 @@ pub(crate) fn no_such_host() -> HttpError {
 }
 
 /// Maps a failed TLS handshake (tokio-rustls reports rustls errors wrapped in io::Error).
-pub(crate) fn from_tls(host: &str, e: &io::Error) -> HttpError {
+pub(crate) fn from_tls(_host: &str, e: &io::Error) -> HttpError {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return from_rustls(host, tls);
+        return from_rustls(tls);
     }
     from_io(e, Side::Read)
 }
 
-/// k6 words certificate errors without the host name, hence `_host` unused.
-fn from_rustls(_host: &str, e: &rustls::Error) -> HttpError {
+/// k6 replaces Go's long verification errors with fixed texts for 1310 and 1311, and
+/// reports a TLS alert from the server as a network error (1010) with Go's alert text.
+fn from_rustls(e: &rustls::Error) -> HttpError {
     use rustls::CertificateError as C;
     match e {
-        rustls::Error::InvalidCertificate(C::UnknownIssuer) => unknown_authority(),
-        // A self-signed certificate that is its own CA: webpki stops at "CA used as end
-        // entity" before it would find the issuer unknown, which is what Go reports.
+        rustls::Error::InvalidCertificate(C::UnknownIssuer) => {
+            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
+        }
+        // `openssl req -x509` makes self-signed certificates with CA:TRUE; webpki rejects
+        // those as leaves before looking for an issuer, where Go reports an unknown authority.
         rustls::Error::InvalidCertificate(C::Other(o))
-            if format!("{o:?}").contains("CaUsedAsEndEntity") =>
+            if o.0.downcast_ref::<webpki::Error>() == Some(&webpki::Error::CaUsedAsEndEntity) =>
         {
-            unknown_authority()
+            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
         }
         rustls::Error::InvalidCertificate(
             C::NotValidForName | C::NotValidForNameContext { .. },
@@ -167,26 +172,30 @@ fn from_rustls(_host: &str, e: &rustls::Error) -> HttpError {
             TLS_HOSTNAME_MISMATCH,
             "x509: certificate doesn't match hostname",
         ),
-        rustls::Error::InvalidCertificate(
-            C::Expired | C::ExpiredContext { .. } | C::NotValidYet | C::NotValidYetContext { .. },
-        ) => HttpError::new(
-            TLS_GENERIC,
-            "x509: certificate has expired or is not yet valid",
+        rustls::Error::InvalidCertificate(C::ExpiredContext { time, not_after }) => expired(
+            format!("{} is after {}", rfc3339(*time), rfc3339(*not_after)),
         ),
-        // The first bytes were not a TLS record at all (typically plain HTTP).
+        rustls::Error::InvalidCertificate(C::NotValidYetContext { time, not_before }) => expired(
+            format!("{} is before {}", rfc3339(*time), rfc3339(*not_before)),
+        ),
+        rustls::Error::InvalidCertificate(C::Expired | C::NotValidYet) => {
+            HttpError::new(GENERIC, "x509: certificate has expired or is not yet valid")
+        }
         rustls::Error::InvalidMessage(
             rustls::InvalidMessage::InvalidContentType
             | rustls::InvalidMessage::UnknownProtocolVersion,
-        ) => HttpError::new(
-            TLS_HEADER,
-            "tls: first record does not look like a TLS handshake",
+        ) => {
+            HttpError::new(
+                TLS_HEADER,
+                "tls: first record does not look like a TLS handshake",
+            )
+        }
+        rustls::Error::AlertReceived(alert) => HttpError::new(
+            NETWORK,
+            format!("remote error: tls: {}", alert_text(*alert)),
         ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
-}
-
-fn unknown_authority() -> HttpError {
-    HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
 }
 
 /// Go's message for a response head whose status line does not parse, from the first
@@ -227,10 +236,85 @@ pub(crate) fn malformed_status_line(head: &[u8]) -> Option<HttpError> {
     None
 }
 
+/// k6 leaves Go's validity error unclassified (1000), with Go's text.
+fn expired(times: String) -> HttpError {
+    HttpError::new(
+        GENERIC,
+        format!("x509: certificate has expired or is not yet valid: current time {times}"),
+    )
+}
+
+/// `2026-11-30T09:09:56Z`, as Go prints times in certificate errors.
+fn rfc3339(t: rustls::pki_types::UnixTime) -> String {
+    let secs = t.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a proleptic Gregorian date (era-based civil-from-days).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+/// Go's wording of a TLS alert.
+fn alert_text(a: rustls::AlertDescription) -> String {
+    use rustls::AlertDescription as A;
+    let text = match a {
+        A::CloseNotify => "close notify",
+        A::UnexpectedMessage => "unexpected message",
+        A::BadRecordMac => "bad record MAC",
+        A::DecryptionFailed => "decryption failed",
+        A::RecordOverflow => "record overflow",
+        A::DecompressionFailure => "decompression failure",
+        A::HandshakeFailure => "handshake failure",
+        A::BadCertificate => "bad certificate",
+        A::UnsupportedCertificate => "unsupported certificate",
+        A::CertificateRevoked => "revoked certificate",
+        A::CertificateExpired => "expired certificate",
+        A::CertificateUnknown => "unknown certificate",
+        A::IllegalParameter => "illegal parameter",
+        A::UnknownCA => "unknown certificate authority",
+        A::AccessDenied => "access denied",
+        A::DecodeError => "error decoding message",
+        A::DecryptError => "error decrypting message",
+        A::ExportRestriction => "export restriction",
+        A::ProtocolVersion => "protocol version not supported",
+        A::InsufficientSecurity => "insufficient security level",
+        A::InternalError => "internal error",
+        A::InappropriateFallback => "inappropriate fallback",
+        A::UserCanceled => "user canceled",
+        A::NoRenegotiation => "no renegotiation",
+        A::MissingExtension => "missing extension",
+        A::UnsupportedExtension => "unsupported extension",
+        A::CertificateUnobtainable => "certificate unobtainable",
+        A::UnrecognisedName => "unrecognized name",
+        A::BadCertificateStatusResponse => "bad certificate status response",
+        A::BadCertificateHashValue => "bad certificate hash value",
+        A::UnknownPSKIdentity => "unknown PSK identity",
+        A::CertificateRequired => "certificate required",
+        A::NoApplicationProtocol => "no application protocol",
+        A::EncryptedClientHelloRequired => "ECH required",
+        other => return format!("alert({})", u8::from(other)),
+    };
+    text.to_string()
+}
+
 /// Maps an I/O error seen while talking on an established connection.
 pub(crate) fn from_io(e: &io::Error, side: Side) -> HttpError {
     if let Some(tls) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-        return HttpError::new(TLS_GENERIC, format!("tls: {tls}"));
+        // TLS 1.3 servers reject a client certificate after the client's handshake is done,
+        // so their alert arrives with the response.
+        return from_rustls(tls);
     }
     match e.kind() {
         io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted => HttpError::new(
@@ -347,25 +431,64 @@ mod tests {
     }
 
     #[test]
-    fn tls_messages_are_k6s() {
-        use rustls::CertificateError as C;
-        let m = |e: rustls::Error| from_rustls("h", &e);
+    fn tls_codes_and_texts() {
+        use rustls::{AlertDescription as A, CertificateError as C, Error as E};
+        let io = |e: E| io::Error::new(io::ErrorKind::InvalidData, e);
         assert_eq!(
-            m(rustls::Error::InvalidCertificate(C::UnknownIssuer)),
+            from_tls("h", &io(E::InvalidCertificate(C::UnknownIssuer))),
             HttpError::new(1310, "x509: unknown authority")
         );
         assert_eq!(
-            m(rustls::Error::InvalidCertificate(C::NotValidForName)).code,
-            1311
+            from_tls("h", &io(E::InvalidCertificate(C::NotValidForName))),
+            HttpError::new(1311, "x509: certificate doesn't match hostname")
         );
         assert_eq!(
-            m(rustls::Error::InvalidMessage(
-                rustls::InvalidMessage::InvalidContentType
-            ))
-            .code,
-            1301
+            from_tls("h", &io(E::AlertReceived(A::ProtocolVersion))),
+            HttpError::new(1010, "remote error: tls: protocol version not supported")
         );
-        assert_eq!(m(rustls::Error::InvalidCertificate(C::Expired)).code, 1300);
+        assert_eq!(
+            from_io(&io(E::AlertReceived(A::CertificateRequired)), Side::Read),
+            HttpError::new(1010, "remote error: tls: certificate required")
+        );
+        let ca_leaf = rustls::OtherError(std::sync::Arc::new(webpki::Error::CaUsedAsEndEntity));
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::Other(ca_leaf)))).code,
+            1310
+        );
+        use rustls::pki_types::UnixTime;
+        let at = |s| UnixTime::since_unix_epoch(std::time::Duration::from_secs(s));
+        assert_eq!(
+            from_tls(
+                "h",
+                &io(E::InvalidCertificate(C::ExpiredContext {
+                    time: at(1_796_029_796),
+                    not_after: at(1_795_943_395)
+                }))
+            ),
+            HttpError::new(1000, "x509: certificate has expired or is not yet valid: current time 2026-11-30T09:09:56Z is after 2026-11-29T09:09:55Z")
+        );
+        assert!(from_tls(
+            "h",
+            &io(E::InvalidCertificate(C::NotValidYetContext {
+                time: at(951_782_400),
+                not_before: at(4_107_542_400)
+            }))
+        )
+        .message
+        .ends_with("current time 2000-02-29T00:00:00Z is before 2100-03-01T00:00:00Z"));
+        assert_eq!(
+            from_tls(
+                "h",
+                &io(E::InvalidMessage(
+                    rustls::InvalidMessage::InvalidContentType
+                ))
+            ),
+            HttpError::new(1301, "tls: first record does not look like a TLS handshake")
+        );
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::Revoked))).code,
+            1300
+        );
     }
 
     #[test]

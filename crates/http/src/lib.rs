@@ -56,6 +56,8 @@ mod redirect;
 mod target;
 mod timing_io;
 mod tls;
+mod tls_auth;
+mod tls_suites;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -72,7 +74,7 @@ pub use headers::{request_headers as request_header_list, response_headers as he
 pub use local_ips::{LocalIps, LocalIpsError};
 pub use rate::RateLimiter;
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
-pub use tls::TlsCache;
+pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
 
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
 #[derive(Clone, Debug)]
@@ -89,6 +91,8 @@ pub struct ClientConfig {
     pub no_connection_reuse: bool,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
+    /// `tlsVersion`, `tlsCipherSuites` and `tlsAuth`, validated.
+    pub tls: TlsOptions,
     /// The rustls config built from the fields above on first use; leave at default.
     pub tls_cache: TlsCache,
     /// DNS cache and address choice (`dns`).
@@ -114,6 +118,7 @@ impl Default for ClientConfig {
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
             extra_root_certs_pem: Vec::new(),
+            tls: TlsOptions::default(),
             tls_cache: TlsCache::default(),
             dns: DnsOptions::default(),
             hosts: HostOverrides::default(),
@@ -188,6 +193,8 @@ pub struct Response {
     pub remote_addr: Option<SocketAddr>,
     /// `"tls1.3"`, `"tls1.2"`, or empty for plain HTTP.
     pub tls_version: &'static str,
+    /// k6's name of the negotiated cipher suite (`TLS_AES_128_GCM_SHA256`), or empty.
+    pub tls_cipher_suite: &'static str,
     /// Transport failure, timeout or decode failure; `None` for any HTTP status.
     pub error: Option<HttpError>,
     /// k6 `error_code`: the error's code, else `1000 + status` for status >= 400, else 0.

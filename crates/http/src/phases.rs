@@ -40,6 +40,7 @@ pub(crate) struct Progress {
     pub(crate) recv_base: u64,
     pub(crate) proto: &'static str,
     pub(crate) tls_version: &'static str,
+    pub(crate) tls_cipher_suite: &'static str,
     pub(crate) remote_addr: Option<SocketAddr>,
     /// Headers of the request as sent on this hop.
     pub(crate) request_headers: Option<http::HeaderMap>,
@@ -94,6 +95,7 @@ impl Progress {
             recv_base: 0,
             proto: "",
             tls_version: "",
+            tls_cipher_suite: "",
             remote_addr: None,
             request_headers: None,
             body: BodyBuf::default(),

@@ -38,6 +38,7 @@ pub(crate) struct Conn {
     pub(crate) sender: Sender,
     pub(crate) stats: Arc<IoStats>,
     pub(crate) tls_version: &'static str,
+    pub(crate) tls_cipher_suite: &'static str,
     pub(crate) remote_addr: SocketAddr,
 }
 

@@ -25,6 +25,8 @@ async fn trusted_ca_h1() {
     assert_eq!(r.proto, "HTTP/1.1");
     assert_eq!(r.tls_version, "tls1.3");
     assert_eq!(r.hops[0].tls_version, "tls1.3");
+    // Go's client preference (AES-128-GCM first) against a server following the client's order.
+    assert_eq!(r.tls_cipher_suite, "TLS_AES_128_GCM_SHA256");
     assert!(r.timings().tls_handshaking > Duration::ZERO);
     // A host name also verifies (and goes through DNS).
     let r = get(

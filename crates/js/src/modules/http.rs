@@ -446,6 +446,7 @@ fn finish_send(
                 0,
                 None,
                 "",
+                "",
                 parts,
                 ctx,
             ));
@@ -528,6 +529,7 @@ fn finish_send(
         resp.error_code,
         resp.remote_addr,
         resp.tls_version,
+        resp.tls_cipher_suite,
         parts,
         ctx,
     ))

@@ -146,6 +146,7 @@ pub(super) fn build(
     error_code: u32,
     remote: Option<std::net::SocketAddr>,
     tls_version: &str,
+    tls_cipher_suite: &str,
     parts: Parts,
     ctx: &mut Context,
 ) -> JsValue {
@@ -176,7 +177,12 @@ pub(super) fn build(
         )
         .property(js_string!("remote_ip"), JsString::from(ip.as_str()), all)
         .property(js_string!("remote_port"), port, all)
-        .property(js_string!("tls_version"), JsString::from(tls_version), all);
+        .property(js_string!("tls_version"), JsString::from(tls_version), all)
+        .property(
+            js_string!("tls_cipher_suite"),
+            JsString::from(tls_cipher_suite),
+            all,
+        );
     let obj = init.build();
     for (name, getter, setter) in &kit.getters {
         obj.insert_property(
