@@ -37,6 +37,9 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
+    if let Some(v) = env("K6_HTTP_DEBUG") {
+        m.insert("httpDebug".into(), Value::String(v));
+    }
     let boolean = |v: String| Value::Bool(v == "true" || v == "1");
     for (var, key) in [
         ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
@@ -138,6 +141,9 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
     if let Some(v) = &args.user_agent {
         m.insert("userAgent".into(), Value::String(v.clone()));
     }
+    if let Some(v) = &args.http_debug {
+        m.insert("httpDebug".into(), Value::String(v.clone()));
+    }
     if args.insecure_skip_tls_verify {
         m.insert("insecureSkipTLSVerify".into(), Value::Bool(true));
     }
@@ -238,7 +244,6 @@ const NOT_YET: &[&str] = &[
     "tlsVersion",
     "tlsCipherSuites",
     "tlsAuth",
-    "httpDebug",
     "blacklistIPs",
     "blockHostnames",
     "localIPs",

@@ -9,8 +9,10 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use url::Url;
 
+use crate::auth::{self, Auth};
 use crate::connect::connect;
 use crate::cookies::CookieJar;
+use crate::debug::{self, Dump, HttpDebug};
 use crate::decode::decode;
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError, Side};
@@ -44,6 +46,8 @@ struct Head {
 /// What has happened so far in one `send`, kept outside the future so a timeout can report it.
 struct Chain {
     hops: Vec<Hop>,
+    /// `httpDebug` dumps so far.
+    debug: Vec<Dump>,
     progress: Progress,
     method: Method,
     url: Url,
@@ -95,6 +99,7 @@ impl Chain {
             request_headers: Vec::new(),
             too_many_redirects: false,
             hops: self.hops,
+            debug: self.debug,
         }
     }
 }
@@ -135,6 +140,7 @@ impl Client {
         let timeout = req.timeout.unwrap_or(self.config.timeout);
         let mut chain = Chain {
             hops: Vec::new(),
+            debug: Vec::new(),
             progress: Progress::new(),
             method: req.method.clone(),
             url: req.url.clone(),
@@ -157,8 +163,18 @@ impl Client {
             sensitive: true,
         };
         let mut redirects = 0;
+        // This hop already carries our answer to a Digest challenge (one per hop, as k6).
+        let mut answered = false;
         loop {
             chain.begin(&hop);
+            let debug = self.config.http_debug;
+            if debug != HttpDebug::Off {
+                if let Some(text) = debug::request_dump(&hop, &self.config, &self.jar, &req.cookies)
+                {
+                    let hop = chain.hops.len();
+                    chain.debug.push(Dump { hop, text });
+                }
+            }
             let key = pool_key(&hop.url)?;
             let head = self
                 .round_trip(&hop, &key, req, &mut chain.progress)
@@ -180,7 +196,12 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let follow = location.is_some() && redirects < max_redirects;
-            let discard = follow || req.discard_body;
+            let digest = (req.auth == Auth::Digest && status == 401 && !answered)
+                .then(|| auth::digest_answer(&head.parts.headers, &hop))
+                .flatten();
+            // Full debug dumps show every body, even ones the script never sees.
+            let discard =
+                (follow || digest.is_some() || req.discard_body) && debug != HttpDebug::Full;
             let Head {
                 parts,
                 body,
@@ -190,9 +211,34 @@ impl Client {
             let body = self
                 .read_body(body, discard, conn, key, &parts, &mut chain.progress)
                 .await?;
+            if debug != HttpDebug::Off {
+                let closes = proto != "HTTP/2.0" && wants_close(&parts.headers, parts.version);
+                let text = debug::response(
+                    proto,
+                    &status_text(&parts),
+                    &parts.headers,
+                    closes,
+                    &body,
+                    debug,
+                );
+                let hop = chain.hops.len();
+                chain.debug.push(Dump { hop, text });
+            }
             chain.push_hop(status, proto, None);
 
+            if let Some(answer) = digest {
+                hop.headers
+                    .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                hop.headers.push(("Authorization".to_owned(), answer));
+                answered = true;
+                continue;
+            }
             if let (true, Some(location)) = (follow, &location) {
+                if std::mem::take(&mut answered) {
+                    // The answer was for this hop's URI; the next hop gets its own challenge.
+                    hop.headers
+                        .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                }
                 hop = redirect::next_hop(&hop, &first_host, status, location)?;
                 redirects += 1;
                 continue;
@@ -239,6 +285,7 @@ impl Client {
                 request_headers: chain.progress_request_headers(),
                 too_many_redirects: location.is_some(),
                 hops: std::mem::take(&mut chain.hops),
+                debug: std::mem::take(&mut chain.debug),
             });
         }
     }

@@ -108,7 +108,8 @@ pub(crate) fn build_request(
     Ok(req)
 }
 
-fn path_and_query(url: &Url) -> &str {
+/// The request target of an HTTP/1 request line (`/` for an empty path).
+pub(crate) fn path_and_query(url: &Url) -> &str {
     let p = &url[Position::BeforePath..Position::AfterQuery];
     if p.is_empty() {
         "/"
@@ -193,7 +194,8 @@ pub fn canonical(name: &str) -> String {
         .collect()
 }
 
-fn percent_decode(s: &str) -> String {
+/// URL userinfo as the text it encodes (invalid escapes kept as they are).
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -39,11 +39,14 @@
 
 #![warn(missing_docs)]
 
+mod auth;
 mod client;
 mod connect;
 mod cookies;
+mod debug;
 mod decode;
 mod dns;
+mod encode;
 pub mod error;
 mod headers;
 mod phases;
@@ -58,8 +61,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use url::Url;
 
+pub use auth::Auth;
 pub use client::Client;
 pub use cookies::CookieJar;
+pub use debug::{Dump, HttpDebug};
+pub use encode::compress;
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
 pub use tls::TlsCache;
@@ -77,6 +83,8 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Never keep connections alive (`noConnectionReuse`).
     pub no_connection_reuse: bool,
+    /// `httpDebug`: dump every request and response into [`Response::debug`].
+    pub http_debug: HttpDebug,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// The rustls config built from the fields above on first use; leave at default.
@@ -91,6 +99,7 @@ impl Default for ClientConfig {
             max_redirects: 10,
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
+            http_debug: HttpDebug::Off,
             extra_root_certs_pem: Vec::new(),
             tls_cache: TlsCache::default(),
         }
@@ -116,6 +125,8 @@ pub struct Request {
     pub cookies: Vec<(String, String)>,
     /// Read and drop the body (its bytes still count) instead of buffering it.
     pub discard_body: bool,
+    /// How the URL's credentials authenticate the request.
+    pub auth: Auth,
 }
 
 impl Request {
@@ -130,6 +141,7 @@ impl Request {
             max_redirects: None,
             cookies: Vec::new(),
             discard_body: false,
+            auth: Auth::Basic,
         }
     }
 
@@ -170,6 +182,8 @@ pub struct Response {
     pub too_many_redirects: bool,
     /// One entry per request sent, redirect hops first, final last.
     pub hops: Vec<Hop>,
+    /// `httpDebug` dumps in the order they happened; empty when it is off.
+    pub debug: Vec<Dump>,
 }
 
 impl Response {

@@ -100,7 +100,10 @@ pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &
         line.push(' ');
         line.push_str(k);
         line.push('=');
-        line.push_str(&quote(v));
+        // logrus leaves an empty value bare (`group=`), as k6's http-debug lines show.
+        if !v.is_empty() {
+            line.push_str(&quote(v));
+        }
     }
     line.push('\n');
     line
@@ -177,5 +180,12 @@ mod tests {
         assert!(lines[1].ends_with("level=debug msg=shown"), "{text}");
         std::fs::remove_file(path).unwrap();
         assert_eq!(quote(""), "\"\"");
+        let line = format_line(
+            SystemTime::UNIX_EPOCH,
+            Level::Info,
+            "m",
+            &[("group", ""), ("vu", "1")],
+        );
+        assert!(line.ends_with("msg=m group= vu=1\n"), "{line}");
     }
 }
