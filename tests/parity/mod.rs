@@ -7,6 +7,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::TestServer;
+
+mod httpbin;
 use crate::{rk6, Dir};
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
