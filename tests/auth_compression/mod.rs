@@ -167,6 +167,7 @@ export default function () {{
   check(null, {{
     'digest passes': () => ok.status === 200 && ok.body === 'ok',
     'digest url has no credentials': () => ok.url === `http://${{HOST}}/digest/a?q=1`,
+    'request headers are the script view': () => ok.request.headers['Authorization'] === undefined && ok.request.headers['Host'] === undefined && ok.request.headers['User-Agent'] !== undefined,
     'wrong password ends on the second 401': () => wrong.status === 401 && wrong.body === 'denied',
     'no challenge, one request': () => free.status === 200,
     'basic keeps its url': () => basic.status === 200 && basic.url === `http://u:p@${{HOST}}/basic`,

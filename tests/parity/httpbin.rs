@@ -158,6 +158,10 @@ export default function () {
     check(http.head(`${BASE}/anything`), { HEAD: (r) => r.status === 200 && r.body === '' });
     check(http.request('PUT', `${BASE}/anything`, JSON.stringify({ a: 1 }), { headers: { 'Content-Type': 'application/json' } }), { 'request() with JSON': (r) => r.json('json.a') === 1 });
     check(http.post(`${BASE}/post`, { a: '1', b: ['x', 'y'] }), { 'form body': (r) => r.json('form.a') === '1' && r.json('form.b').length === 2 });
+    check(http.get(`${BASE}/redirect/1`, { headers: { 'X-A': 'b' } }), {
+      'request is the first hop as the script made it': (r) => r.request.url === `${BASE}/redirect/1` && r.request.headers['X-A'][0] === 'b' && r.request.headers['User-Agent'].length === 1,
+      'request headers leave out what the transport adds': (r) => ['Host', 'Referer', 'Content-Length', 'Authorization'].every((h) => r.request.headers[h] === undefined),
+    });
   });
   group('failures', () => {
     const slow = http.get(`${BASE}/delay/2`, { timeout: '500ms' });

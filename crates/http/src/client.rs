@@ -48,6 +48,8 @@ struct Chain {
     hops: Vec<Hop>,
     /// `httpDebug` dumps so far.
     debug: Vec<Dump>,
+    /// The first hop's request headers as k6 shows them (`res.request.headers`).
+    script_headers: Vec<(String, String)>,
     progress: Progress,
     method: Method,
     url: Url,
@@ -96,7 +98,7 @@ impl Chain {
             tls_version: self.progress.tls_version,
             error_code: err.code,
             error: Some(err),
-            request_headers: Vec::new(),
+            request_headers: self.script_headers,
             too_many_redirects: false,
             hops: self.hops,
             debug: self.debug,
@@ -141,6 +143,7 @@ impl Client {
         let mut chain = Chain {
             hops: Vec::new(),
             debug: Vec::new(),
+            script_headers: Vec::new(),
             progress: Progress::new(),
             method: req.method.clone(),
             url: req.url.clone(),
@@ -179,6 +182,11 @@ impl Client {
             let head = self
                 .round_trip(&hop, &key, req, &mut chain.progress)
                 .await?;
+            if chain.hops.is_empty() {
+                if let Some(sent) = &chain.progress.request_headers {
+                    chain.script_headers = headers::script_view(sent, &req.headers);
+                }
+            }
             let status = head.parts.status.as_u16();
             let proto = proto_name(head.parts.version);
             chain.progress.proto = proto;
@@ -282,7 +290,7 @@ impl Client {
                 tls_version: chain.progress.tls_version,
                 error,
                 error_code,
-                request_headers: chain.progress_request_headers(),
+                request_headers: std::mem::take(&mut chain.script_headers),
                 too_many_redirects: location.is_some(),
                 hops: std::mem::take(&mut chain.hops),
                 debug: std::mem::take(&mut chain.debug),
@@ -405,16 +413,6 @@ impl Client {
             self.pool.put(key, conn);
         }
         Ok(first.unwrap_or_else(|| buf.freeze()))
-    }
-}
-
-impl Chain {
-    fn progress_request_headers(&self) -> Vec<(String, String)> {
-        self.progress
-            .request_headers
-            .as_ref()
-            .map(headers::request_headers)
-            .unwrap_or_default()
     }
 }
 
