@@ -90,6 +90,91 @@ fn httpbin_journey_agrees_with_k6() {
     super::compare("httpbin", &SCRIPT.replace("__BASE__", &httpbin.base));
 }
 
+/// (method, status, expected_response, error_code, url, name) of every `http_reqs` sample in
+/// a JSON output file, in order.
+fn request_tags(path: &std::path::Path) -> Vec<[String; 6]> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|p| p["type"] == "Point" && p["metric"] == "http_reqs")
+        .map(|p| {
+            let t = &p["data"]["tags"];
+            [
+                "method",
+                "status",
+                "expected_response",
+                "error_code",
+                "url",
+                "name",
+            ]
+            .map(|k| t[k].as_str().unwrap_or("-").to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn auth_requests_are_tagged_like_k6() {
+    let Some(bin) = super::k6() else { return };
+    let Some(httpbin) = Httpbin::start() else {
+        return;
+    };
+    let host = httpbin.base.trim_start_matches("http://");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  http.get('http://user:passwd@{host}/digest-auth/auth/user/passwd', {{ auth: 'digest' }});
+  http.get('http://user:wrong@{host}/digest-auth/auth/user/passwd', {{ auth: 'digest' }});
+  http.get('http://user:passwd@{host}/get', {{ auth: 'digest' }});
+  http.get('http://user:passwd@{host}/digest-auth/auth/user/passwd', {{ auth: 'digest', responseCallback: null }});
+  http.get('http://user:passwd@{host}/basic-auth/user/passwd');
+  http.get('http://user:passwd@{host}/basic-auth/user/passwd', {{ auth: 'basic', tags: {{ name: 'named' }} }});
+  http.post('http://{host}/post', 'abc', {{ compression: 'gzip, deflate' }});
+  http.post('http://{host}/post', 'abc', {{ compression: 'lzma' }});
+}}
+"#
+    );
+    let dir = crate::Dir::new("parity-auth-tags");
+    let path = dir.write("script.js", &script);
+    let script_arg = path.to_str().unwrap();
+    let theirs = Command::new(&bin)
+        .args([
+            "run",
+            "-q",
+            "--address",
+            "",
+            "--out",
+            "json=k6.json",
+            script_arg,
+        ])
+        .env("K6_NO_USAGE_REPORT", "true")
+        .current_dir(&dir.0)
+        .output()
+        .expect("run k6");
+    assert!(
+        theirs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&theirs.stderr)
+    );
+    let ours = crate::rk6(
+        &[
+            "run",
+            "-q",
+            "--address",
+            "",
+            "--out",
+            "json=rk6.json",
+            script_arg,
+        ],
+        &dir.0,
+    );
+    ours.assert_code(0);
+    let theirs = request_tags(&dir.path("k6.json"));
+    assert_eq!(theirs.len(), 10, "{theirs:?}");
+    assert_eq!(request_tags(&dir.path("rk6.json")), theirs);
+}
+
 /// Every check passes under k6 1.1.0; the thresholds pin per-tag request counts (digest
 /// challenges, redirect hops, timeouts) so that a difference there shows as a verdict.
 /// SHA-256 digest is left out: k6 answers it with MD5 and fails, rk6 succeeds.
