@@ -169,7 +169,7 @@ impl Client {
         // This hop already carries our answer to a Digest challenge (one per hop, as k6).
         let mut answered = false;
         loop {
-            chain.begin(&hop);
+            // Dumped before the hop's clock starts, so debugging does not add to `blocked`.
             let debug = self.config.http_debug;
             if debug != HttpDebug::Off {
                 if let Some(text) = debug::request_dump(&hop, &self.config, &self.jar, &req.cookies)
@@ -178,6 +178,7 @@ impl Client {
                     chain.debug.push(Dump { hop, text });
                 }
             }
+            chain.begin(&hop);
             let key = pool_key(&hop.url)?;
             let head = self
                 .round_trip(&hop, &key, req, &mut chain.progress)
