@@ -273,7 +273,7 @@ export default function () {{
   http.post(`${{BASE}}/none`, TEXT, {{ compression: '' }});
   const bad = http.post(`${{BASE}}/bad`, TEXT, {{ compression: 'gzip, lzma' }});
   check(bad, {{
-    'unknown algorithm is k6 error': (r) => r.status === 0 && r.error === 'unknown compression algorithm lzma, supported algorithms are [gzip deflate zstd br]',
+    'unknown algorithm is k6 error': (r) => r.status === 0 && r.url === '' && r.error === 'unknown compression algorithm lzma, supported algorithms are [gzip deflate zstd br]',
   }});
 }}
 "#,

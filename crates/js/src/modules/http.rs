@@ -390,7 +390,9 @@ pub(super) fn send(
             headers.push(("Content-Type".into(), ct));
         }
     }
-    let unsent = |err: rk6_http::HttpError, headers, body, ctx: &mut Context| {
+    // `res.url` of a request never sent: k6 leaves it empty when the body could not be
+    // prepared, and keeps the (unusable) URL otherwise.
+    let unsent = |err: rk6_http::HttpError, url: &str, headers, body, ctx: &mut Context| {
         if host.shared.run.throw {
             return Err(JsNativeError::error().with_message(err.message).into());
         }
@@ -413,7 +415,7 @@ pub(super) fn send(
             0,
             "",
             "",
-            &url_text,
+            url,
             Some(&err),
             0,
             None,
@@ -429,7 +431,7 @@ pub(super) fn send(
                 code: 1020,
                 message: format!("invalid URL \"{url_text}\""),
             };
-            return unsent(err, headers, body, ctx);
+            return unsent(err, &url_text, headers, body, ctx);
         }
     };
     // The script sees the body it gave (`res.request.body`); the wire gets it compressed.
@@ -438,7 +440,7 @@ pub(super) fn send(
         Some(algorithms) => {
             match compression::apply(&host, &method, &url_text, &body, algorithms, &mut headers) {
                 Ok(b) => b,
-                Err(err) => return unsent(err, headers, body, ctx),
+                Err(err) => return unsent(err, "", headers, body, ctx),
             }
         }
     };
