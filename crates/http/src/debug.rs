@@ -26,8 +26,8 @@ pub struct Dump {
     /// Index into [`crate::Response::hops`] of the hop it belongs to (a request and its
     /// response share it).
     pub hop: usize,
-    /// `Request:\n...` or `Response:\n...`.
-    pub text: String,
+    /// `Request:\n...` or `Response:\n...`; bodies as they are, so maybe not UTF-8.
+    pub text: Vec<u8>,
 }
 
 /// The dump of the request `hop` is about to send (built as for HTTP/1.1, as k6 shows even
@@ -37,7 +37,7 @@ pub(crate) fn request_dump(
     config: &ClientConfig,
     jar: &CookieJar,
     request_cookies: &[(String, String)],
-) -> Option<String> {
+) -> Option<Vec<u8>> {
     let inputs = HeaderInputs {
         user_agent: config.user_agent.as_deref(),
         jar,
@@ -54,7 +54,7 @@ fn request(
     req: &http::Request<http_body_util::Full<bytes::Bytes>>,
     body: &[u8],
     level: HttpDebug,
-) -> String {
+) -> Vec<u8> {
     let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
     let mut out = format!("Request:\n{} {target} HTTP/1.1\n", req.method());
     let first = ["host", "user-agent", "content-length"];
@@ -64,8 +64,7 @@ fn request(
         }
     }
     sorted(&mut out, req.headers(), &first);
-    finish(&mut out, body, level);
-    out
+    finish(out, body, level)
 }
 
 /// The dump of a response: status line, `Connection: close` and the framing header first,
@@ -77,7 +76,7 @@ pub(crate) fn response(
     closes: bool,
     body: &[u8],
     level: HttpDebug,
-) -> String {
+) -> Vec<u8> {
     let mut out = format!("Response:\n{proto} {status}\n");
     if closes {
         out.push_str("Connection: close\n");
@@ -93,8 +92,7 @@ pub(crate) fn response(
         skip.push("connection");
     }
     sorted(&mut out, headers, &skip);
-    finish(&mut out, body, level);
-    out
+    finish(out, body, level)
 }
 
 fn line(out: &mut String, name: &str, value: &[u8]) {
@@ -123,18 +121,37 @@ fn sorted(out: &mut String, headers: &HeaderMap, skip: &[&str]) {
 }
 
 /// The blank line ending the head, the body when dumping in full, and a last newline.
-fn finish(out: &mut String, body: &[u8], level: HttpDebug) {
-    out.push('\n');
+fn finish(head: String, body: &[u8], level: HttpDebug) -> Vec<u8> {
+    let mut out = head.into_bytes();
+    out.push(b'\n');
     if level == HttpDebug::Full {
-        out.push_str(&String::from_utf8_lossy(body));
+        out.extend_from_slice(body);
     }
-    out.push('\n');
+    out.push(b'\n');
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use http::HeaderValue;
+
+    fn text(v: Vec<u8>) -> String {
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn full_dumps_keep_body_bytes_as_they_are() {
+        let out = response(
+            "HTTP/1.1",
+            "200 OK",
+            &HeaderMap::new(),
+            false,
+            b"\x1f\x8b",
+            HttpDebug::Full,
+        );
+        assert!(out.ends_with(b"\n\n\x1f\x8b\n"));
+    }
 
     #[test]
     fn request_layout_puts_host_agent_length_first_then_sorted() {
@@ -149,11 +166,11 @@ mod tests {
             )))
             .unwrap();
         assert_eq!(
-            request(&req, b"hello=1", HttpDebug::Full),
+            text(request(&req, b"hello=1", HttpDebug::Full)),
             "Request:\nPOST /p?q=1 HTTP/1.1\nHost: h.test:8080\nUser-Agent: ua\nContent-Length: 7\nAccept: */*\nX-B: 2\n\nhello=1\n"
         );
         assert_eq!(
-            request(&req, b"hello=1", HttpDebug::Headers),
+            text(request(&req, b"hello=1", HttpDebug::Headers)),
             "Request:\nPOST /p?q=1 HTTP/1.1\nHost: h.test:8080\nUser-Agent: ua\nContent-Length: 7\nAccept: */*\nX-B: 2\n\n\n"
         );
     }
@@ -168,18 +185,18 @@ mod tests {
         h.append("set-cookie", HeaderValue::from_static("b=2"));
         h.insert("content-type", HeaderValue::from_static("text/plain"));
         assert_eq!(
-            response("HTTP/1.1", "200 OK", &h, true, b"ok", HttpDebug::Full),
+            text(response("HTTP/1.1", "200 OK", &h, true, b"ok", HttpDebug::Full)),
             "Response:\nHTTP/1.1 200 OK\nConnection: close\nContent-Length: 2\nContent-Type: text/plain\nServer: s\nSet-Cookie: a=1\nSet-Cookie: b=2\n\nok\n"
         );
         assert_eq!(
-            response(
+            text(response(
                 "HTTP/1.1",
                 "204 No Content",
                 &HeaderMap::new(),
                 false,
                 b"",
                 HttpDebug::Headers
-            ),
+            )),
             "Response:\nHTTP/1.1 204 No Content\n\n\n"
         );
     }

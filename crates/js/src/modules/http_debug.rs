@@ -25,7 +25,7 @@ pub(super) fn log(host: &Host, dumps: &[Dump]) {
         if id.0 != dump.hop {
             id = (dump.hop, super::crypto::random_uuid().unwrap_or_default());
         }
-        host.shared.logger.log(
+        host.shared.logger.log_bytes(
             Level::Info,
             &dump.text,
             &[
