@@ -320,14 +320,15 @@ fn options_and_params_rk6_cannot_honour_fail_loudly() {
         "{}",
         run.stderr
     );
-    let script = "import http from 'k6/http';\nexport default function () { http.post('http://127.0.0.1:1/', 'x', { compression: 'gzip' }); }\n";
+    let script = "import http from 'k6/http';\nexport default function () { http.get('http://u:p@127.0.0.1:1/', { auth: 'ntlm' }); }\n";
     let (run, _) = run_export(&dir, script, &["--address", ""]);
     assert!(
         run.stderr
-            .contains("the compression param is not supported by rk6 yet"),
+            .contains("auth \\\"ntlm\\\" is not supported by rk6"),
         "{}",
         run.stderr
     );
+    assert!(!run.stderr.contains("Request Failed"), "{}", run.stderr);
 }
 
 #[test]

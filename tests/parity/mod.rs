@@ -10,6 +10,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::TestServer;
+
+mod httpbin;
 use crate::{rk6, Dir};
 
 mod tls;

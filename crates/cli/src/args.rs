@@ -121,6 +121,9 @@ pub struct RunArgs {
     /// User-Agent header to send.
     #[arg(long = "user-agent")]
     pub user_agent: Option<String>,
+    /// Log every HTTP request and response (headers; `--http-debug=full` adds bodies).
+    #[arg(long = "http-debug", value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "headers")]
+    pub http_debug: Option<String>,
     /// JSON config file (k6's format), the lowest option layer above the defaults.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -41,6 +41,9 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
         let auth = serde_json::from_str(&v).map_err(|e| format!("K6_TLSAUTH: {e}"))?;
         m.insert("tlsAuth".into(), auth);
     }
+    if let Some(v) = env("K6_HTTP_DEBUG") {
+        m.insert("httpDebug".into(), Value::String(v));
+    }
     let boolean = |v: String| Value::Bool(v == "true" || v == "1");
     for (var, key) in [
         ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
@@ -143,6 +146,9 @@ fn cli_layer(args: &RunArgs) -> Result<Map<String, Value>, String> {
     if let Some(v) = &args.user_agent {
         m.insert("userAgent".into(), Value::String(v.clone()));
     }
+    if let Some(v) = &args.http_debug {
+        m.insert("httpDebug".into(), Value::String(v.clone()));
+    }
     if args.insecure_skip_tls_verify {
         m.insert("insecureSkipTLSVerify".into(), Value::Bool(true));
     }
@@ -242,7 +248,7 @@ fn is_known(key: &str) -> bool {
 
 /// Options k6 has that would change what the test does, which rk6 does not implement yet:
 /// setting one stops the run instead of silently running a different test.
-const NOT_YET: &[&str] = &["httpDebug"];
+const NOT_YET: &[&str] = &[];
 
 /// The message for the first option set that rk6 cannot honour yet.
 pub fn unsupported(options: &Map<String, Value>) -> Option<String> {

@@ -515,6 +515,12 @@ fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
             .and_then(Value::as_u64)
             .map_or(defaults.max_redirects, |n| n as u32),
         no_connection_reuse: flag("noConnectionReuse"),
+        http_debug: match options.get("httpDebug") {
+            Some(Value::String(s)) if s == "full" => rk6_http::HttpDebug::Full,
+            None | Some(Value::Null | Value::Bool(false)) => rk6_http::HttpDebug::Off,
+            Some(Value::String(s)) if s.is_empty() => rk6_http::HttpDebug::Off,
+            Some(_) => rk6_http::HttpDebug::Headers,
+        },
         ..defaults
     }
 }

@@ -9,8 +9,10 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use url::Url;
 
+use crate::auth::{self, Auth};
 use crate::connect::connect;
 use crate::cookies::CookieJar;
+use crate::debug::{self, Dump, HttpDebug};
 use crate::decode::decode;
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError, Side};
@@ -46,6 +48,10 @@ struct Head {
 /// What has happened so far in one `send`, kept outside the future so a timeout can report it.
 struct Chain {
     hops: Vec<Hop>,
+    /// `httpDebug` dumps so far.
+    debug: Vec<Dump>,
+    /// The first hop's request headers as sent (`res.request.headers` shows a view of them).
+    script_headers: http::HeaderMap,
     progress: Progress,
     method: Method,
     url: Url,
@@ -94,9 +100,11 @@ impl Chain {
             tls_cipher_suite: self.progress.tls_cipher_suite,
             error_code: err.code,
             error: Some(err),
-            request_headers: http::HeaderMap::new(),
+            request_headers: self.script_headers,
+            script_headers: Vec::new(),
             too_many_redirects: false,
             hops: self.hops,
+            debug: self.debug,
         }
     }
 }
@@ -151,15 +159,19 @@ impl Client {
         let timeout = req.timeout.unwrap_or(self.config.timeout);
         let mut chain = Chain {
             hops: Vec::new(),
+            debug: Vec::new(),
+            script_headers: http::HeaderMap::new(),
             progress: Progress::new(),
             method: req.method.clone(),
             url: req.url.clone(),
         };
-        match tokio::time::timeout(timeout, self.follow(&req, &mut chain)).await {
+        let mut resp = match tokio::time::timeout(timeout, self.follow(&req, &mut chain)).await {
             Ok(Ok(resp)) => resp,
             Ok(Err(e)) => chain.fail(e),
             Err(_) => chain.fail(HttpError::timeout()),
-        }
+        };
+        resp.script_headers = req.headers;
+        resp
     }
 
     async fn follow(&mut self, req: &Request, chain: &mut Chain) -> Result<Response, HttpError> {
@@ -173,12 +185,28 @@ impl Client {
             sensitive: true,
         };
         let mut redirects = 0;
+        // This hop already carries our answer to a Digest challenge (one per hop, as k6).
+        let mut answered = false;
         loop {
+            // Dumped before the hop's clock starts, so debugging does not add to `blocked`.
+            let debug = self.config.http_debug;
+            if debug != HttpDebug::Off {
+                if let Some(text) = debug::request_dump(&hop, &self.config, &self.jar, &req.cookies)
+                {
+                    let hop = chain.hops.len();
+                    chain.debug.push(Dump { hop, text });
+                }
+            }
             chain.begin(&hop);
             let key = pool_key(&hop.url)?;
             let head = self
                 .round_trip(&hop, &key, req, &mut chain.progress)
                 .await?;
+            if chain.hops.is_empty() {
+                if let Some(sent) = chain.progress.request_headers.take() {
+                    chain.script_headers = sent;
+                }
+            }
             let status = head.parts.status.as_u16();
             let proto = proto_name(head.parts.version);
             chain.progress.proto = proto;
@@ -196,7 +224,12 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let follow = location.is_some() && redirects < max_redirects;
-            let discard = follow || req.discard_body;
+            let digest = (req.auth == Auth::Digest && status == 401 && !answered)
+                .then(|| auth::digest_answer(&head.parts.headers, &hop))
+                .flatten();
+            // Full debug dumps show every body, even ones the script never sees.
+            let discard =
+                (follow || digest.is_some() || req.discard_body) && debug != HttpDebug::Full;
             let Head {
                 parts,
                 body,
@@ -206,9 +239,37 @@ impl Client {
             let body = self
                 .read_body(body, discard, conn, key, &parts, &mut chain.progress)
                 .await?;
+            if debug != HttpDebug::Off {
+                let closes = proto != "HTTP/2.0" && wants_close(&parts.headers, parts.version);
+                let text = debug::response(
+                    proto,
+                    &crate::status_text(
+                        status,
+                        parts.extensions.get::<hyper::ext::ReasonPhrase>(),
+                    ),
+                    &parts.headers,
+                    closes,
+                    &body,
+                    debug,
+                );
+                let hop = chain.hops.len();
+                chain.debug.push(Dump { hop, text });
+            }
             chain.push_hop(status, proto, None);
 
+            if let Some(answer) = digest {
+                hop.headers
+                    .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                hop.headers.push(("Authorization".to_owned(), answer));
+                answered = true;
+                continue;
+            }
             if let (true, Some(location)) = (follow, &location) {
+                if std::mem::take(&mut answered) {
+                    // The answer was for this hop's URI; the next hop gets its own challenge.
+                    hop.headers
+                        .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
+                }
                 hop = redirect::next_hop(&hop, &first_host, status, location)?;
                 redirects += 1;
                 continue;
@@ -247,9 +308,11 @@ impl Client {
                 tls_cipher_suite: chain.progress.tls_cipher_suite,
                 error,
                 error_code,
-                request_headers: chain.progress.request_headers.take().unwrap_or_default(),
+                request_headers: std::mem::take(&mut chain.script_headers),
+                script_headers: Vec::new(),
                 too_many_redirects: location.is_some(),
                 hops: std::mem::take(&mut chain.hops),
+                debug: std::mem::take(&mut chain.debug),
             });
         }
     }

@@ -108,7 +108,8 @@ pub(crate) fn build_request(
     Ok(req)
 }
 
-fn path_and_query(url: &Url) -> &str {
+/// The request target of an HTTP/1 request line (`/` for an empty path).
+pub(crate) fn path_and_query(url: &Url) -> &str {
     let p = &url[Position::BeforePath..Position::AfterQuery];
     if p.is_empty() {
         "/"
@@ -160,9 +161,17 @@ pub fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
     out
 }
 
-/// Request headers as sent, canonical names, one entry per value.
-pub fn request_headers(map: &HeaderMap) -> Vec<(String, String)> {
-    map.iter()
+/// The request headers a script sees, as k6 shows them: the script's own, the
+/// `User-Agent` and the `Cookie` sent, but none of those the transport derives (`Host`,
+/// `Content-Length`, `Connection`, a Basic `Authorization` from the URL). Canonical names,
+/// one entry per value.
+pub fn script_view(sent: &HeaderMap, user: &[(String, String)]) -> Vec<(String, String)> {
+    sent.iter()
+        .filter(|(k, _)| {
+            *k == http::header::USER_AGENT
+                || *k == http::header::COOKIE
+                || user.iter().any(|(n, _)| n.eq_ignore_ascii_case(k.as_str()))
+        })
         .map(|(k, v)| {
             (
                 canonical(k.as_str()),
@@ -193,7 +202,8 @@ pub fn canonical(name: &str) -> String {
         .collect()
 }
 
-fn percent_decode(s: &str) -> String {
+/// URL userinfo as the text it encodes (invalid escapes kept as they are).
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -239,6 +249,32 @@ mod tests {
         assert_eq!(canonical("content-type"), "Content-Type");
         assert_eq!(canonical("x-FOO-bar"), "X-Foo-Bar");
         assert_eq!(canonical("bad name"), "bad name");
+    }
+
+    #[test]
+    fn script_view_hides_transport_headers() {
+        let mut sent = HeaderMap::new();
+        for (k, v) in [
+            ("host", "h"),
+            ("user-agent", "ua"),
+            ("content-length", "4"),
+            ("authorization", "Basic x"),
+            ("x-a", "1"),
+            ("cookie", "c=1"),
+        ] {
+            sent.append(name(k).unwrap(), value(k, v).unwrap());
+        }
+        let user = [("X-A".to_owned(), "1".to_owned())];
+        assert_eq!(
+            script_view(&sent, &user),
+            [
+                ("User-Agent".to_owned(), "ua".to_owned()),
+                ("X-A".to_owned(), "1".to_owned()),
+                ("Cookie".to_owned(), "c=1".to_owned())
+            ]
+        );
+        let own_auth = [("authorization".to_owned(), "Basic x".to_owned())];
+        assert!(script_view(&sent, &own_auth).contains(&("Authorization".into(), "Basic x".into())));
     }
 
     #[test]

@@ -41,11 +41,14 @@
 
 #![warn(missing_docs)]
 
+mod auth;
 mod client;
 mod connect;
 mod cookies;
+mod debug;
 mod decode;
 mod dns;
+mod encode;
 pub mod error;
 mod headers;
 mod local_ips;
@@ -65,12 +68,15 @@ use std::time::Duration;
 use bytes::Bytes;
 use url::Url;
 
+pub use auth::Auth;
 pub use client::Client;
 pub use cookies::CookieJar;
 pub use dns::{DnsOptions, DnsPolicy, DnsSelect, DnsValueError};
+pub use debug::{Dump, HttpDebug};
+pub use encode::compress;
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
-pub use headers::{request_headers as request_header_list, response_headers as header_list};
+pub use headers::{response_headers as header_list, script_view as request_header_list};
 pub use local_ips::{LocalIps, LocalIpsError};
 pub use rate::RateLimiter;
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
@@ -89,6 +95,8 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Never keep connections alive (`noConnectionReuse`).
     pub no_connection_reuse: bool,
+    /// `httpDebug`: dump every request and response into [`Response::debug`].
+    pub http_debug: HttpDebug,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// `tlsVersion`, `tlsCipherSuites` and `tlsAuth`, validated.
@@ -117,6 +125,7 @@ impl Default for ClientConfig {
             max_redirects: 10,
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
+            http_debug: HttpDebug::Off,
             extra_root_certs_pem: Vec::new(),
             tls: TlsOptions::default(),
             tls_cache: TlsCache::default(),
@@ -149,6 +158,8 @@ pub struct Request {
     pub cookies: Vec<(String, String)>,
     /// Read and drop the body (its bytes still count) instead of buffering it.
     pub discard_body: bool,
+    /// How the URL's credentials authenticate the request.
+    pub auth: Auth,
 }
 
 impl Request {
@@ -163,6 +174,7 @@ impl Request {
             max_redirects: None,
             cookies: Vec::new(),
             discard_body: false,
+            auth: Auth::Basic,
         }
     }
 
@@ -199,13 +211,17 @@ pub struct Response {
     pub error: Option<HttpError>,
     /// k6 `error_code`: the error's code, else `1000 + status` for status >= 400, else 0.
     pub error_code: u32,
-    /// Headers of the final hop's request as sent; [`Response::request_header_list`] gives
-    /// k6's presentation.
+    /// Headers of the first hop's request as sent; [`Response::request_header_list`] gives
+    /// k6's view of them (`res.request.headers`).
     pub request_headers: http::HeaderMap,
+    /// The request's headers as the script gave them (they decide that view).
+    pub script_headers: Vec<(String, String)>,
     /// The redirect limit stopped the chain; this is the last 3xx (k6 logs a warning).
     pub too_many_redirects: bool,
     /// One entry per request sent, redirect hops first, final last.
     pub hops: Vec<Hop>,
+    /// `httpDebug` dumps in the order they happened; empty when it is off.
+    pub debug: Vec<Dump>,
 }
 
 impl Response {
@@ -216,22 +232,7 @@ impl Response {
 
     /// k6 style status text, `"200 OK"`; empty on error.
     pub fn status_text(&self) -> String {
-        if self.status == 0 {
-            return String::new();
-        }
-        let reason = match &self.reason {
-            Some(r) => String::from_utf8_lossy(r.as_bytes()),
-            None => http::StatusCode::from_u16(self.status)
-                .ok()
-                .and_then(|s| s.canonical_reason())
-                .unwrap_or_default()
-                .into(),
-        };
-        if reason.is_empty() {
-            self.status.to_string()
-        } else {
-            format!("{} {reason}", self.status)
-        }
+        status_text(self.status, self.reason.as_ref())
     }
 
     /// Response headers as k6 shows them: canonical names, repeated values joined by `", "`.
@@ -239,9 +240,9 @@ impl Response {
         header_list(&self.headers)
     }
 
-    /// Request headers as sent, canonical names, one entry per value.
+    /// The request headers as k6 shows them to the script, canonical names.
     pub fn request_header_list(&self) -> Vec<(String, String)> {
-        request_header_list(&self.request_headers)
+        request_header_list(&self.request_headers, &self.script_headers)
     }
 
     /// Raw `Set-Cookie` values of the final response (joining them loses information).
@@ -255,6 +256,27 @@ impl Response {
     /// Timings of the final hop (what k6 exposes as `res.timings`).
     pub fn timings(&self) -> Timings {
         self.hops.last().map(|h| h.timings).unwrap_or_default()
+    }
+}
+
+/// Go's `Response.Status`: the code and the server's reason phrase (the canonical one when
+/// the server's is the same or absent, e.g. on HTTP/2); empty for status 0.
+pub(crate) fn status_text(status: u16, reason: Option<&hyper::ext::ReasonPhrase>) -> String {
+    if status == 0 {
+        return String::new();
+    }
+    let reason = match reason {
+        Some(r) => String::from_utf8_lossy(r.as_bytes()),
+        None => http::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or_default()
+            .into(),
+    };
+    if reason.is_empty() {
+        status.to_string()
+    } else {
+        format!("{status} {reason}")
     }
 }
 

@@ -80,27 +80,45 @@ impl Logger {
 
     /// Writes one line to stderr with extra `key=value` fields after `msg`.
     pub fn log(&self, level: Level, msg: &str, fields: &[(&str, &str)]) {
+        self.log_bytes(level, msg.as_bytes(), fields);
+    }
+
+    /// Like [`Logger::log`] for a message that may not be UTF-8 (bytes escaped as Go does).
+    pub fn log_bytes(&self, level: Level, msg: &[u8], fields: &[(&str, &str)]) {
         if level == Level::Debug && !self.verbose {
             return;
         }
-        let line = format_line(SystemTime::now(), level, msg, fields);
+        let line = format_line_bytes(SystemTime::now(), level, msg, fields);
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 
 /// Formats one log line (with its trailing newline).
 pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &str)]) -> String {
+    format_line_bytes(time, level, msg.as_bytes(), fields)
+}
+
+/// [`format_line`] for a message that may hold invalid UTF-8.
+fn format_line_bytes(
+    time: SystemTime,
+    level: Level,
+    msg: &[u8],
+    fields: &[(&str, &str)],
+) -> String {
     let mut line = format!(
         "time=\"{}\" level={} msg={}",
         rfc3339(time),
         level.as_str(),
-        quote(msg)
+        quote_bytes(msg)
     );
     for (k, v) in fields {
         line.push(' ');
         line.push_str(k);
         line.push('=');
-        line.push_str(&quote(v));
+        // logrus leaves an empty value bare (`group=`), as k6's http-debug lines show.
+        if !v.is_empty() {
+            line.push_str(&quote(v));
+        }
     }
     line.push('\n');
     line
@@ -109,23 +127,39 @@ pub fn format_line(time: SystemTime, level: Level, msg: &str, fields: &[(&str, &
 /// Quotes a logfmt value when it holds anything but plain word characters, escaping like
 /// Go's `strconv.Quote`.
 fn quote(v: &str) -> String {
+    quote_bytes(v.as_bytes())
+}
+
+/// [`quote`] for bytes: invalid UTF-8 becomes `\xNN`, as in Go.
+fn quote_bytes(v: &[u8]) -> String {
     let plain = !v.is_empty()
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
+        && v.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"-._/@^+".contains(&b));
     if plain {
-        return v.to_string();
+        return String::from_utf8_lossy(v).into_owned();
     }
     let mut out = String::with_capacity(v.len() + 2);
     out.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
+    for chunk in v.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\u{7}' => out.push_str("\\a"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{b}' => out.push_str("\\v"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    out.push_str(&format!("\\x{:02x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
         }
     }
     out.push('"');
@@ -177,5 +211,16 @@ mod tests {
         assert!(lines[1].ends_with("level=debug msg=shown"), "{text}");
         std::fs::remove_file(path).unwrap();
         assert_eq!(quote(""), "\"\"");
+        assert_eq!(
+            quote_bytes(b"\x1f\x8b\x08\x00\x7f \xce\x89\x8d"),
+            "\"\\x1f\\x8b\\b\\x00\\x7f \u{389}\\x8d\""
+        );
+        let line = format_line(
+            SystemTime::UNIX_EPOCH,
+            Level::Info,
+            "m",
+            &[("group", ""), ("vu", "1")],
+        );
+        assert!(line.ends_with("msg=m group= vu=1\n"), "{line}");
     }
 }

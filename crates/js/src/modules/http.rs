@@ -14,11 +14,11 @@ use boa_engine::{
 use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 use http::Method;
-use rk6_http::{Hop, Request, Response};
+use rk6_http::{Auth, Hop, Request, Response};
 use rk6_metrics::builtin;
 
 use super::cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
-use super::{prop, response, Export};
+use super::{compression, prop, response, Export};
 use crate::host::{Host, Phase, StatusRanges};
 use crate::log::Level;
 
@@ -155,6 +155,10 @@ struct Params {
     callback: Option<Option<StatusRanges>>,
     /// A `new http.CookieJar()` to use instead of the VU's jar.
     jar: Option<JsObject>,
+    /// `compression`: comma-separated algorithms applied to the body.
+    compression: Option<String>,
+    /// `auth`: how the URL's credentials are used.
+    auth: Auth,
 }
 
 impl Params {
@@ -218,15 +222,10 @@ impl Params {
                 }
             },
         };
-        // Params that would change the request, which rk6 cannot honour yet: fail loudly
-        // rather than send something else.
-        if let Some(c) = prop(obj, "compression", ctx)? {
-            if !c.is_null() && !c.to_string(ctx)?.is_empty() {
-                return Err(JsNativeError::typ()
-                    .with_message("the compression param is not supported by rk6 yet (see docs/compatibility.md)")
-                    .into());
-            }
-        }
+        let compression = match prop(obj, "compression", ctx)? {
+            Some(c) if !c.is_null() => Some(c.to_string(ctx)?.to_std_string_escaped()),
+            _ => None,
+        };
         let jar = match prop(obj, "jar", ctx)? {
             None => None,
             Some(v) => match v.as_object() {
@@ -239,14 +238,19 @@ impl Params {
                 }
             },
         };
-        if let Some(auth) = prop(obj, "auth", ctx)? {
-            let auth = auth.to_string(ctx)?.to_std_string_escaped();
-            if auth != "basic" {
-                return Err(JsNativeError::typ()
-                    .with_message(format!("auth \"{auth}\" is not supported by rk6 yet (only basic, with credentials in the URL)"))
-                    .into());
-            }
-        }
+        let auth = match prop(obj, "auth", ctx)? {
+            None => Auth::Basic,
+            Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
+                "basic" => Auth::Basic,
+                "digest" => Auth::Digest,
+                // Sending without the asked-for authentication would test something else.
+                other => {
+                    return Err(JsNativeError::typ()
+                        .with_message(format!("auth \"{other}\" is not supported by rk6 (only basic and digest, with credentials in the URL)"))
+                        .into())
+                }
+            },
+        };
         let callback = match obj {
             Some(o) => {
                 let v = o.get(js_string!("responseCallback"), ctx)?;
@@ -265,6 +269,8 @@ impl Params {
             response_type,
             callback,
             jar,
+            compression,
+            auth,
         })
     }
 }
@@ -403,6 +409,7 @@ fn finish_send(
     body: Option<&JsValue>,
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
+    let has_body = body.is_some_and(|b| !b.is_null());
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
     if let Some(ct) = content_type {
@@ -413,6 +420,40 @@ fn finish_send(
             headers.push(("Content-Type".into(), ct));
         }
     }
+    // `res.url` of a request never sent: k6 leaves it empty when the body could not be
+    // prepared, and keeps the (unusable) URL otherwise.
+    let unsent = |err: rk6_http::HttpError, url: &str, headers, body, ctx: &mut Context| {
+        if host.shared.run.throw {
+            return Err(JsNativeError::error().with_message(err.message).into());
+        }
+        host.shared
+            .logger
+            .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
+        let parts = response::Parts {
+            method: method.clone(),
+            url: url_text.clone(),
+            request_headers: response::RequestHeaders::Given(headers),
+            request_body: body,
+            headers: http::HeaderMap::new(),
+            body: None,
+            response_type: params.response_type,
+            timings: Default::default(),
+        };
+        Ok(response::build(
+            &host,
+            0,
+            "",
+            "",
+            url,
+            Some(&err),
+            0,
+            None,
+            "",
+            "",
+            parts,
+            ctx,
+        ))
+    };
     let parsed = match parsed {
         Ok(u) if matches!(u.scheme(), "http" | "https") => u,
         _ => {
@@ -420,47 +461,30 @@ fn finish_send(
                 code: 1020,
                 message: format!("invalid URL \"{url_text}\""),
             };
-            if host.shared.run.throw {
-                return Err(JsNativeError::error().with_message(err.message).into());
-            }
-            host.shared
-                .logger
-                .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
-            let parts = response::Parts {
-                method,
-                url: url_text.clone(),
-                request_headers: response::RequestHeaders::Given(headers),
-                request_body: body,
-                headers: http::HeaderMap::new(),
-                body: None,
-                response_type: params.response_type,
-                timings: Default::default(),
-            };
-            return Ok(response::build(
-                &host,
-                0,
-                "",
-                "",
-                &url_text,
-                Some(&err),
-                0,
-                None,
-                "",
-                "",
-                parts,
-                ctx,
-            ));
+            return unsent(err, &url_text, headers, body, ctx);
         }
     };
+    // The script sees the body it gave (`res.request.body`); the wire gets it compressed.
+    let wire_body = match params.compression.as_deref().filter(|_| has_body) {
+        None => body.clone(),
+        Some(algorithms) => {
+            match compression::apply(&host, &method, &url_text, &body, algorithms, &mut headers) {
+                Ok(b) => b,
+                Err(err) => return unsent(err, "", headers, body, ctx),
+            }
+        }
+    };
+    compression::check_content_length(&host, &method, &url_text, wire_body.len(), &mut headers);
     let req = Request {
         method: method.clone(),
         url: parsed,
         headers,
-        body: body.clone(),
+        body: wire_body,
         timeout: params.timeout,
         max_redirects: params.redirects,
         cookies: params.cookies,
         discard_body: params.response_type == ResponseType::None,
+        auth: params.auth,
     };
     // The borrow spans the await on purpose: while this VU is suspended nothing else can
     // touch its client, because the VU's JS is stopped inside this very call.
@@ -483,7 +507,8 @@ fn finish_send(
         Some(cb) => cb,
         None => host.expected_statuses.borrow().clone(),
     };
-    emit(&host, &params.tags, &resp, callback.as_deref());
+    emit(&host, &params.tags, &resp, callback.as_deref(), params.auth);
+    super::http_debug::log(&host, &resp.debug);
     if resp.too_many_redirects && params.redirects.is_none() && !host.shared.run.max_redirects_set {
         let text = format!(
             "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} in request params or set global maxRedirects to silence this",
@@ -506,13 +531,17 @@ fn finish_send(
     }
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let status_text = resp.status_text();
-    let final_url = resp.url.to_string();
+    // k6 reports a digest request's URL without its credentials.
+    let final_url = match params.auth {
+        Auth::Digest => without_credentials(&resp.url, None).to_string(),
+        Auth::Basic => resp.url.to_string(),
+    };
     // A failure mid-body keeps what arrived (k6 does); one before any body has none.
     let no_body = resp.error.is_some() && resp.status == 0 && resp.body.is_empty();
     let parts = response::Parts {
         method,
         url: url_text,
-        request_headers: response::RequestHeaders::Sent(resp.request_headers),
+        request_headers: response::RequestHeaders::Sent(resp.request_headers, resp.script_headers),
         request_body: body,
         headers: resp.headers,
         body: (!no_body).then_some(resp.body),
@@ -540,6 +569,21 @@ fn expected(ranges: &[(u16, u16)], status: u16) -> bool {
     ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&status))
 }
 
+/// `url` with its credentials removed (`mask == None`) or replaced by `mask`; borrowed
+/// when it has none.
+fn without_credentials<'a>(
+    url: &'a url::Url,
+    mask: Option<&str>,
+) -> std::borrow::Cow<'a, url::Url> {
+    if url.username().is_empty() && url.password().is_none() {
+        return std::borrow::Cow::Borrowed(url);
+    }
+    let mut out = url.clone();
+    let _ = out.set_username(mask.unwrap_or_default());
+    let _ = out.set_password(mask.filter(|_| url.password().is_some()));
+    std::borrow::Cow::Owned(out)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -551,6 +595,7 @@ fn emit(
     user_tags: &[(String, String)],
     resp: &Response,
     callback: Option<&[(u16, u16)]>,
+    auth: Auth,
 ) {
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
@@ -563,13 +608,23 @@ fn emit(
     let now = SystemTime::now();
     let mut sent = 0;
     let mut received = 0;
-    for hop in &resp.hops {
+    for (i, hop) in resp.hops.iter().enumerate() {
         sent += hop.bytes_sent;
         received += hop.bytes_received;
-        let url = hop.url.as_str();
+        // Credentials never reach a tag: k6 masks them, and drops them for digest.
+        let url = match auth {
+            Auth::Digest => without_credentials(&hop.url, None),
+            Auth::Basic => without_credentials(&hop.url, Some("****")),
+        };
+        let url = url.as_str();
         let status = itoa(hop.status);
         let code = itoa_u32(hop.error_code);
-        let ok = callback.map(|c| hop.error.is_none() && expected(c, hop.status));
+        // A digest request's first answer is its challenge: k6 expects exactly a 401 there.
+        let expect = |c: &[(u16, u16)]| match (auth, i) {
+            (Auth::Digest, 0) => hop.status == 401,
+            _ => expected(c, hop.status),
+        };
+        let ok = callback.map(|c| hop.error.is_none() && expect(c));
         let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
             .tags
             .iter()
@@ -1051,6 +1106,24 @@ mod tests {
         assert!(!expected(&ranges, 201));
         assert!(!expected(&ranges, 500));
         assert!(!expected(&[], 200));
+    }
+
+    #[test]
+    fn credentials_are_masked_or_dropped() {
+        let u = url::Url::parse("http://us%40er:pw@h.test:8080/p?q=1").unwrap();
+        assert_eq!(
+            without_credentials(&u, Some("****")).as_str(),
+            "http://****:****@h.test:8080/p?q=1"
+        );
+        assert_eq!(
+            without_credentials(&u, None).as_str(),
+            "http://h.test:8080/p?q=1"
+        );
+        let plain = url::Url::parse("http://h.test/").unwrap();
+        assert!(matches!(
+            without_credentials(&plain, Some("****")),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! k6's built-in modules. Each is a synthetic ES module whose default export is an object
 //! holding the same functions as its named exports.
 
+mod compression;
 mod cookie_jar;
 pub(crate) mod crypto;
 mod data;
@@ -8,6 +9,7 @@ mod encoding;
 mod execution;
 pub(crate) mod html;
 mod http;
+mod http_debug;
 mod k6;
 mod metrics;
 pub(crate) mod response;

@@ -80,8 +80,9 @@ pub(super) struct Parts {
 
 /// The request headers behind `res.request.headers`.
 pub(super) enum RequestHeaders {
-    /// As sent on the wire.
-    Sent(http::HeaderMap),
+    /// As sent on the wire, and as the script gave them (k6 shows a view of the former
+    /// that the latter decides).
+    Sent(http::HeaderMap, Vec<(String, String)>),
     /// As the script gave them, for a request that was never sent.
     Given(Vec<(String, String)>),
 }
@@ -292,7 +293,7 @@ fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
         define(&obj, js_string!("url"), JsString::from(p.url.as_str()));
         let h = plain_object(ctx);
         let list = match &p.request_headers {
-            RequestHeaders::Sent(map) => rk6_http::request_header_list(map),
+            RequestHeaders::Sent(map, given) => rk6_http::request_header_list(map, given),
             RequestHeaders::Given(pairs) => pairs.clone(),
         };
         for (k, v) in &list {
