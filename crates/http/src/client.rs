@@ -24,6 +24,11 @@ use crate::{ClientConfig, Hop, Request, Response};
 /// Largest body size trusted from `Content-Length` for preallocation.
 const MAX_PREALLOC: usize = 16 << 20;
 
+/// Single-chunk bodies up to this size are copied out of hyper's read buffer (see
+/// `read_body`). Larger chunks come from a buffer grown to their size, so keeping the
+/// slice wastes at most as much as it holds, and the copy would cost more.
+const COPY_BELOW: usize = 32 << 10;
+
 /// A VU's HTTP client: keep-alive pool, DNS cache and cookie jar.
 pub struct Client {
     config: Arc<ClientConfig>,
@@ -340,8 +345,14 @@ impl Client {
             if discard || data.is_empty() {
                 continue;
             }
-            // Single-chunk bodies are passed through without a copy.
+            // Single-chunk bodies are passed through without a copy, except small ones: a
+            // chunk is a slice of the connection's read buffer (8 KiB or more), and the
+            // script's response object would keep that whole buffer alive until the JS GC
+            // collects it, while hyper allocates a new one for the next response.
             match first.take() {
+                None if buf.is_empty() && data.len() <= COPY_BELOW => {
+                    first = Some(Bytes::copy_from_slice(&data))
+                }
                 None if buf.is_empty() => first = Some(data),
                 None => buf.extend_from_slice(&data),
                 Some(f) => {

@@ -441,10 +441,16 @@ pub(super) fn send(
         std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
     }
     #[allow(clippy::await_holding_refcell_ref)]
-    let resp = host.block_on("Making http requests", async {
-        let mut client = host.http.borrow_mut();
-        client.send(req).await
-    });
+    // Boxed: the request's future (connect, hyper handshake, redirects) is tens of KiB, and
+    // on the VU's stack it would be copied through each poll frame and leave those pages
+    // resident; on the heap it is one allocation, freed when the request ends.
+    let resp = host.block_on(
+        "Making http requests",
+        Box::pin(async {
+            let mut client = host.http.borrow_mut();
+            client.send(req).await
+        }),
+    );
     if let Some(j) = &own_jar {
         std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
     }
