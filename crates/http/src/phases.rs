@@ -56,10 +56,22 @@ pub(crate) struct BodyBuf {
     rest: BytesMut,
 }
 
+/// Single-chunk bodies up to this size are copied out of hyper's read buffer. Larger
+/// chunks come from a buffer grown to their size, so keeping the slice wastes at most as
+/// much as it holds, and the copy would cost more.
+const COPY_BELOW: usize = 32 << 10;
+
 impl BodyBuf {
     /// Appends a chunk; `hint` is the expected total size for the first reallocation.
     pub(crate) fn push(&mut self, data: Bytes, hint: usize) {
+        // Single-chunk bodies are passed through without a copy, except small ones: a
+        // chunk is a slice of the connection's read buffer (8 KiB or more), and the
+        // script's response object would keep that whole buffer alive until the JS GC
+        // collects it, while hyper allocates a new one for the next response.
         match self.first.take() {
+            None if self.rest.is_empty() && data.len() <= COPY_BELOW => {
+                self.first = Some(Bytes::copy_from_slice(&data))
+            }
             None if self.rest.is_empty() => self.first = Some(data),
             None => self.rest.extend_from_slice(&data),
             Some(f) => {

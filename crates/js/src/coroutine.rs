@@ -37,6 +37,9 @@ pub struct Suspender {
     yielder: Cell<*const ()>,
     waker: RefCell<Waker>,
     interrupt: RefCell<Option<CancellationToken>>,
+    /// Set by [`Suspender::block_on_idle`] just before it suspends: an address inside its
+    /// frame, under which the coroutine's stack holds nothing live until it resumes.
+    idle_below: Cell<usize>,
 }
 
 impl Suspender {
@@ -45,6 +48,7 @@ impl Suspender {
             yielder: Cell::new(std::ptr::null()),
             waker: RefCell::new(Waker::noop().clone()),
             interrupt: RefCell::new(None),
+            idle_below: Cell::new(0),
         })
     }
 
@@ -61,7 +65,23 @@ impl Suspender {
     /// called outside a coroutine (the init context, where blocking calls are not allowed).
     /// The future is taken pinned in place: request futures are several KiB, and moving
     /// them through each layer by value showed up as memcpy in profiles.
-    pub fn block_on<F: Future>(&self, mut fut: Pin<&mut F>) -> Result<F::Output, BlockError> {
+    pub fn block_on<F: Future>(&self, fut: Pin<&mut F>) -> Result<F::Output, BlockError> {
+        self.block_on_inner(fut, false)
+    }
+
+    /// [`Suspender::block_on`] for a wait expected to be long (`sleep`): while the coroutine
+    /// is suspended, the stack pages deeper than this call are given back to the OS. Deep
+    /// calls made earlier (an HTTP request's futures reach ~80 KiB) would otherwise stay
+    /// resident for the VU's whole life although an idle VU needs a few KiB.
+    pub fn block_on_idle<F: Future>(&self, fut: Pin<&mut F>) -> Result<F::Output, BlockError> {
+        self.block_on_inner(fut, true)
+    }
+
+    fn block_on_inner<F: Future>(
+        &self,
+        mut fut: Pin<&mut F>,
+        mut idle: bool,
+    ) -> Result<F::Output, BlockError> {
         let yielder = self.yielder.get();
         if yielder.is_null() {
             return Err(BlockError::NotInCoroutine);
@@ -85,6 +105,13 @@ impl Suspender {
             if cancelled.as_mut().poll(&mut cx).is_ready() {
                 return Err(BlockError::Interrupted);
             }
+            if idle {
+                // Only the first suspension: the stack cannot have grown deeper since.
+                idle = false;
+                let probe = 0u8;
+                let here = std::hint::black_box(&probe) as *const u8 as usize;
+                self.idle_below.set(here);
+            }
             match yielder.suspend(Yielded::Pending) {
                 Resume::Poll => {}
                 Resume::Exit => return Err(BlockError::Interrupted),
@@ -107,6 +134,8 @@ pub enum BlockError {
 /// block through the [`Suspender`].
 pub struct CoCell<T: 'static> {
     co: Coroutine<Resume, Yielded, (), DefaultStack>,
+    /// Lowest address of the coroutine's stack mapping (its guard page).
+    stack_limit: usize,
     _owner: std::marker::PhantomData<T>,
     suspender: Rc<Suspender>,
 }
@@ -126,6 +155,7 @@ impl<T: 'static> CoCell<T> {
         attach(&mut value, suspender.clone());
         let inner = suspender.clone();
         let stack = DefaultStack::new(STACK_SIZE)?;
+        let stack_limit = corosensei::stack::Stack::limit(&stack).get();
         let mut value: Box<dyn Any> = Box::new(value);
         let co = Coroutine::with_stack(
             stack,
@@ -147,6 +177,7 @@ impl<T: 'static> CoCell<T> {
         );
         Ok(CoCell {
             co,
+            stack_limit,
             suspender,
             _owner: std::marker::PhantomData,
         })
@@ -167,7 +198,13 @@ impl<T: 'static> CoCell<T> {
             self.suspender.waker.borrow_mut().clone_from(cx.waker());
             let msg = input.take().unwrap_or(Resume::Poll);
             match self.co.resume(msg) {
-                CoroutineResult::Yield(Yielded::Pending) => Poll::Pending,
+                CoroutineResult::Yield(Yielded::Pending) => {
+                    let below = self.suspender.idle_below.replace(0);
+                    if below != 0 {
+                        release_stack(self.stack_limit, below);
+                    }
+                    Poll::Pending
+                }
                 CoroutineResult::Yield(Yielded::Done(v)) => Poll::Ready(v),
                 CoroutineResult::Return(()) => {
                     unreachable!("a VU coroutine ended while running work")
@@ -180,6 +217,38 @@ impl<T: 'static> CoCell<T> {
     }
 }
 
+/// Stack kept under the frame of a suspended [`Suspender::block_on_idle`]: the frames that
+/// switch stacks (`Yielder::suspend`) live there and take a few hundred bytes, so this is a
+/// wide margin.
+const IDLE_MARGIN: usize = 8 << 10;
+
+/// Gives back to the OS the pages of a suspended coroutine's stack between its guard page
+/// (at `limit`) and `IDLE_MARGIN` below `below`; they read as zero when touched again,
+/// which is all a stack needs of fresh pages.
+#[cfg(target_os = "linux")]
+fn release_stack(limit: usize, below: usize) {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: sysconf has no preconditions.
+    let page = *PAGE.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as usize,
+        _ => 4096,
+    });
+    let start = limit + page;
+    let end = below.saturating_sub(IDLE_MARGIN) & !(page - 1);
+    if end > start {
+        // SAFETY: [start, end) lies inside this coroutine's own stack mapping, under every
+        // frame that is live while it is suspended (the caller runs on another stack), so
+        // no live data is discarded. A failure only means the pages stay resident.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+        }
+    }
+}
+
+/// Elsewhere `MADV_DONTNEED` does not promise to free the pages; they simply stay resident.
+#[cfg(not(target_os = "linux"))]
+fn release_stack(_limit: usize, _below: usize) {}
+
 impl<T: 'static> Drop for CoCell<T> {
     fn drop(&mut self) {
         // Let the coroutine leave its loop normally, so the value drops on the coroutine
@@ -187,5 +256,92 @@ impl<T: 'static> Drop for CoCell<T> {
         if self.co.started() && !self.co.done() {
             let _ = self.co.resume(Resume::Exit);
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    struct Owner {
+        suspender: Option<Rc<Suspender>>,
+    }
+
+    /// Writes 256 KiB of this coroutine's stack and returns a checksum of it.
+    #[inline(never)]
+    fn touch_deep_stack() -> u64 {
+        let mut buf = [1u8; 256 << 10];
+        std::hint::black_box(&mut buf);
+        buf.iter().map(|&b| u64::from(b)).sum()
+    }
+
+    /// Resident pages of a coroutine stack whose guard page starts at `limit`.
+    fn resident_pages(limit: usize) -> usize {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let len = STACK_SIZE;
+        let mut vec = vec![0u8; len / page];
+        // SAFETY: the range is the coroutine's usable stack mapping, which outlives this
+        // call, and `vec` has one byte per page of it.
+        let rc = unsafe {
+            libc::mincore(
+                (limit + page) as *mut libc::c_void,
+                len,
+                vec.as_mut_ptr().cast(),
+            )
+        };
+        assert_eq!(rc, 0, "mincore failed");
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    /// Runs a deep call then waits on a oneshot inside a coroutine; returns the resident
+    /// stack pages while it waits, and the value the coroutine computed after the wait.
+    fn deep_then_wait(idle: bool) -> (usize, u64) {
+        let mut cell =
+            CoCell::new(Owner { suspender: None }, |o, s| o.suspender = Some(s)).expect("stack");
+        let limit = cell.stack_limit;
+        let (tx, rx) = tokio::sync::oneshot::channel::<u64>();
+        let resident;
+        let out;
+        {
+            let mut fut = pin!(cell.run(None, move |o: &mut Owner| {
+                let before = touch_deep_stack();
+                let s = o.suspender.clone().expect("attached");
+                let mut rx = pin!(rx);
+                let got = if idle {
+                    s.block_on_idle(rx.as_mut())
+                } else {
+                    s.block_on(rx.as_mut())
+                };
+                // `before` lived in a frame above the wait: it must have survived it.
+                before + got.expect("not interrupted").expect("sent")
+            }));
+            let mut cx = TaskContext::from_waker(Waker::noop());
+            assert!(fut.as_mut().poll(&mut cx).is_pending());
+            resident = resident_pages(limit);
+            tx.send(7).expect("receiver alive");
+            out = match fut.as_mut().poll(&mut cx) {
+                Poll::Ready(v) => v,
+                Poll::Pending => panic!("the coroutine should have finished"),
+            };
+        }
+        (resident, out)
+    }
+
+    #[test]
+    fn idle_wait_gives_deep_stack_pages_back_and_resumes_intact() {
+        let (busy, busy_out) = deep_then_wait(false);
+        let (idle, idle_out) = deep_then_wait(true);
+        assert_eq!(busy_out, (256 << 10) + 7);
+        assert_eq!(idle_out, (256 << 10) + 7);
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        // 256 KiB touched stay resident during an ordinary wait...
+        assert!(
+            busy >= (240 << 10) / page,
+            "ordinary wait kept {busy} pages"
+        );
+        // ...and only the frames in use plus the margin during an idle one.
+        assert!(idle <= (32 << 10) / page, "idle wait kept {idle} pages");
     }
 }

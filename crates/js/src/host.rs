@@ -120,9 +120,29 @@ impl Host {
         what: &str,
         fut: F,
     ) -> JsResult<F::Output> {
+        self.block_on_as(what, fut, false)
+    }
+
+    /// [`Host::block_on`] for a long wait (`sleep`): the VU's unused stack pages are given
+    /// back to the OS while it waits.
+    pub(crate) fn block_on_idle<F: std::future::Future>(
+        &self,
+        what: &str,
+        fut: F,
+    ) -> JsResult<F::Output> {
+        self.block_on_as(what, fut, true)
+    }
+
+    fn block_on_as<F: std::future::Future>(
+        &self,
+        what: &str,
+        fut: F,
+        idle: bool,
+    ) -> JsResult<F::Output> {
         let suspender = self.suspender.borrow().clone();
         let fut = std::pin::pin!(fut);
         let result = match suspender {
+            Some(s) if self.phase.get() == Phase::Run && idle => s.block_on_idle(fut),
             Some(s) if self.phase.get() == Phase::Run => s.block_on(fut),
             _ => Err(BlockError::NotInCoroutine),
         };

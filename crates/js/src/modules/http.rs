@@ -495,10 +495,16 @@ fn finish_send(
         std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
     }
     #[allow(clippy::await_holding_refcell_ref)]
-    let resp = host.block_on("Making http requests", async {
-        let mut client = host.http.borrow_mut();
-        client.send(req).await
-    });
+    // Boxed: the request's future (hyper exchange, redirects; a new connection's handshake
+    // is boxed separately) is a few KiB, and on the VU's stack it would be copied through
+    // each poll frame and keep those pages resident; on the heap it is one allocation.
+    let resp = host.block_on(
+        "Making http requests",
+        Box::pin(async {
+            let mut client = host.http.borrow_mut();
+            client.send(req).await
+        }),
+    );
     if let Some(j) = &own_jar {
         std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
     }
