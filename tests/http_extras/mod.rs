@@ -306,20 +306,8 @@ export default function () {{
 }
 
 #[test]
-fn options_and_params_rk6_cannot_honour_fail_loudly() {
+fn ntlm_auth_fails_loudly_without_sending() {
     let dir = Dir::new("not-yet");
-    let (run, _) = run_export(
-        &dir,
-        "export const options = { tlsCipherSuites: ['TLS_AES_128_GCM_SHA256'] };\nexport default function () {}\n",
-        &["--address", ""],
-    );
-    run.assert_code(104);
-    assert!(
-        run.stderr
-            .contains("\\\"tlsCipherSuites\\\" is not supported by rk6 yet"),
-        "{}",
-        run.stderr
-    );
     let script = "import http from 'k6/http';\nexport default function () { http.get('http://u:p@127.0.0.1:1/', { auth: 'ntlm' }); }\n";
     let (run, _) = run_export(&dir, script, &["--address", ""]);
     assert!(

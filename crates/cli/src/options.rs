@@ -246,27 +246,6 @@ fn is_known(key: &str) -> bool {
     OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key)
 }
 
-/// Options k6 has that would change what the test does, which rk6 does not implement yet:
-/// setting one stops the run instead of silently running a different test.
-const NOT_YET: &[&str] = &[];
-
-/// The message for the first option set that rk6 cannot honour yet.
-pub fn unsupported(options: &Map<String, Value>) -> Option<String> {
-    NOT_YET.iter().find_map(|k| {
-        let set = match options.get(*k)? {
-            Value::Null | Value::Bool(false) => false,
-            Value::String(s) => !s.is_empty(),
-            Value::Array(a) => !a.is_empty(),
-            Value::Object(o) => !o.is_empty(),
-            Value::Number(n) => n.as_f64() != Some(0.0),
-            Value::Bool(true) => true,
-        };
-        set.then(|| {
-            format!("the option \"{k}\" is not supported by rk6 yet, and running without it would test something else (see docs/compatibility.md)")
-        })
-    })
-}
-
 /// Script option keys k6 does not know, in the order given.
 pub fn unknown_keys(script: &Value) -> Vec<String> {
     script
@@ -437,20 +416,6 @@ mod tests {
             json!([{"duration": "1s", "target": 2}, {"duration": "3s", "target": 0}])
         );
         assert_eq!(c.options["summaryTrendStats"], json!(["avg", "p(99)"]));
-    }
-
-    #[test]
-    fn unsupported_options_are_named() {
-        let opts = |v: Value| v.as_object().unwrap().clone();
-        assert!(unsupported(&opts(
-            json!({"tlsAuth": [], "hosts": {"a.test": "127.0.0.1"}})
-        ))
-        .is_none());
-        let msg = unsupported(&opts(json!({"httpDebug": "full"}))).unwrap();
-        assert!(
-            msg.contains("\"httpDebug\" is not supported by rk6 yet"),
-            "{msg}"
-        );
     }
 
     #[test]

@@ -181,9 +181,6 @@ pub fn run(mut args: RunArgs) -> ExitCode {
             .collect(),
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
     };
-    if let Some(msg) = crate::options::unsupported(&options) {
-        return fail(&logger, ExitCode::InvalidConfig, &msg, None);
-    }
     let tls = match crate::tls_options::from_options(&options, |k| std::env::var(k).ok()) {
         Ok(t) => t,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
