@@ -22,7 +22,7 @@ use crate::tls;
 /// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
 pub(crate) async fn connect(
     key: &PoolKey,
-    dns: &mut DnsCache,
+    dns: &tokio::sync::Mutex<DnsCache>,
     tls_config: &Arc<rustls::ClientConfig>,
     progress: &mut Progress,
 ) -> Result<Conn, HttpError> {
@@ -37,7 +37,9 @@ pub(crate) async fn connect(
         Host::Ipv6(ip) => IpAddr::V6(*ip),
         Host::Domain(name) => {
             let t0 = Instant::now();
-            let res = dns.resolve(name, key.port).await;
+            // Held across the lookup on purpose: concurrent requests of the VU to a new host
+            // wait for one answer instead of each asking.
+            let res = dns.lock().await.resolve(name, key.port).await;
             progress.looking_up = t0.elapsed();
             res?
         }
@@ -54,6 +56,9 @@ pub(crate) async fn connect(
     let stats = IoStats::new();
     if !key.https {
         let io = MeteredIo::new(tcp, stats.clone(), Role::Both);
+        if key.h2c {
+            return handshake_h2(io, stats, "", addr).await;
+        }
         return handshake_h1(io, stats, "", addr).await;
     }
 

@@ -39,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+mod body;
 mod client;
 mod connect;
 mod cookies;
@@ -64,6 +65,9 @@ pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
 pub use tls::TlsCache;
 
+/// A cookie jar that requests of one VU (running concurrently) can share.
+pub type SharedJar = std::sync::Arc<std::sync::Mutex<CookieJar>>;
+
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
 #[derive(Clone, Debug)]
 pub struct ClientConfig {
@@ -77,6 +81,10 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Never keep connections alive (`noConnectionReuse`).
     pub no_connection_reuse: bool,
+    /// Idle HTTP/1 connections kept per origin (k6: `batchPerHost`, default 6).
+    pub max_idle_per_host: usize,
+    /// Send plain `http://` requests as HTTP/2 with prior knowledge (h2c, rk6's `h2c` option).
+    pub h2c: bool,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// The rustls config built from the fields above on first use; leave at default.
@@ -91,6 +99,8 @@ impl Default for ClientConfig {
             max_redirects: 10,
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
+            max_idle_per_host: 6,
+            h2c: false,
             extra_root_certs_pem: Vec::new(),
             tls_cache: TlsCache::default(),
         }
@@ -116,6 +126,10 @@ pub struct Request {
     pub cookies: Vec<(String, String)>,
     /// Read and drop the body (its bytes still count) instead of buffering it.
     pub discard_body: bool,
+    /// A jar to use instead of the client's (the `jar` param).
+    pub jar: Option<SharedJar>,
+    /// Overrides [`ClientConfig::h2c`] for this request (the `h2c` param).
+    pub h2c: Option<bool>,
 }
 
 impl Request {
@@ -130,6 +144,8 @@ impl Request {
             max_redirects: None,
             cookies: Vec::new(),
             discard_body: false,
+            jar: None,
+            h2c: None,
         }
     }
 
