@@ -200,6 +200,9 @@ pub struct BenchArgs {
     /// Skip TLS certificate verification.
     #[arg(long = "insecure-skip-tls-verify")]
     pub insecure_skip_tls_verify: bool,
+    /// Speak HTTP/2 with prior knowledge over plain TCP (h2c) to an http:// URL.
+    #[arg(long)]
+    pub h2c: bool,
     /// Write the result as JSON to FILE.
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -225,9 +225,12 @@ pub(crate) const OPTION_KEYS: &[&str] = &[
 /// Option keys k6 accepts that `k6 inspect` does not print.
 const OTHER_OPTIONS: &[&str] = &["consoleOutput", "localIPs", "cloud", "summaryMode"];
 
-/// Whether k6 knows the option key.
+/// Options rk6 adds to k6's (see docs/scripting.md); k6 warns about them and ignores them.
+const RK6_OPTIONS: &[&str] = &["h2c"];
+
+/// Whether k6 (or rk6, for its own additions) knows the option key.
 fn is_known(key: &str) -> bool {
-    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key)
+    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key) || RK6_OPTIONS.contains(&key)
 }
 
 /// Options k6 has that would change what the test does, which rk6 does not implement yet:

@@ -504,6 +504,14 @@ fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
             .and_then(Value::as_u64)
             .map_or(defaults.max_redirects, |n| n as u32),
         no_connection_reuse: flag("noConnectionReuse"),
+        // k6 sizes the idle pool by batchPerHost; the values were validated with RunOptions.
+        max_idle_per_host: rk6_js::count_option(
+            options,
+            "batchPerHost",
+            rk6_js::DEFAULT_BATCH_PER_HOST,
+        )
+        .unwrap_or(rk6_js::DEFAULT_BATCH_PER_HOST),
+        h2c: rk6_js::h2c_option(options).unwrap_or(false),
         ..defaults
     }
 }

@@ -8,6 +8,7 @@ mod encoding;
 mod execution;
 pub(crate) mod html;
 mod http;
+pub(crate) mod http_concurrent;
 mod k6;
 mod metrics;
 pub(crate) mod response;
