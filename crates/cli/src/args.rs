@@ -118,6 +118,12 @@ pub struct RunArgs {
     /// Maximum redirects to follow.
     #[arg(long = "max-redirects")]
     pub max_redirects: Option<i64>,
+    /// Most requests of one http.batch call in flight at once (default 20).
+    #[arg(long)]
+    pub batch: Option<i64>,
+    /// Most requests of one http.batch call to one host at once (default 6).
+    #[arg(long = "batch-per-host")]
+    pub batch_per_host: Option<i64>,
     /// User-Agent header to send.
     #[arg(long = "user-agent")]
     pub user_agent: Option<String>,

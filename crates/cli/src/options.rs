@@ -34,6 +34,12 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_MAX_REDIRECTS") {
         m.insert("maxRedirects".into(), int("K6_MAX_REDIRECTS", v)?);
     }
+    if let Some(v) = env("K6_BATCH") {
+        m.insert("batch".into(), int("K6_BATCH", v)?);
+    }
+    if let Some(v) = env("K6_BATCH_PER_HOST") {
+        m.insert("batchPerHost".into(), int("K6_BATCH_PER_HOST", v)?);
+    }
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
@@ -134,6 +140,12 @@ fn cli_layer(args: &RunArgs) -> Map<String, Value> {
     }
     if let Some(v) = args.max_redirects {
         m.insert("maxRedirects".into(), v.into());
+    }
+    if let Some(v) = args.batch {
+        m.insert("batch".into(), v.into());
+    }
+    if let Some(v) = args.batch_per_host {
+        m.insert("batchPerHost".into(), v.into());
     }
     if let Some(v) = &args.user_agent {
         m.insert("userAgent".into(), Value::String(v.clone()));

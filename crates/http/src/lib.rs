@@ -2,8 +2,9 @@
 //! connection pool and cookie jar, and k6's error codes.
 //!
 //! The crate knows nothing of JavaScript or metrics. One [`Client`] belongs to one VU; it
-//! sends one [`Request`] at a time and returns a [`Response`] that carries, besides the
-//! final answer, one [`Hop`] per request actually put on the wire (redirect hops first).
+//! sends [`Request`]s (several at once if the VU asks: `http.batch`, `http.asyncRequest`)
+//! and returns for each a [`Response`] that carries, besides the final answer, one [`Hop`]
+//! per request actually put on the wire (redirect hops first).
 //! Each hop has its own [`Timings`], byte counts and error code, which is what the caller
 //! needs to emit k6's `http_req_*`, `data_sent` and `data_received` samples.
 //!
@@ -23,9 +24,25 @@
 //! | `waiting` | request written | first byte of the response head |
 //! | `receiving` | first response byte | body fully read |
 //!
-//! `duration = sending + waiting + receiving`, as in k6. On HTTP/2 the first response byte
-//! is taken when hyper hands over the parsed head, because connection-level frames make
-//! "first byte read" meaningless there.
+//! `duration = sending + waiting + receiving`, as in k6.
+//!
+//! ## HTTP/2 (TLS or h2c)
+//!
+//! Requests to one HTTP/2 origin are streams of one shared connection, so the socket cannot
+//! say which bytes are whose. The boundaries are then what hyper reports per request (the
+//! request body type observes hyper's connection task, see `body.rs`):
+//!
+//! | phase | from | to |
+//! |---|---|---|
+//! | `blocked` | asking the pool for a connection | hyper opens the request's stream: includes dialing (or waiting for another request's dial to the origin) and waiting for a free stream slot |
+//! | `sending` | stream opened | hyper has taken the whole body into the stream (≈0 without a body); writing the frames to the socket falls in `waiting` |
+//! | `waiting` | request taken | hyper hands over the parsed response head |
+//! | `receiving` | head | body fully read |
+//!
+//! `looking_up`/`connecting`/`tls_handshaking` are non-zero only for the request that
+//! opened the connection. Byte counts of a shared connection are split, not duplicated:
+//! each finished request takes what the connection transferred since the previous one
+//! finished, so `data_sent`/`data_received` add up to the wire totals.
 //!
 //! A request that fails or times out still yields a hop with the phases it reached; the
 //! phase that was running is closed at the moment of failure.
