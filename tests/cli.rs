@@ -4,7 +4,7 @@ mod bench_mode;
 mod data;
 mod event_loop;
 mod html;
-mod http_concurrency;
+pub(crate) mod http_concurrency;
 mod http_extras;
 mod parity;
 mod prometheus;

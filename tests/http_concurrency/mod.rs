@@ -25,20 +25,33 @@ struct Counts {
 }
 
 /// A server that holds each request until `?gate=N` requests are in flight (at most 500 ms),
-/// then answers with its path after `?hold=MS` more milliseconds. Speaks HTTP/1.1, or only
-/// prior-knowledge HTTP/2 when `h2c`. Lives as long as the test's runtime thread.
-struct GateServer {
-    addr: SocketAddr,
+/// then answers with its path after `?hold=MS` more milliseconds; `GET /max` answers the
+/// most requests held at once since the previous `/max` (itself not counted). Speaks
+/// HTTP/1.1, or only prior-knowledge HTTP/2 when `h2c`. Several ports may share one count.
+pub(crate) struct GateServer {
+    addrs: Vec<SocketAddr>,
     counts: Arc<Counts>,
 }
 
 impl GateServer {
-    fn start(h2c: bool) -> GateServer {
+    pub(crate) fn start(h2c: bool) -> GateServer {
+        Self::start_ports(h2c, 1)
+    }
+
+    /// `ports` listeners (distinct hosts for `batchPerHost`) counting together.
+    pub(crate) fn start_ports(h2c: bool, ports: usize) -> GateServer {
+        let counts = Arc::new(Counts::default());
+        let mut addrs = Vec::new();
+        for _ in 0..ports {
+            addrs.push(Self::listen(h2c, counts.clone()));
+        }
+        GateServer { addrs, counts }
+    }
+
+    fn listen(h2c: bool, c: Arc<Counts>) -> SocketAddr {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
-        let counts = Arc::new(Counts::default());
-        let c = counts.clone();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -72,11 +85,17 @@ impl GateServer {
                 }
             });
         });
-        GateServer { addr, counts }
+        addr
     }
 
-    fn base(&self) -> String {
-        format!("http://{}", self.addr)
+    /// `http://host:port` of the first listener.
+    pub(crate) fn base(&self) -> String {
+        self.base_of(0)
+    }
+
+    /// `http://host:port` of listener `i`.
+    pub(crate) fn base_of(&self, i: usize) -> String {
+        format!("http://{}", self.addrs[i])
     }
 
     fn max(&self) -> usize {
@@ -101,6 +120,10 @@ async fn gate(
             .and_then(|v| v.parse().ok())
             .unwrap_or(0)
     };
+    if req.uri().path() == "/max" {
+        let max = c.max.swap(0, Ordering::SeqCst);
+        return hyper::Response::new(Full::new(Bytes::from(max.to_string())));
+    }
     let (gate, hold) = (query("gate") as usize, query("hold").min(2000));
     if req.version() == hyper::Version::HTTP_2 {
         c.h2_requests.fetch_add(1, Ordering::SeqCst);
