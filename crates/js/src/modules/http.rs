@@ -410,6 +410,8 @@ pub(super) struct Meta {
 
 /// The outcome of [`prepare`]: a request to send, or a response already decided (a URL
 /// that cannot be requested).
+// Boxing `Prepared` would cost an allocation per request; the value only lives briefly.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Prep {
     Done(JsValue),
     Send(Prepared),
