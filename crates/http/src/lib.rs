@@ -34,7 +34,7 @@
 //!
 //! | phase | from | to |
 //! |---|---|---|
-//! | `blocked` | asking the pool for a connection | hyper opens the request's stream: includes dialing (or waiting for another request's dial to the origin) and waiting for a free stream slot |
+//! | `blocked` | asking the pool for a connection | hyper opens the request's stream: includes dialing (or waiting for another request's dial to the origin), waiting for a free stream slot, and the hand-over to hyper's connection task (tens of µs on a reused connection) |
 //! | `sending` | stream opened | hyper has taken the whole body into the stream (≈0 without a body); writing the frames to the socket falls in `waiting` |
 //! | `waiting` | request taken | hyper hands over the parsed response head |
 //! | `receiving` | head | body fully read |
