@@ -5,6 +5,7 @@ mod bench_mode;
 mod data;
 mod event_loop;
 mod html;
+pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
 mod net_options;

@@ -523,3 +523,41 @@ export default function () {{
     let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
     assert_eq!((passed, failed), (6, 0), "{:?}", checks(&ours.export));
 }
+
+#[test]
+fn batch_and_async_concurrency_agree_with_k6() {
+    // The gate server reports how many requests it held at once; k6 and rk6 must agree.
+    let srv = crate::http_concurrency::GateServer::start_ports(false, 2);
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+const A = '{a}', B = '{b}';
+export const options = {{ iterations: 1, batch: 8 }};
+function max() {{ return http.get(A + '/max').body; }}
+export default async function () {{
+  max();
+  let reqs = [];
+  for (let i = 0; i < 10; i++) reqs.push(A + '/r' + i + '?gate=10');
+  const rs = http.batch(reqs);
+  check(max(), {{ 'batchPerHost 6': (m) => m === '6' }});
+  check(rs, {{ 'order': (rs) => rs.every((r, i) => r.body === '/r' + i) }});
+  reqs = [];
+  for (let i = 0; i < 10; i++) reqs.push(A + '/a' + i + '?gate=20');
+  for (let i = 0; i < 10; i++) reqs.push(B + '/b' + i + '?gate=20');
+  http.batch(reqs);
+  check(max(), {{ 'batch 8 over two hosts': (m) => m === '8' }});
+  const obj = http.batch({{ x: A + '/x?gate=2', y: ['POST', B + '/y?gate=2', 'b'] }});
+  check(obj, {{ 'keyed': (o) => o.x.body === '/x' && o.y.body === '/y' }});
+  check(max(), {{ 'object form concurrent': (m) => m === '2' }});
+  const ps = [1, 2, 3].map((i) => http.asyncRequest('GET', A + '/p' + i + '?gate=3'));
+  const got = await Promise.all(ps);
+  check(max(), {{ 'asyncRequests overlap': (m) => m === '3' }});
+  check(got, {{ 'async order': (g) => g.map((r) => r.body).join() === '/p1,/p2,/p3' }});
+}}
+"#,
+        a = srv.base_of(0),
+        b = srv.base_of(1)
+    );
+    compare("batch-concurrency", &script);
+}

@@ -118,6 +118,12 @@ pub struct RunArgs {
     /// Maximum redirects to follow.
     #[arg(long = "max-redirects")]
     pub max_redirects: Option<i64>,
+    /// Most requests of one http.batch call in flight at once (default 20).
+    #[arg(long)]
+    pub batch: Option<i64>,
+    /// Most requests of one http.batch call to one host at once (default 6).
+    #[arg(long = "batch-per-host")]
+    pub batch_per_host: Option<i64>,
     /// User-Agent header to send.
     #[arg(long = "user-agent")]
     pub user_agent: Option<String>,
@@ -218,6 +224,9 @@ pub struct BenchArgs {
     /// Skip TLS certificate verification.
     #[arg(long = "insecure-skip-tls-verify")]
     pub insecure_skip_tls_verify: bool,
+    /// Speak HTTP/2 with prior knowledge over plain TCP (h2c) to an http:// URL.
+    #[arg(long)]
+    pub h2c: bool,
     /// Write the result as JSON to FILE.
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -224,6 +224,14 @@ fn validate(args: &BenchArgs) -> Result<Plan, String> {
     if let Some(body) = &args.body {
         request.body = Bytes::from(body.clone());
     }
+    if args.h2c {
+        if request.url.scheme() != "http" {
+            return Err(
+                "--h2c needs an http:// URL (https:// negotiates HTTP/2 by ALPN)".to_owned(),
+            );
+        }
+        request.h2c = Some(true);
+    }
     request.max_redirects = Some(0);
     request.discard_body = true;
     let thresholds = args
@@ -327,7 +335,7 @@ fn cut_by_deadline(resp: &Response, bounded_by_deadline: bool) -> bool {
 }
 
 async fn closed_loop(
-    mut client: Client,
+    client: Client,
     template: Request,
     timeout: Duration,
     deadline: Instant,
@@ -345,7 +353,7 @@ async fn closed_loop(
 }
 
 async fn constant_rate(
-    mut client: Client,
+    client: Client,
     template: Request,
     timeout: Duration,
     deadline: Instant,

@@ -34,6 +34,12 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_MAX_REDIRECTS") {
         m.insert("maxRedirects".into(), int("K6_MAX_REDIRECTS", v)?);
     }
+    if let Some(v) = env("K6_BATCH") {
+        m.insert("batch".into(), int("K6_BATCH", v)?);
+    }
+    if let Some(v) = env("K6_BATCH_PER_HOST") {
+        m.insert("batchPerHost".into(), int("K6_BATCH_PER_HOST", v)?);
+    }
     if let Some(v) = env("K6_USER_AGENT") {
         m.insert("userAgent".into(), Value::String(v));
     }
@@ -143,6 +149,12 @@ fn cli_layer(args: &RunArgs) -> Result<Map<String, Value>, String> {
     if let Some(v) = args.max_redirects {
         m.insert("maxRedirects".into(), v.into());
     }
+    if let Some(v) = args.batch {
+        m.insert("batch".into(), v.into());
+    }
+    if let Some(v) = args.batch_per_host {
+        m.insert("batchPerHost".into(), v.into());
+    }
     if let Some(v) = &args.user_agent {
         m.insert("userAgent".into(), Value::String(v.clone()));
     }
@@ -241,9 +253,12 @@ const OTHER_OPTIONS: &[&str] = &["consoleOutput", "localIPs", "cloud", "summaryM
 /// unknown-field warning) and in a config file.
 const CLI_ONLY: &str = "localIPs";
 
-/// Whether k6 knows the option key.
+/// Options rk6 adds to k6's (see docs/scripting.md); k6 warns about them and ignores them.
+const RK6_OPTIONS: &[&str] = &["h2c"];
+
+/// Whether k6 (or rk6, for its own additions) knows the option key.
 fn is_known(key: &str) -> bool {
-    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key)
+    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key) || RK6_OPTIONS.contains(&key)
 }
 
 /// Script option keys k6 does not know, in the order given.

@@ -518,6 +518,14 @@ fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
             Some(Value::String(s)) if s.is_empty() => rk6_http::HttpDebug::Off,
             Some(_) => rk6_http::HttpDebug::Headers,
         },
+        // k6 sizes the idle pool by batchPerHost; the values were validated with RunOptions.
+        max_idle_per_host: rk6_js::count_option(
+            options,
+            "batchPerHost",
+            rk6_js::DEFAULT_BATCH_PER_HOST,
+        )
+        .unwrap_or(rk6_js::DEFAULT_BATCH_PER_HOST),
+        h2c: rk6_js::h2c_option(options).unwrap_or(false),
         ..defaults
     }
 }

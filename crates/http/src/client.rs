@@ -1,6 +1,7 @@
-//! The per-VU client: one request at a time, redirects, cookies, timeouts, stale-connection retry.
+//! The per-VU client: concurrent requests sharing one pool, redirects, cookies, timeouts,
+//! stale-connection retry.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -10,6 +11,7 @@ use hyper::body::Incoming;
 use url::Url;
 
 use crate::auth::{self, Auth};
+use crate::body::{ReqBody, StreamMarks};
 use crate::connect::connect;
 use crate::cookies::CookieJar;
 use crate::debug::{self, Dump, HttpDebug};
@@ -18,23 +20,34 @@ use crate::dns::DnsCache;
 use crate::error::{self, HttpError, Side};
 use crate::headers::{self, HeaderInputs};
 use crate::phases::Progress;
-use crate::pool::{Conn, Pool, PoolKey};
+use crate::pool::{Checkout, Conn, Pool, PoolKey};
 use crate::redirect::{self, HopRequest};
 use crate::tls;
-use crate::{ClientConfig, Hop, Request, Response};
+use crate::{ClientConfig, Hop, Request, Response, SharedJar};
 
 /// Largest body size trusted from `Content-Length` for preallocation.
 const MAX_PREALLOC: usize = 16 << 20;
 
 /// A VU's HTTP client: keep-alive pool, DNS cache and cookie jar.
+///
+/// [`Client::send`] takes `&self`, so one VU can run several requests at once (`http.batch`,
+/// `http.asyncRequest`). The state behind the mutexes is only ever touched by its own VU,
+/// so they are uncontended; none is held across an await except the DNS cache's, which makes
+/// concurrent lookups of one host wait for a single answer.
 pub struct Client {
     config: Arc<ClientConfig>,
     tls: Arc<rustls::ClientConfig>,
-    pool: Pool,
-    dns: DnsCache,
-    jar: CookieJar,
+    pool: Mutex<Pool>,
+    dns: tokio::sync::Mutex<DnsCache>,
+    jar: SharedJar,
     /// Source address of this VU's connections (`localIPs`).
     local_ip: Option<std::net::IpAddr>,
+}
+
+/// Locks a mutex of this client; a panic elsewhere cannot leave its data half-updated
+/// in a way later requests would trip over, so poisoning is ignored.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A response head and its connection, before the body is read.
@@ -42,7 +55,6 @@ struct Head {
     parts: http::response::Parts,
     body: Incoming,
     conn: Conn,
-    key: PoolKey,
 }
 
 /// What has happened so far in one `send`, kept outside the future so a timeout can report it.
@@ -123,10 +135,10 @@ impl Client {
     pub fn new(config: Arc<ClientConfig>) -> Self {
         Self {
             tls: tls::client_tls(&config),
+            pool: Mutex::new(Pool::new(config.max_idle_per_host)),
             config,
-            pool: Pool::default(),
-            dns: DnsCache::default(),
-            jar: CookieJar::default(),
+            dns: tokio::sync::Mutex::default(),
+            jar: SharedJar::default(),
             local_ip: None,
         }
     }
@@ -140,18 +152,34 @@ impl Client {
         }
     }
 
-    /// The VU's cookie jar.
-    pub fn cookies(&mut self) -> &mut CookieJar {
-        &mut self.jar
+    /// The VU's cookie jar, locked; do not hold it across an await of [`Client::send`].
+    pub fn cookies(&self) -> MutexGuard<'_, CookieJar> {
+        lock(&self.jar)
     }
 
-    /// Drops idle pooled connections (k6's `noVUConnectionReuse`, between iterations).
-    pub fn close_idle(&mut self) {
-        self.pool.clear();
+    /// Drops pooled connections (k6's `noVUConnectionReuse`, between iterations); requests
+    /// still running keep theirs until they finish.
+    pub fn close_idle(&self) {
+        lock(&self.pool).clear();
+    }
+
+    /// Opens a new connection for `key`. Boxed: new connections are rare, and the TLS
+    /// handshake's state would otherwise make every request's future several KiB larger.
+    async fn dial(&self, key: &PoolKey, progress: &mut Progress) -> Result<Conn, HttpError> {
+        Box::pin(connect(
+            key,
+            &self.dns,
+            &self.config,
+            self.local_ip,
+            &self.tls,
+            progress,
+        ))
+        .await
     }
 
     /// Sends one request, following redirects; failures become [`Response::error`].
-    pub async fn send(&mut self, req: Request) -> Response {
+    /// Several sends may run at once; each keeps its own timings.
+    pub async fn send(&self, req: Request) -> Response {
         // As in k6, the wait for the global rate comes before the request and its timeout.
         if let Some(limit) = &self.config.rps {
             limit.wait().await;
@@ -174,7 +202,9 @@ impl Client {
         resp
     }
 
-    async fn follow(&mut self, req: &Request, chain: &mut Chain) -> Result<Response, HttpError> {
+    async fn follow(&self, req: &Request, chain: &mut Chain) -> Result<Response, HttpError> {
+        let jar = req.jar.as_ref().unwrap_or(&self.jar);
+        let h2c = req.h2c.unwrap_or(self.config.h2c);
         let first_host = req.url.host_str().unwrap_or_default().to_owned();
         let max_redirects = req.max_redirects.unwrap_or(self.config.max_redirects);
         let mut hop = HopRequest {
@@ -191,16 +221,17 @@ impl Client {
             // Dumped before the hop's clock starts, so debugging does not add to `blocked`.
             let debug = self.config.http_debug;
             if debug != HttpDebug::Off {
-                if let Some(text) = debug::request_dump(&hop, &self.config, &self.jar, &req.cookies)
+                if let Some(text) =
+                    debug::request_dump(&hop, &self.config, &lock(jar), &req.cookies)
                 {
                     let hop = chain.hops.len();
                     chain.debug.push(Dump { hop, text });
                 }
             }
             chain.begin(&hop);
-            let key = pool_key(&hop.url)?;
+            let key = pool_key(&hop.url, h2c)?;
             let head = self
-                .round_trip(&hop, &key, req, &mut chain.progress)
+                .round_trip(&hop, &key, req, jar, &mut chain.progress)
                 .await?;
             if chain.hops.is_empty() {
                 if let Some(sent) = chain.progress.request_headers.take() {
@@ -210,7 +241,7 @@ impl Client {
             let status = head.parts.status.as_u16();
             let proto = proto_name(head.parts.version);
             chain.progress.proto = proto;
-            self.jar.store_response(
+            lock(jar).store_response(
                 &hop.url,
                 head.parts
                     .headers
@@ -230,23 +261,15 @@ impl Client {
             // Full debug dumps show every body, even ones the script never sees.
             let discard =
                 (follow || digest.is_some() || req.discard_body) && debug != HttpDebug::Full;
-            let Head {
-                parts,
-                body,
-                conn,
-                key,
-            } = head;
+            let Head { parts, body, conn } = head;
             let body = self
-                .read_body(body, discard, conn, key, &parts, &mut chain.progress)
+                .read_body(body, discard, conn, &key, &parts, &mut chain.progress)
                 .await?;
             if debug != HttpDebug::Off {
                 let closes = proto != "HTTP/2.0" && wants_close(&parts.headers, parts.version);
                 let text = debug::response(
                     proto,
-                    &crate::status_text(
-                        status,
-                        parts.extensions.get::<hyper::ext::ReasonPhrase>(),
-                    ),
+                    &crate::status_text(status, parts.extensions.get::<hyper::ext::ReasonPhrase>()),
                     &parts.headers,
                     closes,
                     &body,
@@ -319,74 +342,70 @@ impl Client {
 
     /// Gets a connection and sends the hop; resolves with the response head.
     async fn round_trip(
-        &mut self,
+        &self,
         hop: &HopRequest,
         key: &PoolKey,
         req: &Request,
+        jar: &SharedJar,
         progress: &mut Progress,
     ) -> Result<Head, HttpError> {
         let reuse = !self.config.no_connection_reuse;
         let mut fresh_only = false;
         loop {
-            let mut pooled = if reuse && !fresh_only {
-                self.pool.take(key)
+            let (mut conn, reused) = if reuse && !fresh_only {
+                self.checkout(key, progress).await?
             } else {
-                None
-            };
-            if let Some(c) = &mut pooled {
-                if c.ready().await.is_err() {
-                    pooled = None;
+                let conn = self.dial(key, progress).await?;
+                if reuse {
+                    lock(&self.pool).adopt(key, &conn);
                 }
-            }
-            let reused = pooled.is_some();
-            let mut conn = match pooled {
-                Some(c) => c,
-                // Boxed: new connections are rare, and the TLS handshake's state would
-                // otherwise make every request's future several KiB larger to move.
-                None => {
-                    let (config, local_ip) = (&self.config, self.local_ip);
-                    Box::pin(connect(key, &mut self.dns, config, local_ip, &self.tls, progress))
-                        .await?
-                }
+                (conn, false)
             };
             progress.conn_at = Some(Instant::now());
-            progress.h2 = conn.is_h2();
+            let h2 = conn.is_h2();
+            progress.h2 = h2;
             progress.proto = conn.proto();
             progress.tls_version = conn.tls_version;
             progress.tls_cipher_suite = conn.tls_cipher_suite;
             progress.remote_addr = Some(conn.remote_addr);
             progress.stats = Some(conn.stats.clone());
-            if reused {
-                progress.sent_base = conn.stats.bytes_written();
-                progress.recv_base = conn.stats.bytes_read();
-            }
+            // A shared HTTP/2 socket cannot time one stream; the body reports for it instead.
+            let marks = h2.then(|| Arc::new(StreamMarks::default()));
+            progress.marks = marks.clone();
 
-            let inputs = HeaderInputs {
-                user_agent: self.config.user_agent.as_deref(),
-                jar: &self.jar,
-                request_cookies: &req.cookies,
-                close: !reuse,
+            let request = {
+                let jar = lock(jar);
+                let inputs = HeaderInputs {
+                    user_agent: self.config.user_agent.as_deref(),
+                    jar: &jar,
+                    request_cookies: &req.cookies,
+                    close: !reuse,
+                };
+                headers::build_request(hop, h2, inputs)?
             };
-            let request = headers::build_request(hop, conn.is_h2(), inputs)?;
             progress.request_headers = Some(request.headers().clone());
-            conn.stats.arm();
+            let request = request.map(|b| ReqBody::new(b, marks.clone()));
+            if !h2 {
+                conn.stats.arm();
+            }
             match conn.send(request).await {
                 Ok(resp) => {
                     progress.head_arrived(Instant::now());
                     let (parts, body) = resp.into_parts();
-                    return Ok(Head {
-                        parts,
-                        body,
-                        conn,
-                        key: key.clone(),
-                    });
+                    return Ok(Head { parts, body, conn });
                 }
                 Err(e) => {
-                    let written = conn.stats.last_write().is_some();
-                    let received = conn.stats.first_read().is_some();
+                    let (written, received) = match &marks {
+                        Some(m) => (m.opened().is_some(), false),
+                        None => (
+                            conn.stats.last_write().is_some(),
+                            conn.stats.first_read().is_some(),
+                        ),
+                    };
                     // A kept-alive connection the server closed meanwhile: replay once on a
                     // fresh one when that cannot duplicate a side effect (Go's rule, which k6 inherits).
                     if reused && !fresh_only && !received && (!written || replayable(hop)) {
+                        lock(&self.pool).forget(key, &conn);
                         fresh_only = true;
                         progress.reset_connection();
                         continue;
@@ -401,13 +420,43 @@ impl Client {
         }
     }
 
+    /// A pooled or shared connection, or a new one; true when it was not opened for us.
+    /// Waiting for another request's dial to the origin counts as `blocked`.
+    async fn checkout(
+        &self,
+        key: &PoolKey,
+        progress: &mut Progress,
+    ) -> Result<(Conn, bool), HttpError> {
+        loop {
+            let decision = lock(&self.pool).checkout(key);
+            match decision {
+                Checkout::Ready(mut conn) => {
+                    if conn.ready().await.is_ok() {
+                        return Ok((conn, true));
+                    }
+                }
+                Checkout::Wait(mut rx) => {
+                    // Err means the dialer gave up; either way look again.
+                    let _ = rx.changed().await;
+                }
+                Checkout::Dial(guard) => {
+                    let res = self.dial(key, progress).await;
+                    if let Some(guard) = guard {
+                        lock(&self.pool).dialed(key, res.as_ref().ok(), guard);
+                    }
+                    return res.map(|c| (c, false));
+                }
+            }
+        }
+    }
+
     /// Reads (or drains) the body, then returns the connection to the pool if it may be reused.
     async fn read_body(
-        &mut self,
+        &self,
         mut body: Incoming,
         discard: bool,
         conn: Conn,
-        key: PoolKey,
+        key: &PoolKey,
         parts: &http::response::Parts,
         progress: &mut Progress,
     ) -> Result<Bytes, HttpError> {
@@ -425,17 +474,20 @@ impl Client {
             progress.body.push(data, hint);
         }
         progress.body_done = Some(Instant::now());
+        // Before the connection can serve another request, whose bytes are not ours.
+        progress.claim_bytes();
         let keep_alive = !self.config.no_connection_reuse
-            && (conn.is_h2() || !wants_close(&parts.headers, parts.version));
+            && !conn.is_h2()
+            && !wants_close(&parts.headers, parts.version);
         if keep_alive {
-            self.pool.put(key, conn);
+            lock(&self.pool).put(key, conn);
         }
         Ok(progress.body.take())
     }
 }
 
-/// Validates the URL and derives its pool key.
-fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
+/// Validates the URL and derives its pool key; `h2c` applies to plain `http` only.
+fn pool_key(url: &Url, h2c: bool) -> Result<PoolKey, HttpError> {
     let https = match url.scheme() {
         "http" => false,
         "https" => true,
@@ -458,7 +510,12 @@ fn pool_key(url: &Url) -> Result<PoolKey, HttpError> {
     let port = url
         .port_or_known_default()
         .unwrap_or(if https { 443 } else { 80 });
-    Ok(PoolKey { https, host, port })
+    Ok(PoolKey {
+        https,
+        h2c: h2c && !https,
+        host,
+        port,
+    })
 }
 
 /// Go's `isReplayable`: safe methods, or any method carrying an idempotency key. PUT and
@@ -504,7 +561,7 @@ fn proto_name(v: http::Version) -> &'static str {
 mod tests {
     /// The binding may drive `send` from a multi-thread runtime, so the future must be `Send`.
     #[allow(dead_code)]
-    fn send_future_is_send(c: &mut super::Client, r: crate::Request) {
+    fn send_future_is_send(c: &super::Client, r: crate::Request) {
         fn check<T: Send>(_: &T) {}
         check(&c.send(r));
     }

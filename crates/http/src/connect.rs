@@ -24,7 +24,7 @@ use crate::ClientConfig;
 /// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
 pub(crate) async fn connect(
     key: &PoolKey,
-    dns: &mut DnsCache,
+    dns: &tokio::sync::Mutex<DnsCache>,
     config: &ClientConfig,
     local_ip: Option<IpAddr>,
     tls_config: &Arc<rustls::ClientConfig>,
@@ -36,7 +36,12 @@ pub(crate) async fn connect(
             format!("invalid host {:?}: {e}", key.host),
         )
     })?;
-    let addr = resolve_target(&host, key.port, config, dns, &mut progress.looking_up).await?;
+    // The cache is held across the lookup on purpose: concurrent requests of the VU to a
+    // new host wait for one answer instead of each asking.
+    let addr = {
+        let mut dns = dns.lock().await;
+        resolve_target(&host, key.port, config, &mut dns, &mut progress.looking_up).await?
+    };
 
     let t0 = Instant::now();
     let tcp = dial(addr, local_ip)
@@ -49,6 +54,9 @@ pub(crate) async fn connect(
     let stats = IoStats::new();
     if !key.https {
         let io = MeteredIo::new(tcp, stats.clone(), Role::Both);
+        if key.h2c {
+            return handshake_h2(io, stats, ("", ""), addr).await;
+        }
         return handshake_h1(io, stats, ("", ""), addr).await;
     }
 

@@ -184,12 +184,10 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
         rustls::Error::InvalidMessage(
             rustls::InvalidMessage::InvalidContentType
             | rustls::InvalidMessage::UnknownProtocolVersion,
-        ) => {
-            HttpError::new(
-                TLS_HEADER,
-                "tls: first record does not look like a TLS handshake",
-            )
-        }
+        ) => HttpError::new(
+            TLS_HEADER,
+            "tls: first record does not look like a TLS handshake",
+        ),
         rustls::Error::AlertReceived(alert) => HttpError::new(
             NETWORK,
             format!("remote error: tls: {}", alert_text(*alert)),

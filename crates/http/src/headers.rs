@@ -2,7 +2,6 @@
 
 use bytes::Bytes;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-use http_body_util::Full;
 use url::{Position, Url};
 
 use crate::cookies::CookieJar;
@@ -23,7 +22,7 @@ pub(crate) fn build_request(
     hop: &HopRequest,
     h2: bool,
     inputs: HeaderInputs<'_>,
-) -> Result<http::Request<Full<Bytes>>, HttpError> {
+) -> Result<http::Request<Bytes>, HttpError> {
     let url = &hop.url;
     let mut map = HeaderMap::with_capacity(hop.headers.len() + 4);
     let mut host = host_header(url);
@@ -102,7 +101,7 @@ pub(crate) fn build_request(
         builder = builder.version(http::Version::HTTP_2);
     }
     let mut req = builder
-        .body(Full::new(hop.body.clone()))
+        .body(hop.body.clone())
         .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid request: {e}")))?;
     *req.headers_mut() = map;
     Ok(req)

@@ -2,8 +2,9 @@
 //! connection pool and cookie jar, and k6's error codes.
 //!
 //! The crate knows nothing of JavaScript or metrics. One [`Client`] belongs to one VU; it
-//! sends one [`Request`] at a time and returns a [`Response`] that carries, besides the
-//! final answer, one [`Hop`] per request actually put on the wire (redirect hops first).
+//! sends [`Request`]s (several at once if the VU asks: `http.batch`, `http.asyncRequest`)
+//! and returns for each a [`Response`] that carries, besides the final answer, one [`Hop`]
+//! per request actually put on the wire (redirect hops first).
 //! Each hop has its own [`Timings`], byte counts and error code, which is what the caller
 //! needs to emit k6's `http_req_*`, `data_sent` and `data_received` samples.
 //!
@@ -23,9 +24,25 @@
 //! | `waiting` | request written | first byte of the response head |
 //! | `receiving` | first response byte | body fully read |
 //!
-//! `duration = sending + waiting + receiving`, as in k6. On HTTP/2 the first response byte
-//! is taken when hyper hands over the parsed head, because connection-level frames make
-//! "first byte read" meaningless there.
+//! `duration = sending + waiting + receiving`, as in k6.
+//!
+//! ## HTTP/2 (TLS or h2c)
+//!
+//! Requests to one HTTP/2 origin are streams of one shared connection, so the socket cannot
+//! say which bytes are whose. The boundaries are then what hyper reports per request (the
+//! request body type observes hyper's connection task, see `body.rs`):
+//!
+//! | phase | from | to |
+//! |---|---|---|
+//! | `blocked` | asking the pool for a connection | hyper opens the request's stream: includes dialing (or waiting for another request's dial to the origin), waiting for a free stream slot, and the hand-over to hyper's connection task (tens of µs on a reused connection) |
+//! | `sending` | stream opened | hyper has taken the whole body into the stream (≈0 without a body); writing the frames to the socket falls in `waiting` |
+//! | `waiting` | request taken | hyper hands over the parsed response head |
+//! | `receiving` | head | body fully read |
+//!
+//! `looking_up`/`connecting`/`tls_handshaking` are non-zero only for the request that
+//! opened the connection. Byte counts of a shared connection are split, not duplicated:
+//! each finished request takes what the connection transferred since the previous one
+//! finished, so `data_sent`/`data_received` add up to the wire totals.
 //!
 //! A request that fails or times out still yields a hop with the phases it reached; the
 //! request phase (sending, waiting, receiving) that was running is closed at the moment of
@@ -42,6 +59,7 @@
 #![warn(missing_docs)]
 
 mod auth;
+mod body;
 mod client;
 mod connect;
 mod cookies;
@@ -71,8 +89,8 @@ use url::Url;
 pub use auth::Auth;
 pub use client::Client;
 pub use cookies::CookieJar;
-pub use dns::{DnsOptions, DnsPolicy, DnsSelect, DnsValueError};
 pub use debug::{Dump, HttpDebug};
+pub use dns::{DnsOptions, DnsPolicy, DnsSelect, DnsValueError};
 pub use encode::compress;
 pub use error::HttpError;
 pub use headers::canonical as canonical_header_name;
@@ -81,6 +99,9 @@ pub use local_ips::{LocalIps, LocalIpsError};
 pub use rate::RateLimiter;
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
 pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
+
+/// A cookie jar that requests of one VU (running concurrently) can share.
+pub type SharedJar = std::sync::Arc<std::sync::Mutex<CookieJar>>;
 
 /// Settings shared by all VUs of a test (wrap in an `Arc`).
 #[derive(Clone, Debug)]
@@ -97,6 +118,10 @@ pub struct ClientConfig {
     pub no_connection_reuse: bool,
     /// `httpDebug`: dump every request and response into [`Response::debug`].
     pub http_debug: HttpDebug,
+    /// Idle HTTP/1 connections kept per origin (k6: `batchPerHost`, default 6).
+    pub max_idle_per_host: usize,
+    /// Send plain `http://` requests as HTTP/2 with prior knowledge (h2c, rk6's `h2c` option).
+    pub h2c: bool,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// `tlsVersion`, `tlsCipherSuites` and `tlsAuth`, validated.
@@ -126,6 +151,8 @@ impl Default for ClientConfig {
             timeout: Duration::from_secs(60),
             no_connection_reuse: false,
             http_debug: HttpDebug::Off,
+            max_idle_per_host: 6,
+            h2c: false,
             extra_root_certs_pem: Vec::new(),
             tls: TlsOptions::default(),
             tls_cache: TlsCache::default(),
@@ -160,6 +187,10 @@ pub struct Request {
     pub discard_body: bool,
     /// How the URL's credentials authenticate the request.
     pub auth: Auth,
+    /// A jar to use instead of the client's (the `jar` param).
+    pub jar: Option<SharedJar>,
+    /// Overrides [`ClientConfig::h2c`] for this request (the `h2c` param).
+    pub h2c: Option<bool>,
 }
 
 impl Request {
@@ -175,6 +206,8 @@ impl Request {
             cookies: Vec::new(),
             discard_body: false,
             auth: Auth::Basic,
+            jar: None,
+            h2c: None,
         }
     }
 

@@ -8,6 +8,10 @@
 //! closing the request phase (sending, waiting, receiving) that was running. As in k6, a
 //! connection step that failed or was cut short counts 0, and so does `blocked` when no
 //! connection was obtained.
+//!
+//! On HTTP/2 the socket is shared by streams, so the boundaries come from [`StreamMarks`]
+//! instead: `blocked` ends when hyper opens the stream, `sending` when it has taken the
+//! whole body, `waiting` when the head is parsed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -15,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 
+use crate::body::StreamMarks;
 use crate::timing_io::IoStats;
 use crate::Timings;
 
@@ -34,10 +39,10 @@ pub(crate) struct Progress {
     /// First response byte; fixed when the head arrives.
     pub(crate) first_byte: Option<Instant>,
     pub(crate) body_done: Option<Instant>,
-    /// Socket byte counters when the connection was taken (0 for a new connection, so
-    /// handshake bytes count towards the hop that opened it).
-    pub(crate) sent_base: u64,
-    pub(crate) recv_base: u64,
+    /// HTTP/2 stream instants reported by the request body.
+    pub(crate) marks: Option<Arc<StreamMarks>>,
+    /// Bytes (sent, received) claimed from the connection when the body was done.
+    pub(crate) claimed: Option<(u64, u64)>,
     pub(crate) proto: &'static str,
     pub(crate) tls_version: &'static str,
     pub(crate) tls_cipher_suite: &'static str,
@@ -103,8 +108,8 @@ impl Progress {
             send_end: None,
             first_byte: None,
             body_done: None,
-            sent_base: 0,
-            recv_base: 0,
+            marks: None,
+            claimed: None,
             proto: "",
             tls_version: "",
             tls_cipher_suite: "",
@@ -125,9 +130,9 @@ impl Progress {
     pub(crate) fn head_arrived(&mut self, now: Instant) {
         let Some(stats) = &self.stats else { return };
         if self.h2 {
-            // h2 reads SETTINGS/WINDOW_UPDATE frames at any time, so the first byte read is not
-            // the response's; the head future resolving is the best observable instant.
-            self.send_end = stats.last_write();
+            // Connection-level frames and other streams make socket reads meaningless per
+            // stream; the head future resolving is the best observable instant.
+            self.send_end = self.marks.as_ref().and_then(|m| m.handed());
             self.first_byte = Some(now);
         } else {
             self.first_byte = Some(stats.first_read().unwrap_or(now));
@@ -145,6 +150,9 @@ impl Progress {
             tls_handshaking: self.tls_handshaking,
             ..Timings::default()
         };
+        if let Some(marks) = &self.marks {
+            return self.stream_timings(marks, t, now);
+        }
         let Some(conn_at) = self.conn_at else {
             // k6 records `blocked` only once a connection is held: a request that never got
             // one (refused, DNS or TLS failure, timeout while connecting) reports 0.
@@ -181,14 +189,38 @@ impl Progress {
         t
     }
 
-    /// Bytes written and read on the socket for this hop.
-    pub(crate) fn bytes(&self) -> (u64, u64) {
-        match &self.stats {
-            Some(s) => (
-                s.bytes_written().saturating_sub(self.sent_base),
-                s.bytes_read().saturating_sub(self.recv_base),
-            ),
-            None => (0, 0),
+    /// HTTP/2 phases: stream opened, body handed to hyper, head parsed, body done.
+    fn stream_timings(&self, marks: &StreamMarks, mut t: Timings, now: Instant) -> Timings {
+        let Some(opened) = marks.opened() else {
+            t.blocked = now.saturating_duration_since(self.start);
+            return t;
+        };
+        t.blocked = opened.saturating_duration_since(self.start);
+        match marks.handed() {
+            None => t.sending = now.saturating_duration_since(opened),
+            Some(handed) => {
+                t.sending = handed.saturating_duration_since(opened);
+                let fb = self.first_byte.unwrap_or(now);
+                t.waiting = fb.saturating_duration_since(handed);
+                if let Some(fb) = self.first_byte {
+                    t.receiving = self.body_done.unwrap_or(now).saturating_duration_since(fb);
+                }
+            }
         }
+        t.duration = t.sending + t.waiting + t.receiving;
+        t
+    }
+
+    /// Takes this hop's share of the connection's byte counters (once the body is done).
+    pub(crate) fn claim_bytes(&mut self) {
+        if self.claimed.is_none() {
+            self.claimed = self.stats.as_ref().map(|s| s.claim());
+        }
+    }
+
+    /// Bytes written and read on the socket for this hop.
+    pub(crate) fn bytes(&mut self) -> (u64, u64) {
+        self.claim_bytes();
+        self.claimed.unwrap_or_default()
     }
 }

@@ -1,36 +1,54 @@
-//! The per-VU pool of keep-alive connections, keyed by (scheme, host, port).
+//! The per-VU pool of keep-alive connections, keyed by origin.
 //!
-//! A [`Client`](crate::Client) sends one request at a time, so a connection is taken out of
-//! the pool for the duration of a request and put back once its response body is fully read.
-//! That keeps the HTTP/1 and HTTP/2 paths identical and makes the per-request I/O timestamps
-//! of [`IoStats`] unambiguous.
+//! A client may run several requests at once (`http.batch`, `http.asyncRequest`), so the pool
+//! hands out connections in two ways:
+//!
+//! - HTTP/1 connections are taken out exclusively for one request and put back once its
+//!   response body is fully read; concurrent requests to one host open more connections.
+//!   That keeps the per-request I/O timestamps of [`IoStats`] unambiguous.
+//! - An HTTP/2 connection stays in the pool while in use: every request gets its own clone of
+//!   hyper's `SendRequest` and runs as a stream of the one connection.
+//!
+//! Whether an `https` origin speaks HTTP/2 is only known after ALPN, so while a first dial
+//! to such an origin (or to an h2c origin) is under way, other requests for it wait for that
+//! dial instead of opening connections of their own; if it turns out to be HTTP/1 they dial
+//! their own, and later ones do not wait again.
+//!
+//! The pool itself is synchronous; the client keeps it behind a mutex held only for the
+//! bookkeeping, never across an await.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use bytes::Bytes;
-use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::client::conn::{http1, http2};
+use tokio::sync::watch;
 
+use crate::body::ReqBody;
 use crate::timing_io::IoStats;
-
-/// k6's `MaxIdleConnsPerHost` default (`batchPerHost`).
-const MAX_IDLE_PER_HOST: usize = 6;
 
 /// Identifies connections that may serve a URL.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub(crate) struct PoolKey {
     pub(crate) https: bool,
+    /// Plain TCP with HTTP/2 prior knowledge (h2c); always false for `https`.
+    pub(crate) h2c: bool,
     pub(crate) host: String,
     pub(crate) port: u16,
 }
 
+impl PoolKey {
+    /// Whether a connection for this origin may turn out to be (or is) HTTP/2.
+    fn may_multiplex(&self) -> bool {
+        self.https || self.h2c
+    }
+}
+
 /// hyper's request handle for the negotiated protocol.
 pub(crate) enum Sender {
-    H1(http1::SendRequest<Full<Bytes>>),
-    H2(http2::SendRequest<Full<Bytes>>),
+    H1(http1::SendRequest<ReqBody>),
+    H2(http2::SendRequest<ReqBody>),
 }
 
 /// One established connection and what is known about it.
@@ -64,6 +82,20 @@ impl Conn {
         }
     }
 
+    /// Another handle on an HTTP/2 connection; `None` for HTTP/1, which cannot be shared.
+    pub(crate) fn share(&self) -> Option<Conn> {
+        match &self.sender {
+            Sender::H2(s) => Some(Conn {
+                sender: Sender::H2(s.clone()),
+                stats: self.stats.clone(),
+                tls_version: self.tls_version,
+                tls_cipher_suite: self.tls_cipher_suite,
+                remote_addr: self.remote_addr,
+            }),
+            Sender::H1(_) => None,
+        }
+    }
+
     /// Waits until the connection can take a request (HTTP/1 finishes the previous exchange).
     pub(crate) async fn ready(&mut self) -> Result<(), hyper::Error> {
         match &mut self.sender {
@@ -75,7 +107,7 @@ impl Conn {
     /// Sends the request; resolves when the response head has arrived.
     pub(crate) async fn send(
         &mut self,
-        req: http::Request<Full<Bytes>>,
+        req: http::Request<ReqBody>,
     ) -> Result<http::Response<Incoming>, hyper::Error> {
         match &mut self.sender {
             Sender::H1(s) => s.send_request(req).await,
@@ -84,34 +116,145 @@ impl Conn {
     }
 }
 
-/// Idle connections by origin.
+/// Connections of one origin.
 #[derive(Default)]
+struct Origin {
+    /// HTTP/1 connections not in use, most recently used last.
+    idle: Vec<Conn>,
+    /// The HTTP/2 connection every request to the origin multiplexes on.
+    shared: Option<Conn>,
+    /// Set while a dial of unknown protocol is under way; closed when the dial ends.
+    dialing: Option<watch::Receiver<()>>,
+    /// The last dial negotiated HTTP/1, so concurrent requests need connections of their own.
+    h1_only: bool,
+}
+
+/// What [`Pool::checkout`] decided.
+pub(crate) enum Checkout {
+    /// A connection to use (a pooled HTTP/1 one, or a handle on the shared HTTP/2 one).
+    Ready(Conn),
+    /// Another request is dialing the origin: wait for it to end, then check out again.
+    Wait(watch::Receiver<()>),
+    /// Open a new connection; report it with [`Pool::dialed`] if a guard is given.
+    Dial(Option<DialGuard>),
+}
+
+/// Held by the request that dials an origin others wait for; dropping it (dial finished,
+/// failed or timed out) wakes them.
+pub(crate) struct DialGuard {
+    _tx: watch::Sender<()>,
+}
+
+/// Idle and shared connections by origin.
 pub(crate) struct Pool {
-    idle: HashMap<PoolKey, Vec<Conn>>,
+    origins: HashMap<PoolKey, Origin>,
+    /// k6's `MaxIdleConnsPerHost` (`batchPerHost`).
+    max_idle_per_host: usize,
 }
 
 impl Pool {
-    /// Takes the most recently used idle connection that is still open.
-    pub(crate) fn take(&mut self, key: &PoolKey) -> Option<Conn> {
-        let list = self.idle.get_mut(key)?;
-        while let Some(conn) = list.pop() {
+    /// An empty pool keeping at most `max_idle_per_host` idle HTTP/1 connections per origin
+    /// (0 means Go's default of 2).
+    pub(crate) fn new(max_idle_per_host: usize) -> Self {
+        Self {
+            origins: HashMap::new(),
+            max_idle_per_host: if max_idle_per_host == 0 {
+                2
+            } else {
+                max_idle_per_host
+            },
+        }
+    }
+
+    /// Finds a connection for `key`, or says whether to wait for a dial or make one.
+    pub(crate) fn checkout(&mut self, key: &PoolKey) -> Checkout {
+        let origin = match self.origins.get_mut(key) {
+            Some(o) => o,
+            None => self.origins.entry(key.clone()).or_default(),
+        };
+        if let Some(shared) = &origin.shared {
+            if let (false, Some(c)) = (shared.is_closed(), shared.share()) {
+                return Checkout::Ready(c);
+            }
+            origin.shared = None;
+        }
+        while let Some(conn) = origin.idle.pop() {
             if !conn.is_closed() {
-                return Some(conn);
+                return Checkout::Ready(conn);
             }
         }
-        None
+        if !key.may_multiplex() || origin.h1_only {
+            return Checkout::Dial(None);
+        }
+        if let Some(rx) = &origin.dialing {
+            // A closed channel means the dialer went away without reporting.
+            if rx.has_changed().is_ok() {
+                return Checkout::Wait(rx.clone());
+            }
+        }
+        let (tx, rx) = watch::channel(());
+        origin.dialing = Some(rx);
+        Checkout::Dial(Some(DialGuard { _tx: tx }))
     }
 
-    /// Returns a connection for reuse; drops it if the host already has enough idle ones.
-    pub(crate) fn put(&mut self, key: PoolKey, conn: Conn) {
-        let list = self.idle.entry(key).or_default();
-        if list.len() < MAX_IDLE_PER_HOST && !conn.is_closed() {
-            list.push(conn);
+    /// Records the outcome of a guarded dial: an HTTP/2 connection becomes the origin's shared
+    /// one. Waiters wake when the guard is dropped.
+    pub(crate) fn dialed(&mut self, key: &PoolKey, conn: Option<&Conn>, guard: DialGuard) {
+        if let Some(origin) = self.origins.get_mut(key) {
+            origin.dialing = None;
+            if let Some(conn) = conn {
+                origin.h1_only = !conn.is_h2();
+                if let Some(shared) = conn.share() {
+                    origin.shared = Some(shared);
+                }
+            }
+        }
+        drop(guard);
+    }
+
+    /// Makes a connection opened outside [`Pool::checkout`] the origin's shared one if it is
+    /// HTTP/2 and the origin has none alive.
+    pub(crate) fn adopt(&mut self, key: &PoolKey, conn: &Conn) {
+        let Some(shared) = conn.share() else { return };
+        let origin = self.origins.entry(key.clone()).or_default();
+        if origin.shared.as_ref().is_none_or(Conn::is_closed) {
+            origin.shared = Some(shared);
         }
     }
 
-    /// Drops every idle connection; their driver tasks end when the handles go away.
+    /// Stops handing out `conn` if it is the origin's shared HTTP/2 connection (it failed).
+    pub(crate) fn forget(&mut self, key: &PoolKey, conn: &Conn) {
+        if let Some(origin) = self.origins.get_mut(key) {
+            if origin
+                .shared
+                .as_ref()
+                .is_some_and(|s| Arc::ptr_eq(&s.stats, &conn.stats))
+            {
+                origin.shared = None;
+            }
+        }
+    }
+
+    /// Returns an HTTP/1 connection for reuse; drops it if the origin has enough idle ones.
+    pub(crate) fn put(&mut self, key: &PoolKey, conn: Conn) {
+        if conn.is_h2() || conn.is_closed() {
+            return;
+        }
+        let origin = match self.origins.get_mut(key) {
+            Some(o) => o,
+            None => self.origins.entry(key.clone()).or_default(),
+        };
+        if origin.idle.len() < self.max_idle_per_host {
+            origin.idle.push(conn);
+        }
+    }
+
+    /// Drops every pooled connection; their driver tasks end once in-flight requests holding
+    /// handles finish.
     pub(crate) fn clear(&mut self) {
-        self.idle.clear();
+        for origin in self.origins.values_mut() {
+            origin.idle.clear();
+            origin.shared = None;
+        }
     }
 }

@@ -34,6 +34,9 @@ pub(crate) struct IoStats {
     /// The start of the first read since `arm`, kept so that a response head hyper cannot
     /// parse can be reported with Go's message, which quotes the offending token.
     head: Mutex<HeadSample>,
+    /// Byte counters already attributed to a request (see [`IoStats::claim`]).
+    claimed_read: AtomicU64,
+    claimed_written: AtomicU64,
 }
 
 /// Up to [`HEAD_SAMPLE`] bytes of the first read of a response.
@@ -59,6 +62,8 @@ impl IoStats {
                 buf: [0; HEAD_SAMPLE],
                 len: 0,
             }),
+            claimed_read: AtomicU64::new(0),
+            claimed_written: AtomicU64::new(0),
         })
     }
 
@@ -79,13 +84,34 @@ impl IoStats {
     }
 
     /// Total bytes read from the socket so far.
+    #[cfg(test)]
     pub(crate) fn bytes_read(&self) -> u64 {
         self.read.load(Ordering::Relaxed)
     }
 
     /// Total bytes written to the socket so far.
+    #[cfg(test)]
     pub(crate) fn bytes_written(&self) -> u64 {
         self.written.load(Ordering::Relaxed)
+    }
+
+    /// Bytes (written, read) since the previous claim, attributed to the caller's request.
+    ///
+    /// On an exclusively used HTTP/1 connection that is exactly the request's traffic (the
+    /// first request also gets the handshake). Streams of a shared HTTP/2 connection each
+    /// take what accumulated since the last one finished, so their sum is the wire total
+    /// and nothing is counted twice.
+    pub(crate) fn claim(&self) -> (u64, u64) {
+        fn take(total: &AtomicU64, claimed: &AtomicU64) -> u64 {
+            let now = total.load(Ordering::Relaxed);
+            // fetch_max keeps the mark monotonic when two streams finish at once.
+            let prev = claimed.fetch_max(now, Ordering::AcqRel);
+            now.saturating_sub(prev)
+        }
+        (
+            take(&self.written, &self.claimed_written),
+            take(&self.read, &self.claimed_read),
+        )
     }
 
     /// When the latest write since `arm` completed.
@@ -265,6 +291,10 @@ mod tests {
         assert_eq!(s.write_before_first_read(), Some(w));
         assert!(s.first_read().unwrap() >= w);
         assert_eq!((s.bytes_written(), s.bytes_read()), (10, 5));
+        assert_eq!(s.claim(), (10, 5));
+        assert_eq!(s.claim(), (0, 0));
+        s.on_write(3, false);
+        assert_eq!(s.claim(), (3, 0));
         let long = [b'x'; 100];
         s.arm();
         s.on_read(&long, true);

@@ -3,9 +3,9 @@
 //!
 //! As in k6, a call into the script (an iteration, `setup`, `teardown`, `handleSummary`, the
 //! init code) is over only when its pending async work is: [`drive`] runs promise jobs, then
-//! waits for the earliest timer — suspending only this VU, like `sleep` — fires it, runs the
-//! jobs it queued, and so on until no timer is left. An interrupted iteration drops its
-//! timers.
+//! waits for the earliest timer or `http.asyncRequest` response — suspending only this VU,
+//! like `sleep` — fires or settles it, runs the jobs it queued, and so on until no timer and
+//! no request is left. An interrupted iteration drops its timers and requests.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -135,6 +135,7 @@ pub(crate) fn drive(ctx: &mut Context) -> JsResult<()> {
     if result.is_err() {
         // An exception or interruption ends the call; its leftover work goes with it.
         host.timers.clear();
+        host.async_calls.clear();
     }
     result
 }
@@ -142,11 +143,20 @@ pub(crate) fn drive(ctx: &mut Context) -> JsResult<()> {
 fn run(host: &Host, ctx: &mut Context) -> JsResult<()> {
     loop {
         ctx.run_jobs()?;
-        let Some(due) = host.timers.next_due() else {
-            return Ok(());
-        };
-        if due > Instant::now() {
-            wait_until(host, due)?;
+        if host.async_calls.settle(ctx)? {
+            continue;
+        }
+        let due = host.timers.next_due();
+        if !host.async_calls.is_empty() {
+            // Requests run until one finishes or a timer is due, whichever comes first.
+            host.block_on("http.asyncRequest", host.async_calls.wait(due))?;
+        } else {
+            let Some(due) = due else {
+                return Ok(());
+            };
+            if due > Instant::now() {
+                wait_until(host, due)?;
+            }
         }
         while let Some(timer) = host.timers.pop_due(Instant::now()) {
             if let Some(every) = timer.every {
@@ -222,7 +232,9 @@ pub(crate) fn call_settled(
     let value = match f.call(&JsValue::undefined(), args, ctx) {
         Ok(v) => v,
         Err(e) => {
-            Host::of(ctx).timers.clear();
+            let host = Host::of(ctx);
+            host.timers.clear();
+            host.async_calls.clear();
             return Err(thrown(e));
         }
     };

@@ -49,7 +49,10 @@ pub(crate) struct Host {
     pub(crate) shared: Arc<Shared>,
     pub(crate) suspender: RefCell<Option<Rc<Suspender>>>,
     pub(crate) phase: Cell<Phase>,
-    pub(crate) http: RefCell<Client>,
+    /// The VU's HTTP client; shared by the requests of a batch and pending `asyncRequest`s.
+    pub(crate) http: Rc<Client>,
+    /// `http.asyncRequest` calls not settled yet.
+    pub(crate) async_calls: crate::modules::http_concurrent::AsyncCalls,
     pub(crate) samples: RefCell<SampleBuffer>,
     /// Current group path: "" at the root, "::a::b" inside nested groups.
     pub(crate) group: RefCell<String>,
@@ -90,7 +93,8 @@ impl Host {
             shared,
             suspender: RefCell::new(None),
             phase: Cell::new(Phase::Init),
-            http: RefCell::new(http),
+            http: Rc::new(http),
+            async_calls: Default::default(),
             samples: RefCell::new(samples),
             group: RefCell::default(),
             scenario: RefCell::default(),
@@ -140,7 +144,15 @@ impl Host {
         idle: bool,
     ) -> JsResult<F::Output> {
         let suspender = self.suspender.borrow().clone();
-        let fut = std::pin::pin!(fut);
+        let mut fut = std::pin::pin!(fut);
+        // Pending `asyncRequest`s keep going while the VU waits for anything else.
+        let calls = &self.async_calls;
+        let fut = std::pin::pin!(std::future::poll_fn(|cx| {
+            if !calls.is_empty() {
+                calls.poll(cx);
+            }
+            fut.as_mut().poll(cx)
+        }));
         let result = match suspender {
             Some(s) if self.phase.get() == Phase::Run && idle => s.block_on_idle(fut),
             Some(s) if self.phase.get() == Phase::Run => s.block_on(fut),

@@ -39,6 +39,43 @@ pub struct RunOptions {
     /// `maxRedirects` was given (by script, config, env or flag); without it k6 warns when a
     /// request without its own `redirects` stops at the default limit.
     pub max_redirects_set: bool,
+    /// Most requests of one `http.batch` call in flight at once (`batch`; 0 = no limit).
+    pub batch: usize,
+    /// Most requests of one `http.batch` call to one host at once (`batchPerHost`; 0 = no
+    /// limit).
+    pub batch_per_host: usize,
+}
+
+/// k6's defaults for `batch` and `batchPerHost`.
+pub const DEFAULT_BATCH: usize = 20;
+/// See [`DEFAULT_BATCH`].
+pub const DEFAULT_BATCH_PER_HOST: usize = 6;
+
+/// An integer option such as `batch`: absent or null gives `default`; anything but a
+/// non-negative integer is an error naming the option, as k6 refuses such values.
+pub fn count_option(
+    options: &Map<String, Value>,
+    key: &str,
+    default: usize,
+) -> Result<usize, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| format!("{key} must be a non-negative integer, got {n}")),
+        Some(v) => Err(format!("{key} must be a non-negative integer, got {v}")),
+    }
+}
+
+/// rk6's `h2c` option (HTTP/2 with prior knowledge for every plain `http://` request):
+/// absent or null is false; anything but a boolean is an error.
+pub fn h2c_option(options: &Map<String, Value>) -> Result<bool, String> {
+    match options.get("h2c") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(v) => Err(format!("h2c must be a boolean (true or false), got {v}")),
+    }
 }
 
 impl RunOptions {
@@ -84,12 +121,15 @@ impl RunOptions {
             }
             Some(v) => return Err(format!("systemTags must be an array of tag names, got {v}")),
         };
+        h2c_option(options)?;
         Ok(RunOptions {
             throw: flag("throw"),
             discard_response_bodies: flag("discardResponseBodies"),
             min_iteration_duration,
             system_tags,
             max_redirects_set: !matches!(options.get("maxRedirects"), None | Some(Value::Null)),
+            batch: count_option(options, "batch", DEFAULT_BATCH)?,
+            batch_per_host: count_option(options, "batchPerHost", DEFAULT_BATCH_PER_HOST)?,
         })
     }
 }
@@ -118,5 +158,28 @@ mod tests {
         let e = RunOptions::from_options(json!({"systemTags": ["ip"]}).as_object().unwrap())
             .unwrap_err();
         assert!(e.contains("not supported by rk6 yet"), "{e}");
+    }
+
+    #[test]
+    fn batch_limits_and_h2c_are_validated() {
+        let o = RunOptions::from_options(json!({}).as_object().unwrap()).unwrap();
+        assert_eq!((o.batch, o.batch_per_host), (20, 6));
+        let o = RunOptions::from_options(
+            json!({"batch": 2, "batchPerHost": 0, "h2c": true})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!((o.batch, o.batch_per_host), (2, 0));
+        for bad in [
+            json!({"batch": "x"}),
+            json!({"batchPerHost": 2.5}),
+            json!({"batch": -1}),
+        ] {
+            let e = RunOptions::from_options(bad.as_object().unwrap()).unwrap_err();
+            assert!(e.contains("must be a non-negative integer"), "{e}");
+        }
+        let e = RunOptions::from_options(json!({"h2c": "yes"}).as_object().unwrap()).unwrap_err();
+        assert_eq!(e, "h2c must be a boolean (true or false), got \"yes\"");
     }
 }

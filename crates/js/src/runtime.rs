@@ -202,10 +202,10 @@ impl Runtime {
         host.data_sent.set(0);
         host.data_received.set(0);
         if !host.shared.no_cookies_reset {
-            host.http.borrow_mut().cookies().clear();
+            host.http.cookies().clear();
         }
         if host.shared.no_vu_connection_reuse {
-            host.http.borrow_mut().close_idle();
+            host.http.close_idle();
         }
         let _ = self.ctx.global_object().set(
             js_string!("__ITER"),

@@ -84,7 +84,7 @@ async fn user_headers_post_body_and_no_user_agent() {
 #[tokio::test]
 async fn host_header_override_and_basic_auth_from_url() {
     let srv = http_server().await;
-    let mut c = client();
+    let c = client();
     let mut req = Request::get(url(&format!("http://user:p%40ss@{}/echo", srv.addr)));
     req.headers = vec![("Host".into(), "example.test".into())];
     let b = body(&c.send(req).await);
@@ -180,7 +180,7 @@ async fn redirect_chain_hops_and_limits() {
 #[tokio::test]
 async fn redirect_method_rewrite_and_referer() {
     let srv = http_server().await;
-    let mut c = client();
+    let c = client();
     for (code, method, has_body) in [
         (301, "GET", false),
         (302, "GET", false),

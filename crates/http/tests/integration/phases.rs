@@ -102,7 +102,7 @@ async fn sending_covers_a_slowly_consumed_upload() {
         write(&mut s, &ok_response("got it")).await;
     })
     .await;
-    let mut c = client();
+    let c = client();
     let mut req = Request::new(http::Method::POST, url(&srv.url("/up")));
     req.body = Bytes::from(vec![b'a'; LEN]);
     let r = c.send(req).await;
@@ -150,7 +150,7 @@ async fn timeout_reports_phases_so_far() {
         tokio::time::sleep(Duration::from_secs(30)).await;
     })
     .await;
-    let mut c = client();
+    let c = client();
     let mut req = Request::get(url(&srv.url("/")));
     req.timeout = Some(delay());
     let r = c.send(req).await;

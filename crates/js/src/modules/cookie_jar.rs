@@ -2,8 +2,6 @@
 //! default) and `new http.CookieJar()` (a separate jar, used by requests that pass it as
 //! the `jar` param).
 
-use std::cell::RefCell;
-
 use boa_engine::object::builtins::JsArray;
 use boa_engine::object::{FunctionObjectBuilder, NativeObject, ObjectInitializer};
 use boa_engine::property::Attribute;
@@ -11,7 +9,7 @@ use boa_engine::{
     Context, Finalize, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
     NativeFunction, Trace,
 };
-use rk6_http::CookieJar;
+use rk6_http::{CookieJar, SharedJar};
 
 use super::prop;
 use crate::host::Host;
@@ -23,7 +21,7 @@ pub(super) struct VuJar;
 /// A jar of the script's own (`new http.CookieJar()`), used by requests that pass it as
 /// `jar`; the VU's jar is left alone.
 #[derive(Trace, Finalize, JsData)]
-pub(super) struct OwnJar(#[unsafe_ignore_trace] pub(super) RefCell<CookieJar>);
+pub(super) struct OwnJar(#[unsafe_ignore_trace] pub(super) SharedJar);
 
 /// `http.cookieJar()`.
 pub(super) fn cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
@@ -32,17 +30,21 @@ pub(super) fn cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsRes
 
 /// `new http.CookieJar()`.
 pub(super) fn new_cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    jar_object(OwnJar(RefCell::new(CookieJar::new())), ctx)
+    jar_object(OwnJar(SharedJar::default()), ctx)
 }
 
 /// Runs `f` on the jar `this` stands for: its own, or the VU's.
 fn with_jar<R>(this: &JsValue, ctx: &Context, f: impl FnOnce(&mut CookieJar) -> R) -> R {
     if let Some(obj) = this.as_object() {
         if let Some(own) = obj.downcast_ref::<OwnJar>() {
-            return f(&mut own.0.borrow_mut());
+            let mut jar = own
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            return f(&mut jar);
         }
     }
-    f(Host::of(ctx).http.borrow_mut().cookies())
+    f(&mut Host::of(ctx).http.cookies())
 }
 
 fn jar_object<T: NativeObject>(data: T, ctx: &mut Context) -> JsResult<JsValue> {

@@ -4,7 +4,8 @@
 use std::rc::Rc;
 use std::time::{Duration, SystemTime};
 
-use boa_engine::object::builtins::{JsArray, JsArrayBuffer};
+use boa_engine::builtins::promise::ResolvingFunctions;
+use boa_engine::object::builtins::{JsArray, JsArrayBuffer, JsPromise};
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::{Attribute, PropertyKey};
 use boa_engine::{
@@ -14,7 +15,7 @@ use boa_engine::{
 use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 use http::Method;
-use rk6_http::{Auth, Hop, Request, Response};
+use rk6_http::{Auth, Hop, Request, Response, SharedJar};
 use rk6_metrics::builtin;
 
 use super::cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
@@ -110,28 +111,65 @@ fn del(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
 fn options(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     send(ctx, Method::OPTIONS, a.first(), arg(a, 1), arg(a, 2))
 }
-/// `http.asyncRequest`: the request as a promise settled through the VU's event loop.
-/// rk6 performs it before returning (the VU's other JS waits meanwhile), so concurrent
-/// `asyncRequest`s run one after another rather than overlapping on the network.
-fn async_request(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    match request(this, a, ctx) {
-        Ok(v) => Ok(boa_engine::object::builtins::JsPromise::resolve(v, ctx)?.into()),
+/// `http.asyncRequest`: the request as a promise. The request starts at once and runs while
+/// the VU's JS goes on; the event loop (and any other wait of the VU) drives it, and settles
+/// the promise when the response is complete, so several asyncRequests overlap.
+fn async_request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let prepared = method_arg(a, ctx).and_then(|m| prepare(ctx, m, a.get(1), arg(a, 2), arg(a, 3)));
+    match prepared {
+        Ok(Prep::Done(v)) => Ok(JsPromise::resolve(v, ctx)?.into()),
+        Ok(Prep::Send(p)) => {
+            let (promise, resolvers) = JsPromise::new_pending(ctx);
+            let host = Host::of(ctx);
+            let client = host.http.clone();
+            let Prepared { req, meta } = p;
+            host.async_calls.start(
+                Box::pin(async move { client.send(req).await }),
+                meta,
+                resolvers,
+            );
+            Ok(promise.into())
+        }
         // Interruption and test.abort unwind the iteration; they are not promise rejections.
         Err(e) if e.as_engine().is_some() => Err(e),
-        Err(e) => Ok(boa_engine::object::builtins::JsPromise::reject(e, ctx)?.into()),
+        Err(e) => Ok(JsPromise::reject(e, ctx)?.into()),
     }
 }
 
-fn request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+/// Settles one finished `asyncRequest`: samples, then its promise.
+pub(super) fn settle_async(
+    meta: Meta,
+    resp: Response,
+    resolvers: &ResolvingFunctions,
+    ctx: &mut Context,
+) -> JsResult<()> {
+    let host = Host::of(ctx);
+    match finish(&host, meta, resp, ctx) {
+        Ok(v) => resolvers.resolve.call(&JsValue::undefined(), &[v], ctx)?,
+        Err(e) => {
+            let e = e.into_opaque(ctx)?;
+            resolvers.reject.call(&JsValue::undefined(), &[e], ctx)?
+        }
+    };
+    Ok(())
+}
+
+fn method_arg(a: &[JsValue], ctx: &mut Context) -> JsResult<Method> {
     let method = a
         .first()
         .cloned()
         .unwrap_or_default()
         .to_string(ctx)?
         .to_std_string_escaped();
-    let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).map_err(|_| {
-        JsNativeError::typ().with_message(format!("invalid HTTP method \"{method}\""))
-    })?;
+    Method::from_bytes(method.to_ascii_uppercase().as_bytes()).map_err(|_| {
+        JsNativeError::typ()
+            .with_message(format!("invalid HTTP method \"{method}\""))
+            .into()
+    })
+}
+
+fn request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let method = method_arg(a, ctx)?;
     send(ctx, method, a.get(1), arg(a, 2), arg(a, 3))
 }
 
@@ -153,12 +191,14 @@ struct Params {
     response_type: ResponseType,
     /// `responseCallback`: `None` when absent, `Some(None)` when `null` (disabled).
     callback: Option<Option<StatusRanges>>,
-    /// A `new http.CookieJar()` to use instead of the VU's jar.
-    jar: Option<JsObject>,
+    /// A `new http.CookieJar()`'s jar to use instead of the VU's.
+    jar: Option<SharedJar>,
     /// `compression`: comma-separated algorithms applied to the body.
     compression: Option<String>,
     /// `auth`: how the URL's credentials are used.
     auth: Auth,
+    /// rk6's `h2c` param: HTTP/2 with prior knowledge for an `http://` URL.
+    h2c: Option<bool>,
 }
 
 impl Params {
@@ -229,7 +269,9 @@ impl Params {
         let jar = match prop(obj, "jar", ctx)? {
             None => None,
             Some(v) => match v.as_object() {
-                Some(o) if o.downcast_ref::<OwnJar>().is_some() => Some(o),
+                Some(o) if o.downcast_ref::<OwnJar>().is_some() => {
+                    o.downcast_ref::<OwnJar>().map(|j| j.0.clone())
+                }
                 Some(o) if o.downcast_ref::<VuJar>().is_some() => None,
                 _ => {
                     return Err(JsNativeError::typ()
@@ -260,6 +302,18 @@ impl Params {
             }
             None => None,
         };
+        let h2c = match prop(obj, "h2c", ctx)? {
+            None => None,
+            Some(v) if v.is_boolean() => Some(v.to_boolean()),
+            Some(v) => {
+                return Err(JsNativeError::typ()
+                    .with_message(format!(
+                        "the h2c param must be a boolean (true or false), got {}",
+                        v.display()
+                    ))
+                    .into())
+            }
+        };
         Ok(Params {
             headers,
             tags,
@@ -271,6 +325,7 @@ impl Params {
             jar,
             compression,
             auth,
+            h2c,
         })
     }
 }
@@ -343,6 +398,34 @@ fn body_from_js(body: Option<&JsValue>, ctx: &mut Context) -> JsResult<(Bytes, O
     ))
 }
 
+/// A request ready to be sent, and what turns its response into JS.
+pub(super) struct Prepared {
+    req: Request,
+    meta: Meta,
+}
+
+/// What [`finish`] needs besides the response.
+pub(super) struct Meta {
+    method: Method,
+    url_text: String,
+    body: Bytes,
+    tags: Vec<(String, String)>,
+    callback: Option<Option<StatusRanges>>,
+    response_type: ResponseType,
+    auth: Auth,
+    /// The request gave its own `redirects` (no warning at the default limit then).
+    redirects_set: bool,
+}
+
+/// The outcome of [`prepare`]: a request to send, or a response already decided (a URL
+/// that cannot be requested).
+// Boxing `Prepared` would cost an allocation per request; the value only lives briefly.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Prep {
+    Done(JsValue),
+    Send(Prepared),
+}
+
 pub(super) fn send(
     ctx: &mut Context,
     method: Method,
@@ -350,6 +433,23 @@ pub(super) fn send(
     body: Option<&JsValue>,
     params: Option<&JsValue>,
 ) -> JsResult<JsValue> {
+    let Prepared { req, meta } = match prepare(ctx, method, url, body, params)? {
+        Prep::Done(v) => return Ok(v),
+        Prep::Send(p) => p,
+    };
+    let host = Host::of(ctx);
+    let resp = host.block_on("Making http requests", host.http.send(req))?;
+    finish(&host, meta, resp, ctx)
+}
+
+/// Turns JS arguments into a request (checks the phase, the params and the URL).
+pub(super) fn prepare(
+    ctx: &mut Context,
+    method: Method,
+    url: Option<&JsValue>,
+    body: Option<&JsValue>,
+    params: Option<&JsValue>,
+) -> JsResult<Prep> {
     let host = Host::of(ctx);
     if host.phase.get() == Phase::Init {
         return Err(JsNativeError::error()
@@ -381,7 +481,7 @@ pub(super) fn send(
                     _ => None,
                 };
                 if let Some((text, parsed)) = hit {
-                    return finish_send(host, method, text, Ok(parsed), params, body, ctx);
+                    return prepare_body(host, method, text, Ok(parsed), params, body, ctx);
                 }
                 js.to_std_string_escaped()
             }
@@ -396,11 +496,11 @@ pub(super) fn send(
     if let (Ok(u), Some(js)) = (&parsed, url.and_then(JsValue::as_string)) {
         *host.last_url.borrow_mut() = Some((js.clone(), url_text.clone(), u.clone()));
     }
-    finish_send(host, method, url_text, parsed, params, body, ctx)
+    prepare_body(host, method, url_text, parsed, params, body, ctx)
 }
 
-/// The rest of [`send`], once the URL is known.
-fn finish_send(
+/// The rest of [`prepare`], once the URL is known: body, headers, compression.
+fn prepare_body(
     host: Rc<Host>,
     method: Method,
     url_text: String,
@@ -408,7 +508,7 @@ fn finish_send(
     params: Params,
     body: Option<&JsValue>,
     ctx: &mut Context,
-) -> JsResult<JsValue> {
+) -> JsResult<Prep> {
     let has_body = body.is_some_and(|b| !b.is_null());
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
@@ -439,7 +539,7 @@ fn finish_send(
             response_type: params.response_type,
             timings: Default::default(),
         };
-        Ok(response::build(
+        Ok(Prep::Done(response::build(
             &host,
             0,
             "",
@@ -452,7 +552,7 @@ fn finish_send(
             "",
             parts,
             ctx,
-        ))
+        )))
     };
     let parsed = match parsed {
         Ok(u) if matches!(u.scheme(), "http" | "https") => u,
@@ -485,37 +585,48 @@ fn finish_send(
         cookies: params.cookies,
         discard_body: params.response_type == ResponseType::None,
         auth: params.auth,
+        jar: params.jar,
+        h2c: params.h2c,
     };
-    // The borrow spans the await on purpose: while this VU is suspended nothing else can
-    // touch its client, because the VU's JS is stopped inside this very call.
-    // With a jar of the script's own, that jar stands in for the VU's during this request
-    // (redirect hops included) and goes back to the script afterwards.
-    let own_jar = params.jar.as_ref().and_then(|o| o.downcast_ref::<OwnJar>());
-    if let Some(j) = &own_jar {
-        std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
-    }
-    #[allow(clippy::await_holding_refcell_ref)]
-    // Boxed: the request's future (hyper exchange, redirects; a new connection's handshake
-    // is boxed separately) is a few KiB, and on the VU's stack it would be copied through
-    // each poll frame and keep those pages resident; on the heap it is one allocation.
-    let resp = host.block_on(
-        "Making http requests",
-        Box::pin(async {
-            let mut client = host.http.borrow_mut();
-            client.send(req).await
-        }),
-    );
-    if let Some(j) = &own_jar {
-        std::mem::swap(host.http.borrow_mut().cookies(), &mut j.0.borrow_mut());
-    }
-    let resp = resp?;
-    let callback = match params.callback {
+    Ok(Prep::Send(Prepared {
+        req,
+        meta: Meta {
+            method,
+            url_text,
+            body,
+            tags: params.tags,
+            callback: params.callback,
+            response_type: params.response_type,
+            auth: params.auth,
+            redirects_set: params.redirects.is_some(),
+        },
+    }))
+}
+
+/// Emits the response's samples and builds its JS object (or the `throw` exception).
+pub(super) fn finish(
+    host: &Host,
+    meta: Meta,
+    resp: Response,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let Meta {
+        method,
+        url_text,
+        body,
+        tags,
+        callback,
+        response_type,
+        auth,
+        redirects_set,
+    } = meta;
+    let callback = match callback {
         Some(cb) => cb,
         None => host.expected_statuses.borrow().clone(),
     };
-    emit(&host, &params.tags, &resp, callback.as_deref(), params.auth);
-    super::http_debug::log(&host, &resp.debug);
-    if resp.too_many_redirects && params.redirects.is_none() && !host.shared.run.max_redirects_set {
+    emit(host, &tags, &resp, callback.as_deref(), auth);
+    super::http_debug::log(host, &resp.debug);
+    if resp.too_many_redirects && !redirects_set && !host.shared.run.max_redirects_set {
         let text = format!(
             "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} in request params or set global maxRedirects to silence this",
             resp.hops.len()
@@ -538,7 +649,7 @@ fn finish_send(
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let status_text = resp.status_text();
     // k6 reports a digest request's URL without its credentials.
-    let final_url = match params.auth {
+    let final_url = match auth {
         Auth::Digest => without_credentials(&resp.url, None).to_string(),
         Auth::Basic => resp.url.to_string(),
     };
@@ -551,11 +662,11 @@ fn finish_send(
         request_body: body,
         headers: resp.headers,
         body: (!no_body).then_some(resp.body),
-        response_type: params.response_type,
+        response_type,
         timings,
     };
     Ok(response::build(
-        &host,
+        host,
         resp.status,
         &status_text,
         resp.proto,
@@ -929,33 +1040,83 @@ fn batch_item(
 }
 
 /// `http.batch(requests)`: an array gives an array of responses, an object an object keyed
-/// like the input. rk6 sends the requests one after another.
+/// like the input. The requests run concurrently, at most `batch` at once and `batchPerHost`
+/// per host; responses come back in request order.
 fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let Some(reqs) = a.first().and_then(JsValue::as_object) else {
         return Err(JsNativeError::typ()
             .with_message("http.batch expects an array or an object of requests")
             .into());
     };
-    if reqs.is_array() {
+    let mut keys: Vec<PropertyKey> = Vec::new();
+    let items: Vec<JsValue> = if reqs.is_array() {
         let len = reqs.get(js_string!("length"), ctx)?.to_number(ctx)? as u32;
+        (0..len)
+            .map(|i| reqs.get(i, ctx))
+            .collect::<JsResult<_>>()?
+    } else {
+        for key in reqs.own_property_keys(ctx)? {
+            if !matches!(key, PropertyKey::Symbol(_)) {
+                keys.push(key);
+            }
+        }
+        keys.iter()
+            .map(|k| reqs.get(k.clone(), ctx))
+            .collect::<JsResult<_>>()?
+    };
+    let mut preps = Vec::with_capacity(items.len());
+    for item in &items {
+        let (method, url, body, params) = batch_item(item, ctx)?;
+        preps.push(prepare(
+            ctx,
+            method,
+            Some(&url),
+            body.as_ref(),
+            params.as_ref(),
+        )?);
+    }
+    let host = Host::of(ctx);
+    let mut metas = Vec::with_capacity(preps.len());
+    let mut requests = Vec::with_capacity(preps.len());
+    for prep in preps {
+        match prep {
+            Prep::Done(v) => metas.push(Err(v)),
+            Prep::Send(Prepared { req, meta }) => {
+                requests.push(req);
+                metas.push(Ok(meta));
+            }
+        }
+    }
+    let limits = super::http_concurrent::Limits {
+        total: host.shared.run.batch,
+        per_host: host.shared.run.batch_per_host,
+    };
+    let mut responses = host
+        .block_on(
+            "Making http requests",
+            super::http_concurrent::run_batch(&host.http, requests, limits),
+        )?
+        .into_iter();
+    let mut values = Vec::with_capacity(metas.len());
+    for meta in metas {
+        values.push(match meta {
+            Err(v) => v,
+            Ok(meta) => {
+                let resp = responses.next().expect("one response per request");
+                finish(&host, meta, resp, ctx)?
+            }
+        });
+    }
+    if reqs.is_array() {
         let out = JsArray::new(ctx)?;
-        for i in 0..len {
-            let item = reqs.get(i, ctx)?;
-            let (method, url, body, params) = batch_item(&item, ctx)?;
-            let resp = send(ctx, method, Some(&url), body.as_ref(), params.as_ref())?;
-            out.push(resp, ctx)?;
+        for v in values {
+            out.push(v, ctx)?;
         }
         return Ok(out.into());
     }
     let out = JsObject::with_object_proto(ctx.intrinsics());
-    for key in reqs.own_property_keys(ctx)? {
-        if matches!(key, PropertyKey::Symbol(_)) {
-            continue;
-        }
-        let item = reqs.get(key.clone(), ctx)?;
-        let (method, url, body, params) = batch_item(&item, ctx)?;
-        let resp = send(ctx, method, Some(&url), body.as_ref(), params.as_ref())?;
-        out.create_data_property_or_throw(key, resp, ctx)?;
+    for (key, v) in keys.into_iter().zip(values) {
+        out.create_data_property_or_throw(key, v, ctx)?;
     }
     Ok(out.into())
 }

@@ -9,6 +9,7 @@ mod encoding;
 mod execution;
 pub(crate) mod html;
 mod http;
+pub(crate) mod http_concurrent;
 mod http_debug;
 mod k6;
 mod metrics;

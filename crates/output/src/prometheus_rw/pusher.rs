@@ -118,7 +118,7 @@ async fn run(
     url: Url,
     headers: Vec<(String, String)>,
 ) -> PushStats {
-    let mut client = Client::new(config);
+    let client = Client::new(config);
     let mut stats = PushStats::default();
     let mut logged: HashSet<String> = HashSet::new();
     // Blocking here is fine: this thread's runtime has nothing else to drive meanwhile.
