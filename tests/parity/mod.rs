@@ -561,3 +561,42 @@ export default async function () {{
     );
     compare("batch-concurrency", &script);
 }
+
+#[test]
+fn unusable_urls_fail_like_k6() {
+    // Checks name the expected outcome, so a difference shows as a check that passes under
+    // one tool and fails under the other.
+    compare(
+        "bad-urls",
+        r#"
+import http from 'k6/http';
+import { check } from 'k6';
+export const options = { iterations: 1 };
+export default function () {
+  for (const u of ['ftp://x/', 'mailto:a@b', 'not a url', 'http//nope']) {
+    const r = http.get(u);
+    check(r, {
+      [`${u}: 1000`]: (r) => r.error_code === 1000 && r.status === 0,
+      [`${u}: scheme named`]: (r) => r.error.startsWith('unsupported protocol scheme'),
+      [`${u}: url kept`]: (r) => r.url === u,
+    });
+  }
+  ['http://[::1', 'http://a b/'].forEach((u, i) => {
+    const r = http.get(u);
+    check(r, {
+      [`unparsable ${i}: 1020`]: (r) => r.error_code === 1020,
+      [`unparsable ${i}: invalid URL`]: (r) => r.error.startsWith('invalid URL: parse "' + u + '": '),
+      [`unparsable ${i}: no url`]: (r) => r.url === '',
+    });
+  });
+  let thrown = '';
+  try {
+    check(1, { 'a::b': () => true });
+  } catch (e) {
+    thrown = String(e);
+  }
+  check(thrown, { 'a check name with :: throws': (t) => t.includes("may not contain '::'") });
+}
+"#,
+    );
+}

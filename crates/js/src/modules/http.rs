@@ -15,7 +15,7 @@ use boa_engine::{
 use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 use http::Method;
-use rk6_http::{Auth, Hop, Request, Response, SharedJar};
+use rk6_http::{Auth, Request, Response, SharedJar};
 use rk6_metrics::builtin;
 
 use super::cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
@@ -556,12 +556,41 @@ fn prepare_body(
     };
     let parsed = match parsed {
         Ok(u) if matches!(u.scheme(), "http" | "https") => u,
-        _ => {
-            let err = rk6_http::HttpError {
-                code: 1020,
-                message: format!("invalid URL \"{url_text}\""),
-            };
+        // As k6 (Go): a URL that parses but is not http(s) — a relative one has the empty
+        // scheme — fails with 1000 and keeps its text in `res.url`; one that does not parse
+        // fails with 1020 and an empty `res.url`.
+        // Such a request counts as one that failed at once, with zero timings (k6 hands it
+        // to Go's transport, which refuses it).
+        Ok(u) => {
+            let err = rk6_http::HttpError::new(
+                1000,
+                format!("unsupported protocol scheme \"{}\"", u.scheme()),
+            );
+            emit_refused(
+                &host,
+                (&params.tags, &params.callback),
+                &method,
+                u.as_str(),
+                &err,
+            );
             return unsent(err, &url_text, headers, body, ctx);
+        }
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let err = rk6_http::HttpError::new(1000, "unsupported protocol scheme \"\"");
+            let shown = percent_encoding::utf8_percent_encode(&url_text, RELATIVE).to_string();
+            emit_refused(
+                &host,
+                (&params.tags, &params.callback),
+                &method,
+                &shown,
+                &err,
+            );
+            return unsent(err, &url_text, headers, body, ctx);
+        }
+        Err(e) => {
+            let err =
+                rk6_http::HttpError::new(1020, format!("invalid URL: parse \"{url_text}\": {e}"));
+            return unsent(err, "", headers, body, ctx);
         }
     };
     // The script sees the body it gave (`res.request.body`); the wire gets it compressed.
@@ -681,6 +710,69 @@ pub(super) fn finish(
     ))
 }
 
+/// What Go escapes when it prints a relative URL's path (the `url` tag of such a request).
+const RELATIVE: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
+
+/// The samples of a request refused before it reached the network (a URL that is not
+/// http(s)): one `http_reqs`, zero timings, and `http_req_failed` under a callback, tagged
+/// like any failed request (`status` 0, the error and its code).
+fn emit_refused(
+    host: &Host,
+    (user_tags, callback): (&[(String, String)], &Option<Option<StatusRanges>>),
+    method: &Method,
+    url: &str,
+    err: &rk6_http::HttpError,
+) {
+    let callback = match callback {
+        Some(cb) => cb.clone(),
+        None => host.expected_statuses.borrow().clone(),
+    };
+    let name = user_tags
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "name")
+        .map_or(url, |(_, v)| v.as_str());
+    let scenario = host.scenario.borrow();
+    let group = host.group.borrow();
+    let code = itoa_u32(err.code);
+    let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
+        .tags
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    pairs.extend([
+        ("status", "0"),
+        ("method", method.as_str()),
+        ("url", url),
+        ("name", name),
+        ("group", group.as_str()),
+    ]);
+    if !scenario.name.is_empty() {
+        pairs.push(("scenario", scenario.name.as_str()));
+    }
+    if callback.is_some() {
+        pairs.push(("expected_response", "false"));
+    }
+    pairs.push(("error", err.message.as_str()));
+    pairs.push(("error_code", code.as_str()));
+    pairs.extend(user_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if name != url {
+        pairs.push(("url", name));
+    }
+    let mut samples = host.samples.borrow_mut();
+    let tags = samples.tags(&pairs);
+    let now = SystemTime::now();
+    let timings = rk6_http::Timings::default();
+    push_hop(&mut samples, &tags, &timings, callback.map(|_| false), now);
+}
+
 /// Whether `status` falls in one of the callback's inclusive ranges.
 fn expected(ranges: &[(u16, u16)], status: u16) -> bool {
     ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&status))
@@ -779,7 +871,7 @@ fn emit(
             pairs.push(("url", name));
         }
         let tags = samples.tags(&pairs);
-        push_hop(&mut samples, &tags, hop, ok, now);
+        push_hop(&mut samples, &tags, &hop.timings, ok, now);
     }
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received.set(host.data_received.get() + received);
@@ -788,11 +880,10 @@ fn emit(
 fn push_hop(
     samples: &mut crate::samples::SampleBuffer,
     tags: &rk6_metrics::TagSet,
-    hop: &Hop,
+    t: &rk6_http::Timings,
     ok: Option<bool>,
     now: SystemTime,
 ) {
-    let t = &hop.timings;
     samples.push(builtin::HTTP_REQS, tags.clone(), 1.0, now);
     samples.push(
         builtin::HTTP_REQ_DURATION,

@@ -35,6 +35,11 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             continue;
         }
         let name = key.to_string();
+        if name.contains("::") {
+            return Err(JsNativeError::error()
+                .with_message("group and check names may not contain '::'")
+                .into());
+        }
         let predicate = sets.get(key, ctx)?;
         let ok = match predicate.as_callable() {
             Some(f) => f
