@@ -579,6 +579,7 @@ export default function () {
       [`${u}: 1000`]: (r) => r.error_code === 1000 && r.status === 0,
       [`${u}: scheme named`]: (r) => r.error.startsWith('unsupported protocol scheme'),
       [`${u}: url kept`]: (r) => r.url === u,
+      [`${u}: request shown`]: (r) => r.request !== null && r.request.url === u,
     });
   }
   ['http://[::1', 'http://a b/'].forEach((u, i) => {
@@ -587,6 +588,7 @@ export default function () {
       [`unparsable ${i}: 1020`]: (r) => r.error_code === 1020,
       [`unparsable ${i}: invalid URL`]: (r) => r.error.startsWith('invalid URL: parse "' + u + '": '),
       [`unparsable ${i}: no url`]: (r) => r.url === '',
+      [`unparsable ${i}: no request`]: (r) => r.request === null,
     });
   });
   let thrown = '';

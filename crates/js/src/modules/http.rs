@@ -532,7 +532,12 @@ fn prepare_body(
         let parts = response::Parts {
             method: method.clone(),
             url: url_text.clone(),
-            request_headers: response::RequestHeaders::Given(headers),
+            // k6 has no request to show when the URL or the body could not be made into one.
+            request_headers: if url.is_empty() {
+                response::RequestHeaders::NotMade
+            } else {
+                response::RequestHeaders::Given(headers)
+            },
             request_body: body,
             headers: http::HeaderMap::new(),
             body: None,

@@ -80,6 +80,8 @@ pub(super) struct Parts {
 
 /// The request headers behind `res.request.headers`.
 pub(super) enum RequestHeaders {
+    /// No request could be made (unparsable URL, unusable body): `res.request` is null.
+    NotMade,
     /// As sent on the wire, and as the script gave them (k6 shows a view of the former
     /// that the latter decides).
     Sent(http::HeaderMap, Vec<(String, String)>),
@@ -284,6 +286,9 @@ fn get_timings(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 
 fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, 4, ctx, |p, ctx| {
+        if matches!(p.request_headers, RequestHeaders::NotMade) {
+            return Ok(JsValue::null());
+        }
         let obj = plain_object(ctx);
         define(
             &obj,
@@ -295,6 +300,7 @@ fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
         let list = match &p.request_headers {
             RequestHeaders::Sent(map, given) => rk6_http::request_header_list(map, given),
             RequestHeaders::Given(pairs) => pairs.clone(),
+            RequestHeaders::NotMade => Vec::new(),
         };
         for (k, v) in &list {
             let arr = JsArray::from_iter([JsValue::from(JsString::from(v.as_str()))], ctx);
