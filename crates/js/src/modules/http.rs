@@ -522,7 +522,14 @@ fn prepare_body(
     }
     // `res.url` of a request never sent: k6 leaves it empty when the body could not be
     // prepared, and keeps the (unusable) URL otherwise.
-    let unsent = |err: rk6_http::HttpError, url: &str, headers, body, ctx: &mut Context| {
+    // `shown` is `res.request.url` where it differs from the script's text (Go escapes a
+    // relative URL's path).
+    let unsent = |err: rk6_http::HttpError,
+                  url: &str,
+                  shown: Option<String>,
+                  headers,
+                  body,
+                  ctx: &mut Context| {
         if host.shared.run.throw {
             return Err(JsNativeError::error().with_message(err.message).into());
         }
@@ -531,7 +538,7 @@ fn prepare_body(
             .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
         let parts = response::Parts {
             method: method.clone(),
-            url: url_text.clone(),
+            url: shown.unwrap_or_else(|| url_text.clone()),
             // k6 has no request to show when the URL or the body could not be made into one.
             request_headers: if url.is_empty() {
                 response::RequestHeaders::NotMade
@@ -578,7 +585,7 @@ fn prepare_body(
                 u.as_str(),
                 &err,
             );
-            return unsent(err, &url_text, headers, body, ctx);
+            return unsent(err, &url_text, None, headers, body, ctx);
         }
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let err = rk6_http::HttpError::new(1000, "unsupported protocol scheme \"\"");
@@ -590,12 +597,12 @@ fn prepare_body(
                 &shown,
                 &err,
             );
-            return unsent(err, &url_text, headers, body, ctx);
+            return unsent(err, &url_text, Some(shown), headers, body, ctx);
         }
         Err(e) => {
             let err =
                 rk6_http::HttpError::new(1020, format!("invalid URL: parse \"{url_text}\": {e}"));
-            return unsent(err, "", headers, body, ctx);
+            return unsent(err, "", None, headers, body, ctx);
         }
     };
     // The script sees the body it gave (`res.request.body`); the wire gets it compressed.
@@ -604,7 +611,7 @@ fn prepare_body(
         Some(algorithms) => {
             match compression::apply(&host, &method, &url_text, &body, algorithms, &mut headers) {
                 Ok(b) => b,
-                Err(err) => return unsent(err, "", headers, body, ctx),
+                Err(err) => return unsent(err, "", None, headers, body, ctx),
             }
         }
     };
