@@ -105,12 +105,12 @@ fn format_line_bytes(
     msg: &[u8],
     fields: &[(&str, &str)],
 ) -> String {
-    let mut line = format!(
-        "time=\"{}\" level={} msg={}",
-        rfc3339(time),
-        level.as_str(),
-        quote_bytes(msg)
-    );
+    let mut line = format!("time=\"{}\" level={}", rfc3339(time), level.as_str());
+    // logrus leaves the msg field out entirely when the message is empty.
+    if !msg.is_empty() {
+        line.push_str(" msg=");
+        line.push_str(&quote_bytes(msg));
+    }
     for (k, v) in fields {
         line.push(' ');
         line.push_str(k);
@@ -222,5 +222,12 @@ mod tests {
             &[("group", ""), ("vu", "1")],
         );
         assert!(line.ends_with("msg=m group= vu=1\n"), "{line}");
+        let empty = format_line(
+            SystemTime::UNIX_EPOCH,
+            Level::Info,
+            "",
+            &[("source", "console")],
+        );
+        assert!(empty.ends_with("level=info source=console\n"), "{empty}");
     }
 }
