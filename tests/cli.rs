@@ -407,7 +407,7 @@ export default function () {{
   check(refused, {{ 'refused status 0': (r) => r.status === 0, 'refused 1212': (r) => r.error_code === 1212, 'refused error': (r) => r.error.length > 0 }});
   const slow = http.get('{slow}', {{ timeout: '200ms' }});
   check(slow, {{ 'timeout 1050': (r) => r.error_code === 1050 && r.status === 0, 'timeout message': (r) => r.error === 'request timeout' }});
-  const bad = http.get('not a url');
+  const bad = http.get('http://[::1');
   check(bad, {{ 'invalid url 1020': (r) => r.error_code === 1020 }});
 }}
 "#,

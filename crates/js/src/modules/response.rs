@@ -1,5 +1,6 @@
 //! The JS `Response` object k6 scripts receive.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use boa_gc::GcRefCell;
 use bytes::Bytes;
 use http::Method;
 use rk6_http::{HttpError, Timings};
+use rustc_hash::FxHashMap;
 
 use super::html;
 use super::http::ResponseType;
@@ -107,6 +109,31 @@ const LAZY: usize = 5;
 pub(crate) struct Kit {
     proto: JsObject,
     getters: [(JsString, JsObject, JsObject); LAZY],
+    /// JS strings of recent field values (status texts, protocols, URLs, addresses): a VU's
+    /// responses repeat them, and reusing one saves an allocation per field per response.
+    strings: RefCell<FxHashMap<Box<str>, JsString>>,
+}
+
+/// Bound on [`Kit::strings`]: scripts with ever-new URLs must not grow it without end.
+const MAX_STRINGS: usize = 64;
+
+impl Kit {
+    /// The JS string for `s`, reused when recently seen.
+    fn string(&self, s: &str) -> JsString {
+        if s.is_empty() {
+            return js_string!();
+        }
+        let mut strings = self.strings.borrow_mut();
+        if let Some(js) = strings.get(s) {
+            return js.clone();
+        }
+        if strings.len() >= MAX_STRINGS {
+            strings.clear();
+        }
+        let js = JsString::from(s);
+        strings.insert(s.into(), js.clone());
+        js
+    }
 }
 
 fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
@@ -132,7 +159,11 @@ fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
         accessor("timings", get_timings, set_timings),
         accessor("request", get_request, set_request),
     ];
-    let k = Rc::new(Kit { proto, getters });
+    let k = Rc::new(Kit {
+        proto,
+        getters,
+        strings: RefCell::default(),
+    });
     *host.response_kit.borrow_mut() = Some(k.clone());
     k
 }
@@ -154,7 +185,20 @@ pub(super) fn build(
     ctx: &mut Context,
 ) -> JsValue {
     let kit = kit(host, ctx);
-    let (ip, port) = remote.map_or((String::new(), 0), |a| (a.ip().to_string(), a.port()));
+    let (ip, port) = match remote {
+        // Formatted on the stack: the cached JS string is what lives on.
+        Some(a) => {
+            let mut buf = [0u8; 64];
+            let mut w = std::io::Cursor::new(&mut buf[..]);
+            let _ = std::io::Write::write_fmt(&mut w, format_args!("{}", a.ip()));
+            let n = w.position() as usize;
+            (
+                kit.string(std::str::from_utf8(&buf[..n]).unwrap_or_default()),
+                a.port(),
+            )
+        }
+        None => (js_string!(), 0),
+    };
     let all = Attribute::all();
     let mut init = ObjectInitializer::with_native_data_and_proto(
         Lazy {
@@ -165,12 +209,12 @@ pub(super) fn build(
         ctx,
     );
     init.property(js_string!("status"), status, all)
-        .property(js_string!("status_text"), JsString::from(status_text), all)
-        .property(js_string!("proto"), JsString::from(proto), all)
-        .property(js_string!("url"), JsString::from(url), all)
+        .property(js_string!("status_text"), kit.string(status_text), all)
+        .property(js_string!("proto"), kit.string(proto), all)
+        .property(js_string!("url"), kit.string(url), all)
         .property(
             js_string!("error"),
-            JsString::from(error.map_or("", |e| e.message.as_str())),
+            error.map_or(js_string!(), |e| JsString::from(e.message.as_str())),
             all,
         )
         .property(
@@ -178,12 +222,12 @@ pub(super) fn build(
             error.map_or(error_code, |e| e.code),
             all,
         )
-        .property(js_string!("remote_ip"), JsString::from(ip.as_str()), all)
+        .property(js_string!("remote_ip"), ip, all)
         .property(js_string!("remote_port"), port, all)
-        .property(js_string!("tls_version"), JsString::from(tls_version), all)
+        .property(js_string!("tls_version"), kit.string(tls_version), all)
         .property(
             js_string!("tls_cipher_suite"),
-            JsString::from(tls_cipher_suite),
+            kit.string(tls_cipher_suite),
             all,
         );
     let obj = init.build();
