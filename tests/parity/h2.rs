@@ -350,7 +350,11 @@ fn http2_over_tls_agrees_with_k6() {
     assert_eq!(super::checks(&rk6.export), checks, "checks differ");
     assert_eq!(checks.len(), 26, "{checks:?}");
     for (check, passes, fails) in &checks {
-        assert_eq!((*passes, *fails), (2 * vus as u64, 0), "k6 and rk6: {check}");
+        assert_eq!(
+            (*passes, *fails),
+            (2 * vus as u64, 0),
+            "k6 and rk6: {check}"
+        );
     }
     let reqs = |e| super::count(e, "http_reqs");
     assert_eq!(reqs(&rk6.export), reqs(&k6.export), "http_reqs differ");
@@ -363,9 +367,19 @@ fn http2_over_tls_agrees_with_k6() {
         "TLS connections: k6 {k6_conns} ({k6_h2_conns} h2, at most {k6_streams} streams at once), \
          rk6 {rk6_conns} ({rk6_h2_conns} h2, at most {rk6_streams} streams at once)"
     );
-    // rk6 multiplexes each VU's requests, the cold batch included, on one connection.
-    assert_eq!(rk6_h2_conns, rk6_conns, "every rk6 connection negotiated h2");
+    // rk6 multiplexes each VU's requests, the cold batch included, on one connection. k6 1.1
+    // (Go) dials one TLS connection per request of the cold batch and closes all but one
+    // after ALPN (12 for 2 VUs here), still sending every request over a single one; that
+    // depends on Go's dial races, so only rk6's count is asserted exactly.
+    assert_eq!(
+        rk6_h2_conns, rk6_conns,
+        "every rk6 connection negotiated h2"
+    );
     assert_eq!(rk6_conns, vus, "one connection per VU");
-    assert_eq!(rk6_streams, 6, "batchPerHost (6) streams at once on one connection");
+    assert_eq!(
+        rk6_streams, 6,
+        "batchPerHost (6) streams at once on one connection"
+    );
     assert_eq!(k6_h2_conns, k6_conns, "every k6 connection negotiated h2");
+    assert!(k6_conns >= vus, "k6 opened {k6_conns} connections");
 }

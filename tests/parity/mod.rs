@@ -14,8 +14,8 @@ use crate::support::TestServer;
 mod httpbin;
 use crate::{rk6, Dir};
 
-mod tls;
 mod h2;
+mod tls;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
 fn k6() -> Option<String> {
