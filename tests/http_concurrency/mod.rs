@@ -1,6 +1,8 @@
 //! Requests of one VU at the same time (`http.batch`, `http.asyncRequest`) and h2c, measured
 //! by a server that counts how many requests it holds at once.
 
+mod nginx;
+
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,6 +14,7 @@ use crate::support::TestServer;
 mod httpbin;
 use crate::{rk6, Dir};
 
+mod h2;
 mod tls;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
