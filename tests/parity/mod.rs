@@ -461,7 +461,8 @@ export function handleSummary(data) {{
     metrics: Object.keys(data.metrics).filter((m) => !m.startsWith('http_req_') || m === 'http_req_duration').sort(),
     orders: shape(data.metrics.orders),
     think: shape(data.metrics['think_time{{kind:small}}']),
-    verdicts: Object.keys(data.metrics).sort().flatMap((m) => Object.entries(data.metrics[m].thresholds || {{}}).map(([t, r]) => `${{m}} ${{t}} ${{r.ok}}`)),
+    // k6 lists a metric's thresholds in Go map order, which varies from run to run.
+    verdicts: Object.keys(data.metrics).sort().flatMap((m) => Object.entries(data.metrics[m].thresholds || {{}}).map(([t, r]) => `${{m}} ${{t}} ${{r.ok}}`).sort()),
     state: Object.keys(data.state).sort(),
   }};
   return {{ 'keys.json': JSON.stringify(keys, null, 1) }};
