@@ -23,43 +23,30 @@ pub(super) fn emit_refused(
         Some(cb) => cb.clone(),
         None => host.expected_statuses.borrow().clone(),
     };
-    let name = user_tags
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "name")
-        .map_or(url, |(_, v)| v.as_str());
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
     let code = itoa_u32(err.code);
-    let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
-        .tags
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    pairs.extend([
-        ("status", "0"),
-        ("method", method.as_str()),
-        ("url", url),
-        ("name", name),
-        ("group", group.as_str()),
-    ]);
-    if !scenario.name.is_empty() {
-        pairs.push(("scenario", scenario.name.as_str()));
-    }
-    if callback.is_some() {
-        pairs.push(("expected_response", "false"));
-    }
-    pairs.push(("error", err.message.as_str()));
-    pairs.push(("error_code", code.as_str()));
-    pairs.extend(user_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    if name != url {
-        pairs.push(("url", name));
-    }
+    let ok = callback.map(|_| false);
+    let pairs = hop_pairs(
+        &scenario,
+        &group,
+        user_tags,
+        HopTags {
+            proto: "",
+            status: "0",
+            method: method.as_str(),
+            url,
+            ok,
+            tls_version: "",
+            error: Some(err.message.as_str()),
+            error_code: code.as_str(),
+        },
+    );
     let mut samples = host.samples.borrow_mut();
     let tags = samples.tags(&pairs);
     let now = SystemTime::now();
     let timings = rk6_http::Timings::default();
-    push_hop(&mut samples, &tags, &timings, callback.map(|_| false), now);
+    push_hop(&mut samples, &tags, &timings, ok, now);
 }
 
 /// Whether `status` falls in one of the callback's inclusive ranges.
@@ -97,11 +84,6 @@ pub(super) fn emit(
 ) {
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
-    let name_tag = user_tags
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "name")
-        .map(|(_, v)| v.as_str());
     let mut samples = host.samples.borrow_mut();
     let now = SystemTime::now();
     let mut sent = 0;
@@ -114,7 +96,6 @@ pub(super) fn emit(
             Auth::Digest => without_credentials(&hop.url, None),
             Auth::Basic => without_credentials(&hop.url, Some("****")),
         };
-        let url = url.as_str();
         let status = itoa(hop.status);
         let code = itoa_u32(hop.error_code);
         // A digest request's first answer is its challenge: k6 expects exactly a 401 there.
@@ -123,47 +104,96 @@ pub(super) fn emit(
             _ => expected(c, hop.status),
         };
         let ok = callback.map(|c| hop.error.is_none() && expect(c));
-        let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
-            .tags
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        // A request that got no response has no protocol and k6 leaves the tag off.
-        if !hop.proto.is_empty() {
-            pairs.push(("proto", hop.proto));
-        }
-        pairs.extend([
-            ("status", status.as_str()),
-            ("method", hop.method.as_str()),
-            ("url", url),
-            ("name", name_tag.unwrap_or(url)),
-            ("group", group.as_str()),
-        ]);
-        if !scenario.name.is_empty() {
-            pairs.push(("scenario", scenario.name.as_str()));
-        }
-        if let Some(ok) = ok {
-            pairs.push(("expected_response", if ok { "true" } else { "false" }));
-        }
-        if !hop.tls_version.is_empty() {
-            pairs.push(("tls_version", hop.tls_version));
-        }
-        if let Some(err) = &hop.error {
-            pairs.push(("error", err.as_str()));
-        }
-        if hop.error_code != 0 {
-            pairs.push(("error_code", code.as_str()));
-        }
-        pairs.extend(user_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        if let Some(name) = name_tag {
-            // A `name` tag also replaces the `url` tag (k6 behaviour).
-            pairs.push(("url", name));
-        }
+        let pairs = hop_pairs(
+            &scenario,
+            &group,
+            user_tags,
+            HopTags {
+                proto: hop.proto,
+                status: status.as_str(),
+                method: hop.method.as_str(),
+                url: url.as_str(),
+                ok,
+                tls_version: hop.tls_version,
+                error: hop.error.as_deref(),
+                error_code: if hop.error_code != 0 {
+                    code.as_str()
+                } else {
+                    ""
+                },
+            },
+        );
         let tags = samples.tags(&pairs);
         push_hop(&mut samples, &tags, &hop.timings, ok, now);
     }
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received.set(host.data_received.get() + received);
+}
+
+/// What distinguishes one hop's tags; the rest comes from the VU and the request's params.
+struct HopTags<'a> {
+    /// Empty when no response came (k6 leaves the tag off then).
+    proto: &'a str,
+    status: &'a str,
+    method: &'a str,
+    url: &'a str,
+    /// `expected_response`, when a response callback applies.
+    ok: Option<bool>,
+    tls_version: &'a str,
+    error: Option<&'a str>,
+    /// Empty for no error.
+    error_code: &'a str,
+}
+
+/// A hop's tag pairs in k6's order: scenario tags, the request's system tags, then the
+/// user's tags (a user `name` also replaces `url`). Later pairs win on equal keys.
+fn hop_pairs<'a>(
+    scenario: &'a crate::host::ScenarioTags,
+    group: &'a str,
+    user_tags: &'a [(String, String)],
+    hop: HopTags<'a>,
+) -> smallvec::SmallVec<[(&'a str, &'a str); 24]> {
+    let name_tag = user_tags
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "name")
+        .map(|(_, v)| v.as_str());
+    let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
+        .tags
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    if !hop.proto.is_empty() {
+        pairs.push(("proto", hop.proto));
+    }
+    pairs.extend([
+        ("status", hop.status),
+        ("method", hop.method),
+        ("url", hop.url),
+        ("name", name_tag.unwrap_or(hop.url)),
+        ("group", group),
+    ]);
+    if !scenario.name.is_empty() {
+        pairs.push(("scenario", scenario.name.as_str()));
+    }
+    if let Some(ok) = hop.ok {
+        pairs.push(("expected_response", if ok { "true" } else { "false" }));
+    }
+    if !hop.tls_version.is_empty() {
+        pairs.push(("tls_version", hop.tls_version));
+    }
+    if let Some(err) = hop.error {
+        pairs.push(("error", err));
+    }
+    if !hop.error_code.is_empty() {
+        pairs.push(("error_code", hop.error_code));
+    }
+    pairs.extend(user_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if let Some(name) = name_tag {
+        // A `name` tag also replaces the `url` tag (k6 behaviour).
+        pairs.push(("url", name));
+    }
+    pairs
 }
 
 fn push_hop(
