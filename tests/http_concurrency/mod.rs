@@ -51,43 +51,26 @@ impl GateServer {
     }
 
     fn listen(h2c: bool, c: Arc<Counts>) -> SocketAddr {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                // Bounded: the test process ends long before this.
-                let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-                while let Ok(Ok((stream, _))) =
-                    tokio::time::timeout_at(deadline, listener.accept()).await
-                {
-                    c.conns.fetch_add(1, Ordering::SeqCst);
+        crate::support::accept_loop(Duration::from_secs(60), move |stream| {
+            c.conns.fetch_add(1, Ordering::SeqCst);
+            let c = c.clone();
+            async move {
+                let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                     let c = c.clone();
-                    tokio::spawn(async move {
-                        let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                            let c = c.clone();
-                            async move { Ok::<_, Infallible>(gate(&c, req).await) }
-                        });
-                        let io = TokioIo::new(stream);
-                        if h2c {
-                            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                                .serve_connection(io, svc)
-                                .await;
-                        } else {
-                            let _ = hyper::server::conn::http1::Builder::new()
-                                .serve_connection(io, svc)
-                                .await;
-                        }
-                    });
+                    async move { Ok::<_, Infallible>(gate(&c, req).await) }
+                });
+                let io = TokioIo::new(stream);
+                if h2c {
+                    let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                        .serve_connection(io, svc)
+                        .await;
+                } else {
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, svc)
+                        .await;
                 }
-            });
-        });
-        addr
+            }
+        })
     }
 
     /// `http://host:port` of the first listener.

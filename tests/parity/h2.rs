@@ -61,27 +61,10 @@ impl H2Server {
             .unwrap();
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
         let counts = Arc::new(Counts::default());
         let c = counts.clone();
-        std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                // Bounded: the test process ends long before this.
-                let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-                while let Ok(Ok((tcp, _))) =
-                    tokio::time::timeout_at(deadline, listener.accept()).await
-                {
-                    let (acceptor, c) = (acceptor.clone(), c.clone());
-                    tokio::spawn(async move { serve(acceptor, tcp, c).await });
-                }
-            });
+        let addr = crate::support::accept_loop(Duration::from_secs(120), move |tcp| {
+            serve(acceptor.clone(), tcp, c.clone())
         });
         H2Server { addr, counts }
     }

@@ -39,6 +39,38 @@ const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// The fixed session token `/login` hands out and `/me` accepts.
 const SESSION_TOKEN: &str = "abc";
 
+/// Binds 127.0.0.1:0 and, on a background thread with its own runtime, hands every
+/// accepted connection to `on_conn` (each on its own task) for `life`; the port accepts
+/// before this returns. For tests that need a server of their own (HTTP/2, TLS, counters).
+pub fn accept_loop<F, Fut>(life: Duration, on_conn: F) -> SocketAddr
+where
+    F: Fn(tokio::net::TcpStream) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind test server");
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let addr = listener.local_addr().expect("test server address");
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("test server runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+            // Bounded: a test ends long before this.
+            let deadline = tokio::time::Instant::now() + life;
+            while let Ok(Ok((stream, _))) =
+                tokio::time::timeout_at(deadline, listener.accept()).await
+            {
+                tokio::spawn(on_conn(stream));
+            }
+        });
+    });
+    addr
+}
+
 /// A running test server on 127.0.0.1; stops (and joins its thread) on drop.
 pub struct TestServer {
     pub addr: SocketAddr,
