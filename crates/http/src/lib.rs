@@ -93,7 +93,6 @@ pub use debug::{Dump, HttpDebug};
 pub use dns::{DnsOptions, DnsPolicy, DnsSelect, DnsValueError};
 pub use encode::compress;
 pub use error::HttpError;
-pub use headers::canonical as canonical_header_name;
 pub use headers::{response_headers as header_list, script_view as request_header_list};
 pub use local_ips::{LocalIps, LocalIpsError};
 pub use rate::RateLimiter;
