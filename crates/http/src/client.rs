@@ -319,11 +319,17 @@ impl Client {
                 last.error = Some(e.message.clone());
             }
             let error_code = error.as_ref().map_or(status_error_code(status), |e| e.code);
+            let mut response_headers = parts.headers;
+            headers::detach(&mut response_headers);
             return Ok(Response {
                 status,
-                reason: parts.extensions.get::<hyper::ext::ReasonPhrase>().cloned(),
+                // A copy: the phrase is a slice of hyper's read buffer too (see `detach`).
+                reason: parts
+                    .extensions
+                    .get::<hyper::ext::ReasonPhrase>()
+                    .and_then(|r| hyper::ext::ReasonPhrase::try_from(r.as_bytes().to_vec()).ok()),
                 proto,
-                headers: parts.headers,
+                headers: response_headers,
                 body,
                 url: hop.url,
                 remote_addr: chain.progress.remote_addr,
