@@ -69,8 +69,16 @@ fn fast(text: &JsString, ctx: &mut Context) -> Option<JsValue> {
     Some(value)
 }
 
+/// A whole JSON document parsed from bytes into JS values, or serde_json's error.
+pub(crate) fn from_slice(bytes: &[u8], ctx: &mut Context) -> Result<JsValue, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = Seed(ctx).deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// Builds one JSON value as a JS value.
-struct Seed<'c>(&'c mut Context);
+pub(crate) struct Seed<'c>(pub(crate) &'c mut Context);
 
 impl<'de> DeserializeSeed<'de> for Seed<'_> {
     type Value = JsValue;

@@ -21,8 +21,8 @@ use rustc_hash::FxHashMap;
 use super::html;
 use super::http::ResponseType;
 use crate::host::Host;
-use crate::json_path;
 use crate::runtime::{array_buffer, define, plain_object};
+use crate::{json_parse, json_path};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -440,22 +440,23 @@ fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
             .with_message("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response")
             .into());
     };
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let unparsable = |e: serde_json::Error| {
         JsNativeError::syntax().with_message(format!(
             "cannot parse json due to an error at line {}, character {}: {e}",
             e.line(),
             e.column()
         ))
-    })?;
+    };
     match args.first().filter(|s| !s.is_undefined()) {
         Some(sel) => {
             let sel = sel.to_string(ctx)?.to_std_string_escaped();
-            match json_path::select(&value, &sel) {
-                Some(v) => JsValue::from_json(&v, ctx),
-                None => Ok(JsValue::undefined()),
-            }
+            Ok(json_path::select(&bytes, &sel, ctx)
+                .map_err(unparsable)?
+                .unwrap_or_default())
         }
-        None => JsValue::from_json(&value, ctx),
+        // The whole document goes straight from the bytes to JS values, with objects of
+        // equal keys sharing a shape (no intermediate serde_json::Value).
+        None => json_parse::from_slice(&bytes, ctx).map_err(|e| unparsable(e).into()),
     }
 }
 
