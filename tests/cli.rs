@@ -300,6 +300,97 @@ fn setup_exception_exits_107() {
     let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
     run.assert_code(107);
     assert!(run.stderr.contains("setup boom"), "{}", run.stderr);
+    // As k6: the (empty) test's summary still comes out, then the error.
+    assert!(run.stdout.contains("TOTAL RESULTS"), "{}", run.stdout);
+}
+
+#[test]
+fn setup_and_teardown_time_out_with_k6_codes() {
+    let dir = Dir::new("lifecycle-timeouts");
+    let started = std::time::Instant::now();
+    let sleepy = dir.write(
+        "sleepy.js",
+        "import { sleep } from 'k6';\n\
+         export const options = { setupTimeout: '1s', iterations: 1 };\n\
+         export function setup() { console.log('setup start'); sleep(20); console.log('setup end'); }\n\
+         export default function () { console.log('iteration ran'); }\n",
+    );
+    let run = rk6(&["run", sleepy.to_str().unwrap()], &dir.0);
+    run.assert_code(100);
+    assert!(
+        run.stderr.contains(r#"level=error msg="setup() execution timed out after 1 seconds" hint="You can increase the time limit via the setupTimeout option""#),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("setup start"), "{}", run.stderr);
+    assert!(!run.stderr.contains("setup end"), "{}", run.stderr);
+    assert!(!run.stderr.contains("iteration ran"), "{}", run.stderr);
+    assert!(run.stdout.contains("TOTAL RESULTS"), "{}", run.stdout);
+
+    // JS that never waits cannot be interrupted, but the test still ends.
+    let spinning = dir.write(
+        "spinning.js",
+        "export const options = { setupTimeout: 800, iterations: 1 };\n\
+         export function setup() { for (;;) {} }\n\
+         export default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", spinning.to_str().unwrap()], &dir.0);
+    run.assert_code(100);
+    assert!(
+        run.stderr
+            .contains("setup() execution timed out after 1 seconds"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "the timeouts did not cut setup short: {:?}",
+        started.elapsed()
+    );
+
+    // Teardown: the limit comes from K6_TEARDOWN_TIMEOUT; the iterations ran and the
+    // summary is printed before the error.
+    let slow_teardown = dir.write(
+        "teardown.js",
+        "import { sleep } from 'k6';\n\
+         export const options = { iterations: 2 };\n\
+         export default function () {}\n\
+         export function teardown() { sleep(20); }\n",
+    );
+    let run = rk6_env(
+        &["run", slow_teardown.to_str().unwrap()],
+        &dir.0,
+        &[("K6_TEARDOWN_TIMEOUT", "1500ms")],
+    );
+    run.assert_code(101);
+    assert!(
+        run.stderr.contains(r#"msg="teardown() execution timed out after 2 seconds" hint="You can increase the time limit via the teardownTimeout option""#),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("iterations"), "{}", run.stdout);
+
+    // Within the limit nothing changes.
+    let quick = dir.write(
+        "quick.js",
+        "import { sleep } from 'k6';\n\
+         export const options = { setupTimeout: '5s', teardownTimeout: '5s', iterations: 1 };\n\
+         export function setup() { sleep(0.2); return { ok: 1 }; }\n\
+         export default function (d) { if (d.ok !== 1) throw new Error('no data'); }\n\
+         export function teardown() { sleep(0.2); }\n",
+    );
+    rk6(&["run", "-q", quick.to_str().unwrap()], &dir.0).assert_code(0);
+    let bad = dir.write(
+        "bad.js",
+        "export const options = { setupTimeout: 'soon' };\nexport default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", bad.to_str().unwrap()], &dir.0);
+    run.assert_code(104);
+    assert!(
+        run.stderr.contains("invalid setupTimeout"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -8,6 +8,10 @@ pub enum ExitCode {
     Success = 0,
     /// A threshold failed.
     ThresholdsFailed = 99,
+    /// `setup()` ran past `setupTimeout`.
+    SetupTimeout = 100,
+    /// `teardown()` ran past `teardownTimeout`.
+    TeardownTimeout = 101,
     /// Options or scenarios are invalid.
     InvalidConfig = 104,
     /// Stopped by SIGINT/SIGTERM.

@@ -8,6 +8,7 @@ mod control_client;
 mod demo;
 mod exit;
 mod inspect;
+mod lifecycle_timeouts;
 mod net_options;
 mod new;
 mod options;

@@ -31,6 +31,14 @@ fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>
     if let Some(v) = env("K6_DURATION") {
         m.insert("duration".into(), Value::String(v));
     }
+    for (var, key) in [
+        ("K6_SETUP_TIMEOUT", "setupTimeout"),
+        ("K6_TEARDOWN_TIMEOUT", "teardownTimeout"),
+    ] {
+        if let Some(v) = env(var) {
+            m.insert(key.into(), Value::String(v));
+        }
+    }
     if let Some(v) = env("K6_MAX_REDIRECTS") {
         m.insert("maxRedirects".into(), int("K6_MAX_REDIRECTS", v)?);
     }

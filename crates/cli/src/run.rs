@@ -22,6 +22,7 @@ use crate::args::RunArgs;
 use crate::collector::{finish_outputs, Collected, Collector};
 use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
+use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
 use crate::options::consolidate;
 
 use crate::progress;
@@ -89,14 +90,44 @@ fn fail(logger: &Logger, code: ExitCode, msg: &str, hint: Option<&str>) -> ExitC
 }
 
 fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
-    match e.kind {
-        ScriptErrorKind::Aborted => fail(logger, ExitCode::ScriptAborted, &e.message, None),
-        _ => fail(
-            logger,
-            ExitCode::ScriptException,
-            &e.message,
-            Some("script exception"),
-        ),
+    Failure::of_script(e).log(logger)
+}
+
+/// A failure that ends the test with its own exit code, logged after the summary as k6 does
+/// (setup that threw or timed out, teardown that timed out).
+struct Failure {
+    code: ExitCode,
+    message: String,
+    hint: Option<String>,
+}
+
+impl Failure {
+    fn of_script(e: &ScriptError) -> Failure {
+        match e.kind {
+            ScriptErrorKind::Aborted => Failure {
+                code: ExitCode::ScriptAborted,
+                message: e.message.clone(),
+                hint: None,
+            },
+            _ => Failure {
+                code: ExitCode::ScriptException,
+                message: e.message.clone(),
+                hint: Some("script exception".into()),
+            },
+        }
+    }
+
+    fn timeout(code: ExitCode, function: &str, option: &str, limit: Duration) -> Failure {
+        let (message, hint) = lifecycle_timeouts::timed_out(function, option, limit);
+        Failure {
+            code,
+            message,
+            hint: Some(hint),
+        }
+    }
+
+    fn log(&self, logger: &Logger) -> ExitCode {
+        fail(logger, self.code, &self.message, self.hint.as_deref())
     }
 }
 
@@ -194,6 +225,10 @@ pub fn run(mut args: RunArgs) -> ExitCode {
     }
     let run_options = match rk6_js::RunOptions::from_options(&options) {
         Ok(o) => o,
+        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
+    };
+    let timeouts = match LifecycleTimeouts::from_options(&options) {
+        Ok(t) => t,
         Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
     };
     let opt_flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -314,6 +349,7 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         &scenarios,
         abort.clone(),
         started,
+        timeouts,
     ));
     let Collected {
         mut aggregator,
@@ -410,6 +446,9 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         }
     }
     warn_if_saturated(&logger, &outcome.lag);
+    if let Some(failure) = &outcome.failure {
+        return failure.log(&logger);
+    }
     if verdict.failed {
         let names = verdict.crossed.join("', '");
         if threshold_abort {
@@ -540,8 +579,11 @@ struct Outcome {
     setup_data: Option<String>,
     /// How late the worker threads' event loops ran (generator saturation).
     lag: Arc<rk6_scheduler::LagMonitor>,
+    /// Ends the test with its own exit code once the summary is out.
+    failure: Option<Failure>,
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn execute(
     args: &RunArgs,
     output_names: &[String],
@@ -550,6 +592,7 @@ async fn execute(
     scenarios: &[Arc<Scenario>],
     abort: CancellationToken,
     started: Instant,
+    timeouts: LifecycleTimeouts,
 ) -> Result<Outcome, ExitCode> {
     let share = shared.vu_stripe.share();
     let max_vus = total_vus(scenarios);
@@ -602,9 +645,37 @@ async fn execute(
     let setup_data = if args.no_setup {
         None
     } else {
-        match lifecycle.setup().await {
-            Ok(d) => d,
-            Err(e) => return Err(script_failure(logger, &e)),
+        let interrupt = CancellationToken::new();
+        // k6 still prints the summary (of an empty test) when setup fails, then the error.
+        let failed = |failure, lifecycle| Outcome {
+            end: RunEnd::Finished,
+            marked_failed: false,
+            elapsed: started.elapsed(),
+            lifecycle,
+            setup_data: None,
+            lag: Arc::default(),
+            failure: Some(failure),
+        };
+        match tokio::time::timeout(timeouts.setup, lifecycle.setup(interrupt.clone())).await {
+            Ok(Ok(d)) => d,
+            Ok(Err(e)) => {
+                control.set_phase(Phase::Ended);
+                return Ok(failed(Failure::of_script(&e), Some(lifecycle)));
+            }
+            Err(_) => {
+                // A setup waiting on a sleep or a request stops now; one spinning in JS
+                // cannot be stopped, so the VU is left behind either way.
+                interrupt.cancel();
+                lifecycle.detach();
+                control.set_phase(Phase::Ended);
+                let failure = Failure::timeout(
+                    ExitCode::SetupTimeout,
+                    "setup",
+                    "setupTimeout",
+                    timeouts.setup,
+                );
+                return Ok(failed(failure, None));
+            }
         }
     };
     let _ = shared.setup_data.set(setup_data.clone());
@@ -655,9 +726,25 @@ async fn execute(
     emit_final(&state, &shared, max_vus);
     let lag = pool.lag();
     pool.shutdown();
-    if !args.no_teardown {
-        if let Err(e) = lifecycle.teardown().await {
-            logger.log(Level::Error, &e.message, &[("hint", "script exception")]);
+    let mut lifecycle = Some(lifecycle);
+    let mut failure = None;
+    if let (false, Some(lc)) = (args.no_teardown, &lifecycle) {
+        let interrupt = CancellationToken::new();
+        match tokio::time::timeout(timeouts.teardown, lc.teardown(interrupt.clone())).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => logger.log(Level::Error, &e.message, &[("hint", "script exception")]),
+            Err(_) => {
+                interrupt.cancel();
+                if let Some(lc) = lifecycle.take() {
+                    lc.detach();
+                }
+                failure = Some(Failure::timeout(
+                    ExitCode::TeardownTimeout,
+                    "teardown",
+                    "teardownTimeout",
+                    timeouts.teardown,
+                ));
+            }
         }
     }
     let end = if abort.is_cancelled() && end == RunEnd::Stopped {
@@ -669,9 +756,10 @@ async fn execute(
         end,
         marked_failed: shared.marked_failed.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
-        lifecycle: Some(lifecycle),
+        lifecycle,
         setup_data,
         lag,
+        failure,
     })
     .inspect(|_| control.set_phase(Phase::Ended))
 }

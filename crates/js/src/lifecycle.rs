@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use rk6_metrics::Registry;
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use crate::log::Logger;
 use crate::program::{Program, ScriptError, ScriptErrorKind};
@@ -55,8 +56,11 @@ pub fn read_init(
 pub type SummaryOutputs = Vec<(String, Vec<u8>)>;
 
 enum Command {
-    Setup(oneshot::Sender<Result<Option<String>, ScriptError>>),
-    Teardown(oneshot::Sender<Result<(), ScriptError>>),
+    Setup(
+        CancellationToken,
+        oneshot::Sender<Result<Option<String>, ScriptError>>,
+    ),
+    Teardown(CancellationToken, oneshot::Sender<Result<(), ScriptError>>),
     HandleSummary(
         serde_json::Value,
         oneshot::Sender<Result<Option<SummaryOutputs>, ScriptError>>,
@@ -110,16 +114,16 @@ impl Lifecycle {
                 tokio_rt.block_on(async move {
                     while let Some(cmd) = rx.recv().await {
                         match cmd {
-                            Command::Setup(reply) => {
-                                let r = vu.with(|rt| rt.setup()).await;
+                            Command::Setup(interrupt, reply) => {
+                                let r = vu.with(Some(interrupt), |rt| rt.setup()).await;
                                 let _ = reply.send(r);
                             }
-                            Command::Teardown(reply) => {
-                                let r = vu.with(|rt| rt.teardown()).await;
+                            Command::Teardown(interrupt, reply) => {
+                                let r = vu.with(Some(interrupt), |rt| rt.teardown()).await;
                                 let _ = reply.send(r);
                             }
                             Command::HandleSummary(data, reply) => {
-                                let r = vu.with(move |rt| rt.handle_summary(&data)).await;
+                                let r = vu.with(None, move |rt| rt.handle_summary(&data)).await;
                                 let _ = reply.send(r);
                             }
                         }
@@ -134,18 +138,30 @@ impl Lifecycle {
         })
     }
 
-    /// Runs `setup()`; returns its data as JSON text.
-    pub async fn setup(&self) -> Result<Option<String>, ScriptError> {
+    /// Runs `setup()`; returns its data as JSON text. Cancelling `interrupt` stops it at its
+    /// next wait (a sleep, a request), as an interrupted iteration stops.
+    pub async fn setup(&self, interrupt: CancellationToken) -> Result<Option<String>, ScriptError> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Command::Setup(reply)).map_err(|_| gone())?;
+        self.tx
+            .send(Command::Setup(interrupt, reply))
+            .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 
-    /// Runs `teardown(data)` with the data setup returned.
-    pub async fn teardown(&self) -> Result<(), ScriptError> {
+    /// Runs `teardown(data)` with the data setup returned; `interrupt` as for [`Self::setup`].
+    pub async fn teardown(&self, interrupt: CancellationToken) -> Result<(), ScriptError> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Command::Teardown(reply)).map_err(|_| gone())?;
+        self.tx
+            .send(Command::Teardown(interrupt, reply))
+            .map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
+    }
+
+    /// Lets the lifecycle VU go without waiting for it: after a timeout its JS may still be
+    /// running (a loop that never waits cannot be interrupted), and the test must end anyway.
+    /// The thread ends by itself once the call returns.
+    pub fn detach(mut self) {
+        self.thread = None;
     }
 
     /// Runs `handleSummary(data)`; `None` when the script does not export it.

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory};
+use tokio_util::sync::CancellationToken;
 
 use crate::coroutine::CoCell;
 use crate::runtime::Runtime;
@@ -49,9 +50,10 @@ impl JsVu {
     /// Runs `f` on the runtime inside the coroutine (blocking calls allowed).
     pub(crate) async fn with<R: 'static>(
         &mut self,
+        interrupt: Option<CancellationToken>,
         f: impl FnOnce(&mut Runtime) -> R + 'static,
     ) -> R {
-        self.cell.run(None, f).await
+        self.cell.run(interrupt, f).await
     }
 }
 
