@@ -582,6 +582,10 @@ export default function () {{
     'request': (r) => r.request.method === 'GET' && r.request.headers['X-Test'][0] === 'yes',
     'remote': (r) => r.remote_ip === '127.0.0.1' && r.remote_port > 0,
     'no error': (r) => r.error === '' && r.error_code === 0,
+    'keys in k6 order': (r) => Object.keys(r).join() === 'remote_ip,remote_port,url,status,status_text,proto,headers,cookies,body,timings,tls_version,tls_cipher_suite,ocsp,error,error_code,request',
+    'no stapled ocsp': (r) => JSON.stringify(r.ocsp) === '{{"produced_at":0,"this_update":0,"next_update":0,"revoked_at":0,"revocation_reason":"","status":""}}',
+    'fields cannot be deleted': (r) => {{ try {{ delete r.status; return false; }} catch (e) {{ return r.status === 200 && e instanceof TypeError; }} }},
+    'lazy fields can be assigned': (r) => {{ r.body = 'replaced'; return r.body === 'replaced'; }},
   }});
   const form = http.post('{post}', {{ b: 'x y', a: '1' }});
   check(form, {{ 'form body': (r) => r.json('body') === 'a=1&b=x+y' && r.json('content_type') === 'application/x-www-form-urlencoded' }});
@@ -606,7 +610,7 @@ export default function () {{
     run.assert_code(0);
     let checks = &export["root_group"]["checks"];
     let obj = checks.as_object().unwrap();
-    assert_eq!(obj.len(), 15, "{checks}");
+    assert_eq!(obj.len(), 19, "{checks}");
     for (name, c) in obj {
         assert_eq!(
             c["passes"], 1,

@@ -131,8 +131,12 @@ fn plain_http_has_empty_tls_fields_and_samples_carry_the_tls_version_tag() {
         r#"const r = http.get('{}');
 expect('plain version', r.tls_version, '');
 expect('plain suite', r.tls_cipher_suite, '');
+const empty = {{ produced_at: 0, this_update: 0, next_update: 0, revoked_at: 0, revocation_reason: '', status: '' }};
+expect('plain ocsp', r.ocsp, empty);
 const t = http.get('{}');
-expect('tls version', t.tls_version, 'tls1.2');"#,
+expect('tls version', t.tls_version, 'tls1.2');
+expect('tls ocsp', t.ocsp, empty);
+expect('tls ocsp again', http.get(t.url).ocsp, empty);"#,
         plain.url("/get"),
         srv.url("localhost", "/")
     );
@@ -153,6 +157,14 @@ expect('tls version', t.tls_version, 'tls1.2');"#,
         &[],
     );
     r.assert_code(0);
+    // Reading `ocsp` of a TLS response says, once, that stapled answers are not decoded;
+    // a plain-HTTP response has nothing to decode and says nothing.
+    assert_eq!(
+        r.stderr.matches("does not decode stapled OCSP").count(),
+        1,
+        "{}",
+        r.stderr
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     let tags: Vec<Value> = text
         .lines()
@@ -160,7 +172,11 @@ expect('tls version', t.tls_version, 'tls1.2');"#,
         .filter(|v| v["metric"] == "http_reqs" && v["type"] == "Point")
         .map(|v| v["data"]["tags"]["tls_version"].clone())
         .collect();
-    assert_eq!(tags, [Value::Null, Value::from("tls1.2")], "{text}");
+    assert_eq!(
+        tags,
+        [Value::Null, Value::from("tls1.2"), Value::from("tls1.2")],
+        "{text}"
+    );
 }
 
 #[test]

@@ -551,6 +551,7 @@ fn prepare_body(
             body: None,
             response_type: params.response_type,
             timings: Default::default(),
+            over_tls: false,
         };
         Ok(Prep::Done(response::build(
             &host,
@@ -706,6 +707,7 @@ pub(super) fn finish(
         body: (!no_body).then_some(resp.body),
         response_type,
         timings,
+        over_tls: !resp.tls_version.is_empty(),
     };
     Ok(response::build(
         host,

@@ -2,12 +2,13 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use boa_engine::native_function::NativeFunctionPointer;
-use boa_engine::object::builtins::JsArray;
+use boa_engine::object::builtins::{JsArray, JsFunction};
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
-use boa_engine::property::{Attribute, PropertyDescriptor};
+use boa_engine::property::Attribute;
 use boa_engine::{
     js_string, Context, Finalize, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
     NativeFunction, Trace,
@@ -21,6 +22,7 @@ use rustc_hash::FxHashMap;
 use super::html;
 use super::http::ResponseType;
 use crate::host::Host;
+use crate::log::Level;
 use crate::runtime::{array_buffer, define, plain_object};
 use crate::{json_parse, json_path};
 
@@ -78,6 +80,8 @@ pub(super) struct Parts {
     pub(super) body: Option<Bytes>,
     pub(super) response_type: ResponseType,
     pub(super) timings: Timings,
+    /// The response came over TLS, where a server may have stapled an OCSP answer.
+    pub(super) over_tls: bool,
 }
 
 /// The request headers behind `res.request.headers`.
@@ -102,13 +106,21 @@ struct Lazy {
 }
 
 /// How many properties are lazy; `Kit::getters` holds one accessor pair per property.
-const LAZY: usize = 5;
+const LAZY: usize = 6;
+
+/// Slots of the lazy properties in [`Lazy::values`] and [`Kit::getters`].
+const BODY: usize = 0;
+const HEADERS: usize = 1;
+const COOKIES: usize = 2;
+const TIMINGS: usize = 3;
+const REQUEST: usize = 4;
+const OCSP: usize = 5;
 
 /// Per-VU objects every response shares: the prototype with `json()` and the getters of the
 /// lazy properties.
 pub(crate) struct Kit {
     proto: JsObject,
-    getters: [(JsString, JsObject, JsObject); LAZY],
+    getters: [(JsString, JsFunction, JsFunction); LAZY],
     /// JS strings of recent field values (status texts, protocols, URLs, addresses): a VU's
     /// responses repeat them, and reusing one saves an allocation per field per response.
     strings: RefCell<FxHashMap<Box<str>, JsString>>,
@@ -150,7 +162,7 @@ fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
             .name(JsString::from(format!("set {name}").as_str()))
             .length(1)
             .build();
-        (JsString::from(name), getter.into(), setter.into())
+        (JsString::from(name), getter, setter)
     };
     let getters = [
         accessor("body", get_body, set_body),
@@ -158,6 +170,7 @@ fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
         accessor("cookies", get_cookies, set_cookies),
         accessor("timings", get_timings, set_timings),
         accessor("request", get_request, set_request),
+        accessor("ocsp", get_ocsp, set_ocsp),
     ];
     let k = Rc::new(Kit {
         proto,
@@ -199,7 +212,9 @@ pub(super) fn build(
         }
         None => (js_string!(), 0),
     };
-    let all = Attribute::all();
+    // k6's fields are writable and enumerable but not configurable, in this order (so
+    // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does).
+    let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
     let mut init = ObjectInitializer::with_native_data_and_proto(
         Lazy {
             parts,
@@ -208,40 +223,44 @@ pub(super) fn build(
         kit.proto.clone(),
         ctx,
     );
-    init.property(js_string!("status"), status, all)
-        .property(js_string!("status_text"), kit.string(status_text), all)
-        .property(js_string!("proto"), kit.string(proto), all)
-        .property(js_string!("url"), kit.string(url), all)
-        .property(
-            js_string!("error"),
-            error.map_or(js_string!(), |e| JsString::from(e.message.as_str())),
-            all,
-        )
-        .property(
-            js_string!("error_code"),
-            error.map_or(error_code, |e| e.code),
-            all,
-        )
-        .property(js_string!("remote_ip"), ip, all)
-        .property(js_string!("remote_port"), port, all)
-        .property(js_string!("tls_version"), kit.string(tls_version), all)
+    let lazy = |init: &mut ObjectInitializer<'_>, slot: usize| {
+        let (name, get, set) = &kit.getters[slot];
+        init.accessor(
+            name.clone(),
+            Some(get.clone()),
+            Some(set.clone()),
+            Attribute::ENUMERABLE,
+        );
+    };
+    init.property(js_string!("remote_ip"), ip, data)
+        .property(js_string!("remote_port"), port, data)
+        .property(js_string!("url"), kit.string(url), data)
+        .property(js_string!("status"), status, data)
+        .property(js_string!("status_text"), kit.string(status_text), data)
+        .property(js_string!("proto"), kit.string(proto), data);
+    lazy(&mut init, HEADERS);
+    lazy(&mut init, COOKIES);
+    lazy(&mut init, BODY);
+    lazy(&mut init, TIMINGS);
+    init.property(js_string!("tls_version"), kit.string(tls_version), data)
         .property(
             js_string!("tls_cipher_suite"),
             kit.string(tls_cipher_suite),
-            all,
+            data,
         );
-    let obj = init.build();
-    for (name, getter, setter) in &kit.getters {
-        obj.insert_property(
-            name.clone(),
-            PropertyDescriptor::builder()
-                .get(getter.clone())
-                .set(setter.clone())
-                .enumerable(true)
-                .configurable(true),
-        );
-    }
-    obj.into()
+    lazy(&mut init, OCSP);
+    init.property(
+        js_string!("error"),
+        error.map_or(js_string!(), |e| JsString::from(e.message.as_str())),
+        data,
+    )
+    .property(
+        js_string!("error_code"),
+        error.map_or(error_code, |e| e.code),
+        data,
+    );
+    lazy(&mut init, REQUEST);
+    init.build().into()
 }
 
 /// The value of lazy property `slot`: cached, or made from the response's parts by `make`.
@@ -278,23 +297,53 @@ fn assign(this: &JsValue, slot: usize, args: &[JsValue]) -> JsResult<JsValue> {
 }
 
 fn set_body(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    assign(this, 0, args)
+    assign(this, BODY, args)
 }
 fn set_headers(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    assign(this, 1, args)
+    assign(this, HEADERS, args)
 }
 fn set_cookies(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    assign(this, 2, args)
+    assign(this, COOKIES, args)
 }
 fn set_timings(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    assign(this, 3, args)
+    assign(this, TIMINGS, args)
 }
 fn set_request(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    assign(this, 4, args)
+    assign(this, REQUEST, args)
+}
+
+fn set_ocsp(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, OCSP, args)
+}
+
+/// Whether the "OCSP not decoded" warning was given (once per run is enough).
+static OCSP_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// The empty record k6 gives a response without a stapled OCSP answer. rk6 does not decode
+/// stapled answers, so a TLS response gets it too; reading it says so once per run rather
+/// than letting a stapling server's data go missing silently.
+fn get_ocsp(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, OCSP, ctx, |p, ctx| {
+        if p.over_tls && !OCSP_WARNED.swap(true, Ordering::Relaxed) {
+            Host::of(ctx).shared.logger.log(
+                Level::Warning,
+                "res.ocsp: rk6 does not decode stapled OCSP responses yet; the fields of TLS responses are empty even when the server stapled one",
+                &[],
+            );
+        }
+        let o = plain_object(ctx);
+        define(&o, js_string!("produced_at"), 0);
+        define(&o, js_string!("this_update"), 0);
+        define(&o, js_string!("next_update"), 0);
+        define(&o, js_string!("revoked_at"), 0);
+        define(&o, js_string!("revocation_reason"), js_string!());
+        define(&o, js_string!("status"), js_string!());
+        Ok(o.into())
+    })
 }
 
 fn get_body(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    lazily(this, 0, ctx, |p, ctx| match (&p.body, p.response_type) {
+    lazily(this, BODY, ctx, |p, ctx| match (&p.body, p.response_type) {
         (None, _) | (_, ResponseType::None) => Ok(JsValue::null()),
         (Some(b), ResponseType::Binary) => array_buffer(b, ctx),
         (Some(b), ResponseType::Text) => {
@@ -304,7 +353,7 @@ fn get_body(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValu
 }
 
 fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    lazily(this, 1, ctx, |p, ctx| {
+    lazily(this, HEADERS, ctx, |p, ctx| {
         let h = plain_object(ctx);
         for (k, v) in rk6_http::header_list(&p.headers) {
             define(&h, JsString::from(k.as_str()), JsString::from(v.as_str()));
@@ -314,7 +363,7 @@ fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 }
 
 fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    lazily(this, 2, ctx, |p, ctx| {
+    lazily(this, COOKIES, ctx, |p, ctx| {
         let raw = p
             .headers
             .get_all(http::header::SET_COOKIE)
@@ -325,11 +374,13 @@ fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 }
 
 fn get_timings(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    lazily(this, 3, ctx, |p, ctx| Ok(timings(&p.timings, ctx).into()))
+    lazily(this, TIMINGS, ctx, |p, ctx| {
+        Ok(timings(&p.timings, ctx).into())
+    })
 }
 
 fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    lazily(this, 4, ctx, |p, ctx| {
+    lazily(this, REQUEST, ctx, |p, ctx| {
         if matches!(p.request_headers, RequestHeaders::NotMade) {
             return Ok(JsValue::null());
         }
