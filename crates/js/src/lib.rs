@@ -10,6 +10,7 @@
 
 mod coroutine;
 mod event_loop;
+mod gc_pacing;
 mod globals;
 mod host;
 mod json_parse;

@@ -41,6 +41,7 @@ impl JsVu {
         let cell = CoCell::new(runtime, |rt, suspender| {
             *rt.host.suspender.borrow_mut() = Some(suspender);
         })?;
+        crate::gc_pacing::vu_added();
         Ok(JsVu {
             cell,
             iterations: 0,
@@ -65,7 +66,19 @@ impl Vu for JsVu {
         let n = self.iterations;
         self.iterations += 1;
         let interrupt = it.interrupt.clone();
-        self.cell
-            .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
+        async move {
+            let out = self
+                .cell
+                .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
+                .await;
+            crate::gc_pacing::collect_if_due();
+            out
+        }
+    }
+}
+
+impl Drop for JsVu {
+    fn drop(&mut self) {
+        crate::gc_pacing::vu_removed();
     }
 }

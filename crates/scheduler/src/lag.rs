@@ -44,6 +44,36 @@ impl LagMonitor {
         Duration::from_micros(self.max_us.load(Ordering::Relaxed))
     }
 
+    /// Forgets what was recorded: the run starts now. Creating the initial VUs holds each
+    /// worker for a while before any VU runs, which is not lag any VU suffers.
+    pub fn reset(&self) {
+        for b in &self.buckets {
+            b.store(0, Ordering::Relaxed);
+        }
+        self.max_us.store(0, Ordering::Relaxed);
+    }
+
+    /// A lower bound for the `pct` percentile of the lag (the lower edge of its bucket), or
+    /// `None` before any probe: the percentile is known to be at least this.
+    pub fn percentile_floor(&self, pct: f64) -> Option<Duration> {
+        let n = self.count();
+        if n == 0 {
+            return None;
+        }
+        let rank = ((pct / 100.0) * n as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, b) in self.buckets.iter().enumerate() {
+            seen += b.load(Ordering::Relaxed);
+            if seen >= rank {
+                return Some(match i {
+                    0 => Duration::ZERO,
+                    _ => Duration::from_millis(BOUNDS_MS[i - 1]),
+                });
+            }
+        }
+        Some(Duration::ZERO)
+    }
+
     /// An upper bound for the `pct` percentile of the lag (bucket resolution), or `None`
     /// before any probe.
     pub fn percentile_bound(&self, pct: f64) -> Option<Duration> {
@@ -94,6 +124,22 @@ mod tests {
         assert_eq!(m.percentile_bound(99.0), Some(Duration::from_millis(50)));
         assert_eq!(m.percentile_bound(100.0), Some(Duration::from_millis(120)));
         assert_eq!(m.max(), Duration::from_millis(120));
+        assert_eq!(m.percentile_floor(50.0), Some(Duration::ZERO));
+        assert_eq!(m.percentile_floor(99.0), Some(Duration::from_millis(20)));
+        assert_eq!(m.percentile_floor(100.0), Some(Duration::from_millis(100)));
+        m.reset();
+        assert_eq!((m.count(), m.max()), (0, Duration::ZERO));
+    }
+
+    #[test]
+    fn a_p99_below_ten_ms_has_a_floor_below_ten_ms() {
+        // 2 % of the probes 7 ms late: p(99) is in [5, 10) ms, so it is not known to be 10.
+        let m = LagMonitor::default();
+        for i in 0..100 {
+            m.record(Duration::from_millis(if i < 98 { 0 } else { 7 }));
+        }
+        assert_eq!(m.percentile_bound(99.0), Some(Duration::from_millis(7)));
+        assert_eq!(m.percentile_floor(99.0), Some(Duration::from_millis(5)));
     }
 
     #[tokio::test(start_paused = true)]

@@ -84,6 +84,24 @@ pub(super) struct Parts {
     pub(super) over_tls: bool,
 }
 
+impl Parts {
+    /// About how much native memory these parts hold: the bodies and header bytes, plus
+    /// what the header maps, URL and bookkeeping take (~1.5 KiB for a typical response).
+    fn native_size(&self) -> usize {
+        const OVERHEAD: usize = 1536;
+        let headers: usize = self
+            .headers
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len())
+            .sum();
+        OVERHEAD
+            + headers
+            + self.body.as_ref().map_or(0, Bytes::len)
+            + self.request_body.len()
+            + self.url.len()
+    }
+}
+
 /// The request headers behind `res.request.headers`.
 pub(super) enum RequestHeaders {
     /// No request could be made (unparsable URL, unusable body): `res.request` is null.
@@ -214,6 +232,7 @@ pub(super) fn build(
     };
     // k6's fields are writable and enumerable but not configurable, in this order (so
     // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does).
+    crate::gc_pacing::held(parts.native_size());
     let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
     let mut init = ObjectInitializer::with_native_data_and_proto(
         Lazy {
