@@ -736,4 +736,110 @@ mod tests {
         let (out, _, _) = run(&get(), resp, 2);
         assert_eq!(out.unwrap_err().0.message, "unexpected EOF");
     }
+
+    /// A server on 127.0.0.1 that answers request `i` of a connection after `delays[i]`
+    /// (`None`: never) and closes after `per_conn` answers; counts connections.
+    async fn server(
+        delays: Vec<Option<u64>>,
+        per_conn: usize,
+    ) -> (Url, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap())
+            .parse()
+            .unwrap();
+        let conns = std::sync::Arc::new(AtomicUsize::new(0));
+        let seen = conns.clone();
+        tokio::spawn(async move {
+            let mut served = 0;
+            while let Ok((mut s, _)) = listener.accept().await {
+                seen.fetch_add(1, Ordering::SeqCst);
+                let mut mine = 0;
+                let mut head = Vec::new();
+                let mut b = [0u8; 1024];
+                while mine < per_conn {
+                    let Ok(n) = s.read(&mut b).await else { break };
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&b[..n]);
+                    if !head.ends_with(b"\r\n\r\n") {
+                        continue;
+                    }
+                    head.clear();
+                    let Some(Some(ms)) = delays.get(served).copied() else {
+                        continue;
+                    };
+                    served += 1;
+                    mine += 1;
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    let _ = s
+                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .await;
+                }
+            }
+        });
+        (url, conns)
+    }
+
+    #[tokio::test]
+    async fn deadlines_hold_across_requests_without_a_timer_each() {
+        let (url, _) = server(vec![Some(0), Some(200), None], 10).await;
+        let mut conn = KeepAlive::new(&url).unwrap();
+        let ms = Duration::from_millis;
+        let ok = conn.send(&get_to(&url), Instant::now() + ms(100)).await;
+        assert_eq!(ok.unwrap().status, 200);
+        // The timer armed for that deadline fires during the next request; it must move on
+        // to the later deadline instead of failing the request.
+        tokio::time::sleep(ms(150)).await;
+        let slow = conn.send(&get_to(&url), Instant::now() + ms(5000)).await;
+        let slow = slow.unwrap();
+        assert!(slow.duration >= ms(190), "{slow:?}");
+        // A silent server: the deadline, not the timer's earlier setting, ends the wait.
+        let started = Instant::now();
+        let err = conn
+            .send(&get_to(&url), started + ms(300))
+            .await
+            .unwrap_err();
+        assert_eq!(err.error.code, error::REQUEST_TIMEOUT);
+        let waited = started.elapsed();
+        // Loose upper bound for a noisy machine; a timer left at the 5 s deadline fails it.
+        assert!(waited >= ms(290) && waited < ms(3000), "{waited:?}");
+        assert!(err.bytes_sent > 0);
+    }
+
+    #[tokio::test]
+    async fn a_server_closing_idle_connections_costs_a_reconnect_not_an_error() {
+        let (url, conns) = server(vec![Some(0); 3], 1).await;
+        let mut conn = KeepAlive::new(&url).unwrap();
+        let far = Instant::now() + Duration::from_secs(5);
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let done = conn.send(&get_to(&url), far).await.unwrap();
+            assert_eq!(done.status, 200);
+            assert_eq!(done.bytes_received, 40);
+        }
+        assert_eq!(conns.load(std::sync::atomic::Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn refused_connections_report_the_dial_error() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let url: Url = format!("http://127.0.0.1:{port}/").parse().unwrap();
+        let mut conn = KeepAlive::new(&url).unwrap();
+        let far = Instant::now() + Duration::from_secs(5);
+        let err = conn.send(&get_to(&url), far).await.unwrap_err();
+        assert_eq!(
+            (err.error.code, err.error.message.as_str(), err.bytes_sent),
+            (1212, "dial: connection refused", 0)
+        );
+    }
+
+    fn get_to(url: &Url) -> RequestBytes {
+        RequestBytes::new(&http::Method::GET, url, &[], b"").unwrap()
+    }
 }
