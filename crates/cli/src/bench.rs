@@ -318,10 +318,7 @@ async fn blast(plan: &Plan) -> (Stats, Duration) {
     for i in 0..plan.connections {
         let engine = match &plan.lean {
             Some(request) => Engine::Lean {
-                conn: match KeepAlive::new(&plan.request.url) {
-                    Ok(conn) => conn,
-                    Err(e) => unreachable!("validate() checked the URL has a host: {e}"),
-                },
+                conn: KeepAlive::new(request),
                 request: Arc::clone(request),
             },
             None => Engine::Client {

@@ -30,6 +30,9 @@ const MAX_HEAD: usize = 1024 * 1024;
 #[derive(Clone, Debug)]
 pub struct RequestBytes {
     wire: Box<[u8]>,
+    /// The origin the request goes to.
+    host: Host<String>,
+    port: u16,
     /// A HEAD request: its response never has a body.
     head_request: bool,
 }
@@ -44,20 +47,25 @@ impl RequestBytes {
         user_headers: &[(String, String)],
         body: &[u8],
     ) -> Result<RequestBytes, HttpError> {
-        if url.scheme() != "http" || url.host_str().is_none_or(str::is_empty) {
-            return Err(HttpError::new(
-                error::INVALID_URL,
-                format!("not a plain http:// URL: {:?}", url.as_str()),
-            ));
-        }
-        let mut host = headers::host_header(url);
+        let host = match url.host() {
+            Some(host) if url.scheme() == "http" && !url.host_str().is_none_or(str::is_empty) => {
+                host.to_owned()
+            }
+            _ => {
+                return Err(HttpError::new(
+                    error::INVALID_URL,
+                    format!("not a plain http:// URL with a host: {:?}", url.as_str()),
+                ))
+            }
+        };
+        let mut host_header = headers::host_header(url);
         let mut lines = Vec::new();
         let (mut has_len, mut has_auth) = (false, false);
         for (k, v) in user_headers {
             headers::name(k)?;
             headers::value(k, v)?;
             if k.eq_ignore_ascii_case("host") {
-                host.clone_from(v);
+                host_header.clone_from(v);
                 continue;
             }
             has_len |= k.eq_ignore_ascii_case("content-length");
@@ -78,18 +86,20 @@ impl RequestBytes {
             let basic = headers::base64(format!("{user}:{pass}").as_bytes());
             push_header(&mut lines, "Authorization", &format!("Basic {basic}"));
         }
-        headers::value("Host", &host)?;
-        let mut wire = Vec::with_capacity(64 + host.len() + lines.len() + body.len());
+        headers::value("Host", &host_header)?;
+        let mut wire = Vec::with_capacity(64 + host_header.len() + lines.len() + body.len());
         wire.extend_from_slice(method.as_str().as_bytes());
         wire.push(b' ');
         wire.extend_from_slice(headers::path_and_query(url).as_bytes());
         wire.extend_from_slice(b" HTTP/1.1\r\n");
-        push_header(&mut wire, "Host", &host);
+        push_header(&mut wire, "Host", &host_header);
         wire.extend_from_slice(&lines);
         wire.extend_from_slice(b"\r\n");
         wire.extend_from_slice(body);
         Ok(RequestBytes {
             wire: wire.into_boxed_slice(),
+            host,
+            port: url.port_or_known_default().unwrap_or(80),
             head_request: method == http::Method::HEAD,
         })
     }
@@ -160,21 +170,13 @@ struct Counts {
 }
 
 impl KeepAlive {
-    /// A connection to `url`'s origin; nothing is opened until the first [`send`](Self::send).
-    pub fn new(url: &Url) -> Result<KeepAlive, HttpError> {
-        let host = url
-            .host()
-            .ok_or_else(|| {
-                HttpError::new(
-                    error::INVALID_URL,
-                    format!("no Host in request URL {:?}", url.as_str()),
-                )
-            })?
-            .to_owned();
-        Ok(KeepAlive {
+    /// A connection to the origin of `req` (the request it will send); nothing is opened
+    /// until the first [`send`](Self::send).
+    pub fn new(req: &RequestBytes) -> KeepAlive {
+        KeepAlive {
             io: Io {
-                host,
-                port: url.port_or_known_default().unwrap_or(80),
+                host: req.host.clone(),
+                port: req.port,
                 addr: None,
                 stream: None,
                 buf: Buffer::new(),
@@ -182,12 +184,13 @@ impl KeepAlive {
                 started: None,
             },
             timer: None,
-        })
+        }
     }
 
-    /// Sends `req` and reads its whole response, connecting first if needed. A kept-alive
-    /// connection that the server closed before answering is replaced and the request sent
-    /// once more. Past `deadline` the exchange fails with k6's request timeout (1050).
+    /// Sends `req` (to the origin given to [`new`](Self::new)) and reads its whole response,
+    /// connecting first if needed. A kept-alive connection that the server closed before
+    /// answering is replaced and the request sent once more. Past `deadline` the exchange
+    /// fails with k6's request timeout (1050).
     pub async fn send(
         &mut self,
         req: &RequestBytes,
@@ -786,7 +789,7 @@ mod tests {
     #[tokio::test]
     async fn deadlines_hold_across_requests_without_a_timer_each() {
         let (url, _) = server(vec![Some(0), Some(200), None], 10).await;
-        let mut conn = KeepAlive::new(&url).unwrap();
+        let mut conn = KeepAlive::new(&get_to(&url));
         let ms = Duration::from_millis;
         let ok = conn.send(&get_to(&url), Instant::now() + ms(100)).await;
         assert_eq!(ok.unwrap().status, 200);
@@ -812,7 +815,7 @@ mod tests {
     #[tokio::test]
     async fn a_server_closing_idle_connections_costs_a_reconnect_not_an_error() {
         let (url, conns) = server(vec![Some(0); 3], 1).await;
-        let mut conn = KeepAlive::new(&url).unwrap();
+        let mut conn = KeepAlive::new(&get_to(&url));
         let far = Instant::now() + Duration::from_secs(5);
         for _ in 0..3 {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -830,7 +833,7 @@ mod tests {
             l.local_addr().unwrap().port()
         };
         let url: Url = format!("http://127.0.0.1:{port}/").parse().unwrap();
-        let mut conn = KeepAlive::new(&url).unwrap();
+        let mut conn = KeepAlive::new(&get_to(&url));
         let far = Instant::now() + Duration::from_secs(5);
         let err = conn.send(&get_to(&url), far).await.unwrap_err();
         assert_eq!(
