@@ -1,10 +1,15 @@
 //! `rk6 bench`: the scriptless, wrk-style mode.
 //!
-//! `connections` tokio tasks on a multi-thread runtime (`--threads` workers) each own one
-//! `rk6_http::Client`, so every task keeps one keep-alive connection and sends one request
-//! at a time until the deadline. Each task keeps its own HDR histogram and counters and hands
-//! them back when it ends; they are merged once, so the hot path takes no lock and sends no
-//! message.
+//! `connections` tokio tasks on a multi-thread runtime (`--threads` workers) each keep one
+//! connection and send one request at a time until the deadline. Each task keeps its own HDR
+//! histogram and counters and hands them back when it ends; they are merged once, so the hot
+//! path takes no lock and sends no message.
+//!
+//! Plain `http://` URLs go through `rk6_http::KeepAlive`, a lean HTTP/1.1 connection that
+//! writes request bytes built once and skips each response by its framing (no cookie jar,
+//! pool, redirects or hyper task per request), so rk6 costs about what wrk costs per
+//! request. `--h2c` and `https://` (where ALPN may choose HTTP/2) use a full
+//! `rk6_http::Client` per task instead.
 //!
 //! Without `--rate` the loop is closed (next request as soon as the previous one is done) and
 //! latency is the request's `http_req_duration` (sending + waiting + receiving). With
@@ -22,7 +27,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use hdrhistogram::Histogram;
 use hyper::Method;
-use rk6_http::{error as http_error, Client, ClientConfig, Request, Response};
+use rk6_http::{
+    error as http_error, Client, ClientConfig, HttpError, KeepAlive, Request, RequestBytes,
+    Response,
+};
 use rk6_metrics::stat::Stat;
 use rk6_metrics::threshold_parser::{parse_expression, Expression};
 use serde_json::{json, Map, Value};
@@ -43,6 +51,8 @@ const DISTRIBUTION: [(&str, f64); 6] = [
 /// A validated `rk6 bench` invocation.
 struct Plan {
     request: Request,
+    /// The request serialized for the lean HTTP/1.1 path; `None` for `--h2c` and https.
+    lean: Option<Arc<RequestBytes>>,
     connections: usize,
     threads: usize,
     duration: Duration,
@@ -83,27 +93,26 @@ impl Stats {
     }
 
     /// Records one finished request; `corrected_us` is the latency from the planned start.
-    fn record(&mut self, resp: &Response, corrected_us: Option<u64>) {
-        let mut duration = Duration::ZERO;
-        for hop in &resp.hops {
-            duration += hop.timings.duration;
-            self.bytes_received += hop.bytes_received;
-            self.bytes_sent += hop.bytes_sent;
-        }
-        if let Some(err) = &resp.error {
-            let entry = self
-                .errors
-                .entry(err.code)
-                .or_insert_with(|| (0, err.message.clone()));
-            entry.0 += 1;
-            return;
-        }
+    fn record(&mut self, outcome: &Outcome, corrected_us: Option<u64>) {
+        self.bytes_received += outcome.bytes_received;
+        self.bytes_sent += outcome.bytes_sent;
+        let status = match &outcome.result {
+            Ok(status) => *status,
+            Err(err) => {
+                let entry = self
+                    .errors
+                    .entry(err.code)
+                    .or_insert_with(|| (0, err.message.clone()));
+                entry.0 += 1;
+                return;
+            }
+        };
         self.responses += 1;
-        match self.statuses.iter_mut().find(|(s, _)| *s == resp.status) {
+        match self.statuses.iter_mut().find(|(s, _)| *s == status) {
             Some((_, n)) => *n += 1,
-            None => self.statuses.push((resp.status, 1)),
+            None => self.statuses.push((status, 1)),
         }
-        let service_us = duration.as_micros() as u64;
+        let service_us = outcome.duration.as_micros() as u64;
         match corrected_us {
             Some(us) => {
                 self.latency.saturating_record(us);
@@ -234,6 +243,20 @@ fn validate(args: &BenchArgs) -> Result<Plan, String> {
     }
     request.max_redirects = Some(0);
     request.discard_body = true;
+    // The lean path speaks HTTP/1.1 over plain TCP only: h2c needs HTTP/2 framing, and an
+    // https origin may negotiate HTTP/2 by ALPN, which only the client can follow.
+    let lean = if request.url.scheme() == "http" && !args.h2c {
+        let bytes = RequestBytes::new(
+            &request.method,
+            &request.url,
+            &request.headers,
+            &request.body,
+        )
+        .map_err(|e| format!("invalid request: {e}"))?;
+        Some(Arc::new(bytes))
+    } else {
+        None
+    };
     let thresholds = args
         .threshold
         .iter()
@@ -256,6 +279,7 @@ fn validate(args: &BenchArgs) -> Result<Plan, String> {
         .collect::<Result<Vec<_>, String>>()?;
     Ok(Plan {
         request,
+        lean,
         connections: args.connections,
         threads: args.threads,
         duration,
@@ -292,8 +316,16 @@ async fn blast(plan: &Plan) -> (Stats, Duration) {
         .map(|rate| Duration::from_secs_f64(plan.connections as f64 / rate));
     let mut tasks = Vec::with_capacity(plan.connections);
     for i in 0..plan.connections {
-        let client = Client::new(Arc::clone(&config));
-        let template = plan.request.clone();
+        let engine = match &plan.lean {
+            Some(request) => Engine::Lean {
+                conn: KeepAlive::new(request),
+                request: Arc::clone(request),
+            },
+            None => Engine::Client {
+                client: Client::new(Arc::clone(&config)),
+                template: Box::new(plan.request.clone()),
+            },
+        };
         let timeout = plan.timeout;
         let schedule = interval.map(|every| {
             (
@@ -303,9 +335,9 @@ async fn blast(plan: &Plan) -> (Stats, Duration) {
         });
         tasks.push(tokio::spawn(async move {
             match schedule {
-                None => closed_loop(client, template, timeout, deadline).await,
+                None => closed_loop(engine, timeout, deadline).await,
                 Some((first, every)) => {
-                    constant_rate(client, template, timeout, deadline, first, every).await
+                    constant_rate(engine, timeout, deadline, first, every).await
                 }
             }
         }));
@@ -320,41 +352,97 @@ async fn blast(plan: &Plan) -> (Stats, Duration) {
     (total, start.elapsed())
 }
 
-/// The request to send now: its timeout never outlasts the test. Returns it and whether the
-/// end of the test (rather than `--timeout`) bounds it.
-fn next_request(template: &Request, timeout: Duration, deadline: Instant) -> (Request, bool) {
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    let mut req = template.clone();
-    req.timeout = Some(remaining.min(timeout));
-    (req, remaining < timeout)
+/// How a connection task sends its requests.
+enum Engine {
+    /// Plain `http://`: one lean HTTP/1.1 keep-alive connection and the request's bytes.
+    Lean {
+        conn: KeepAlive,
+        request: Arc<RequestBytes>,
+    },
+    /// `--h2c` and `https://`: a full client (HTTP/2 framing, ALPN) with its own pool.
+    Client {
+        client: Client,
+        template: Box<Request>,
+    },
 }
 
-/// A request cut off by the end of the test is not counted, as in wrk.
-fn cut_by_deadline(resp: &Response, bounded_by_deadline: bool) -> bool {
-    bounded_by_deadline && resp.error_code == http_error::REQUEST_TIMEOUT
+/// One request's result, whichever engine sent it.
+struct Outcome {
+    /// The status, or the k6 error of a failed request.
+    result: Result<u16, HttpError>,
+    /// sending + waiting + receiving.
+    duration: Duration,
+    bytes_sent: u64,
+    bytes_received: u64,
 }
 
-async fn closed_loop(
-    client: Client,
-    template: Request,
-    timeout: Duration,
-    deadline: Instant,
-) -> Stats {
+impl Outcome {
+    fn from_response(resp: Response) -> Outcome {
+        let mut outcome = Outcome {
+            result: Ok(resp.status),
+            duration: Duration::ZERO,
+            bytes_sent: 0,
+            bytes_received: 0,
+        };
+        for hop in &resp.hops {
+            outcome.duration += hop.timings.duration;
+            outcome.bytes_received += hop.bytes_received;
+            outcome.bytes_sent += hop.bytes_sent;
+        }
+        if let Some(err) = resp.error {
+            outcome.result = Err(err);
+        }
+        outcome
+    }
+}
+
+impl Engine {
+    /// Sends one request whose timeout never outlasts the test; `None` when the end of the
+    /// test (rather than `--timeout`) cut it off, which is not counted, as in wrk.
+    async fn send(&mut self, timeout: Duration, deadline: Instant) -> Option<Outcome> {
+        let now = Instant::now();
+        let remaining = deadline.saturating_duration_since(now);
+        let bounded_by_deadline = remaining < timeout;
+        let limit = remaining.min(timeout);
+        let outcome = match self {
+            Engine::Lean { conn, request } => match conn.send(request, now + limit).await {
+                Ok(done) => Outcome {
+                    result: Ok(done.status),
+                    duration: done.duration,
+                    bytes_sent: done.bytes_sent,
+                    bytes_received: done.bytes_received,
+                },
+                Err(failed) => Outcome {
+                    result: Err(failed.error),
+                    duration: Duration::ZERO,
+                    bytes_sent: failed.bytes_sent,
+                    bytes_received: failed.bytes_received,
+                },
+            },
+            Engine::Client { client, template } => {
+                let mut req = Request::clone(template);
+                req.timeout = Some(limit);
+                Outcome::from_response(client.send(req).await)
+            }
+        };
+        let timed_out = matches!(&outcome.result, Err(e) if e.code == http_error::REQUEST_TIMEOUT);
+        (!(bounded_by_deadline && timed_out)).then_some(outcome)
+    }
+}
+
+async fn closed_loop(mut engine: Engine, timeout: Duration, deadline: Instant) -> Stats {
     let mut stats = Stats::new();
     while Instant::now() < deadline {
-        let (req, bounded) = next_request(&template, timeout, deadline);
-        let resp = client.send(req).await;
-        if cut_by_deadline(&resp, bounded) {
+        let Some(outcome) = engine.send(timeout, deadline).await else {
             break;
-        }
-        stats.record(&resp, None);
+        };
+        stats.record(&outcome, None);
     }
     stats
 }
 
 async fn constant_rate(
-    client: Client,
-    template: Request,
+    mut engine: Engine,
     timeout: Duration,
     deadline: Instant,
     first: Instant,
@@ -366,13 +454,11 @@ async fn constant_rate(
         if planned > Instant::now() {
             tokio::time::sleep_until(planned.into()).await;
         }
-        let (req, bounded) = next_request(&template, timeout, deadline);
-        let resp = client.send(req).await;
-        if cut_by_deadline(&resp, bounded) {
+        let Some(outcome) = engine.send(timeout, deadline).await else {
             break;
-        }
+        };
         let corrected = planned.elapsed().as_micros() as u64;
-        stats.record(&resp, Some(corrected));
+        stats.record(&outcome, Some(corrected));
         planned += every;
     }
     stats

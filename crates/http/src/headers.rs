@@ -118,7 +118,7 @@ pub(crate) fn path_and_query(url: &Url) -> &str {
 }
 
 /// `host[:port]` with the port only when it is not the scheme default.
-fn host_header(url: &Url) -> String {
+pub(crate) fn host_header(url: &Url) -> String {
     let host = url.host_str().unwrap_or_default();
     match url.port() {
         Some(p) => format!("{host}:{p}"),
@@ -126,7 +126,7 @@ fn host_header(url: &Url) -> String {
     }
 }
 
-fn name(k: &str) -> Result<HeaderName, HttpError> {
+pub(crate) fn name(k: &str) -> Result<HeaderName, HttpError> {
     HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
         HttpError::new(
             error::GENERIC,
@@ -135,7 +135,7 @@ fn name(k: &str) -> Result<HeaderName, HttpError> {
     })
 }
 
-fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
+pub(crate) fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
     HeaderValue::from_str(v).map_err(|_| {
         HttpError::new(
             error::GENERIC,
@@ -249,7 +249,7 @@ pub(crate) fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn base64(input: &[u8]) -> String {
+pub(crate) fn base64(input: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for chunk in input.chunks(3) {
