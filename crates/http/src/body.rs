@@ -24,6 +24,15 @@ pub(crate) struct StreamMarks {
 }
 
 impl StreamMarks {
+    /// Marks set to the given instants (tests of the phase arithmetic).
+    #[cfg(test)]
+    pub(crate) fn at(opened: Instant, handed: Instant) -> StreamMarks {
+        let marks = StreamMarks::default();
+        let _ = marks.opened.set(opened);
+        let _ = marks.handed.set(handed);
+        marks
+    }
+
     /// When the stream was opened.
     pub(crate) fn opened(&self) -> Option<Instant> {
         self.opened.get().copied()

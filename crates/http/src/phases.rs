@@ -9,9 +9,9 @@
 //! connection step that failed or was cut short counts 0, and so does `blocked` when no
 //! connection was obtained.
 //!
-//! On HTTP/2 the socket is shared by streams, so the boundaries come from [`StreamMarks`]
-//! instead: `blocked` ends when hyper opens the stream, `sending` when it has taken the
-//! whole body, `waiting` when the head is parsed.
+//! On HTTP/2 the socket is shared by streams, so the later boundaries come from
+//! [`StreamMarks`] instead: `blocked` still ends when the connection is held, `sending` when
+//! hyper has taken the whole body, `waiting` when the head is parsed.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -189,17 +189,21 @@ impl Progress {
         t
     }
 
-    /// HTTP/2 phases: stream opened, body handed to hyper, head parsed, body done.
+    /// HTTP/2 phases: connection held, body handed to hyper, head parsed, body done.
+    ///
+    /// `blocked` ends when the connection is held, as on HTTP/1 and as in k6 (Go's `GotConn`);
+    /// the wait for hyper's connection task to open the stream belongs to `sending`, where
+    /// HTTP/1 has its hand-off to the connection task too and Go its header write.
     fn stream_timings(&self, marks: &StreamMarks, mut t: Timings, now: Instant) -> Timings {
-        let Some(opened) = marks.opened() else {
+        let Some(held) = self.conn_at.or_else(|| marks.opened()) else {
             t.blocked = now.saturating_duration_since(self.start);
             return t;
         };
-        t.blocked = opened.saturating_duration_since(self.start);
+        t.blocked = held.saturating_duration_since(self.start);
         match marks.handed() {
-            None => t.sending = now.saturating_duration_since(opened),
+            None => t.sending = now.saturating_duration_since(held),
             Some(handed) => {
-                t.sending = handed.saturating_duration_since(opened);
+                t.sending = handed.saturating_duration_since(held);
                 let fb = self.first_byte.unwrap_or(now);
                 t.waiting = fb.saturating_duration_since(handed);
                 if let Some(fb) = self.first_byte {
@@ -222,5 +226,39 @@ impl Progress {
     pub(crate) fn bytes(&mut self) -> (u64, u64) {
         self.claim_bytes();
         self.claimed.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http2_blocked_ends_when_the_connection_is_held() {
+        let ms = Duration::from_millis;
+        let mut p = Progress::new();
+        let t0 = p.start;
+        p.conn_at = Some(t0 + ms(1));
+        // hyper's connection task opened the stream 2 ms after the connection was held.
+        p.marks = Some(Arc::new(StreamMarks::at(t0 + ms(3), t0 + ms(4))));
+        p.first_byte = Some(t0 + ms(6));
+        p.body_done = Some(t0 + ms(7));
+        let t = p.timings(t0 + ms(8));
+        assert_eq!(t.blocked, ms(1));
+        assert_eq!(t.sending, ms(3), "the stream hand-off is part of sending");
+        assert_eq!(t.waiting, ms(2));
+        assert_eq!(t.receiving, ms(1));
+        assert_eq!(t.duration, ms(6));
+    }
+
+    #[test]
+    fn http2_stream_not_yet_handed_counts_as_sending() {
+        let ms = Duration::from_millis;
+        let mut p = Progress::new();
+        let t0 = p.start;
+        p.conn_at = Some(t0 + ms(2));
+        p.marks = Some(Arc::new(StreamMarks::default()));
+        let t = p.timings(t0 + ms(5));
+        assert_eq!((t.blocked, t.sending, t.waiting), (ms(2), ms(3), ms(0)));
     }
 }
