@@ -56,27 +56,25 @@ impl LagMonitor {
     /// A lower bound for the `pct` percentile of the lag (the lower edge of its bucket), or
     /// `None` before any probe: the percentile is known to be at least this.
     pub fn percentile_floor(&self, pct: f64) -> Option<Duration> {
-        let n = self.count();
-        if n == 0 {
-            return None;
-        }
-        let rank = ((pct / 100.0) * n as f64).ceil().max(1.0) as u64;
-        let mut seen = 0;
-        for (i, b) in self.buckets.iter().enumerate() {
-            seen += b.load(Ordering::Relaxed);
-            if seen >= rank {
-                return Some(match i {
-                    0 => Duration::ZERO,
-                    _ => Duration::from_millis(BOUNDS_MS[i - 1]),
-                });
-            }
-        }
-        Some(Duration::ZERO)
+        let i = self.bucket_of(pct)?;
+        Some(match i {
+            0 => Duration::ZERO,
+            _ => Duration::from_millis(BOUNDS_MS[i - 1]),
+        })
     }
 
     /// An upper bound for the `pct` percentile of the lag (bucket resolution), or `None`
     /// before any probe.
     pub fn percentile_bound(&self, pct: f64) -> Option<Duration> {
+        let i = self.bucket_of(pct)?;
+        Some(match BOUNDS_MS.get(i) {
+            Some(ms) => Duration::from_millis(*ms).min(self.max()),
+            None => self.max(),
+        })
+    }
+
+    /// The bucket holding the `pct` percentile, or `None` before any probe.
+    fn bucket_of(&self, pct: f64) -> Option<usize> {
         let n = self.count();
         if n == 0 {
             return None;
@@ -86,13 +84,11 @@ impl LagMonitor {
         for (i, b) in self.buckets.iter().enumerate() {
             seen += b.load(Ordering::Relaxed);
             if seen >= rank {
-                return Some(match BOUNDS_MS.get(i) {
-                    Some(ms) => Duration::from_millis(*ms).min(self.max()),
-                    None => self.max(),
-                });
+                return Some(i);
             }
         }
-        Some(self.max())
+        // Probes recorded while counting: the last bucket.
+        Some(self.buckets.len() - 1)
     }
 }
 
