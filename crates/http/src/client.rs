@@ -115,6 +115,7 @@ impl Chain {
             request_headers: self.script_headers,
             script_headers: Vec::new(),
             too_many_redirects: false,
+            failed_in_body: self.progress.first_byte.is_some(),
             hops: self.hops,
             debug: self.debug,
         }
@@ -340,6 +341,7 @@ impl Client {
                 request_headers: std::mem::take(&mut chain.script_headers),
                 script_headers: Vec::new(),
                 too_many_redirects: location.is_some(),
+                failed_in_body: false,
                 hops: std::mem::take(&mut chain.hops),
                 debug: std::mem::take(&mut chain.debug),
             });
@@ -420,7 +422,10 @@ impl Client {
                     let malformed = (e.is_parse() || e.is_parse_status())
                         .then(|| error::malformed_status_line(&conn.stats.head_sample()))
                         .flatten();
-                    return Err(malformed.unwrap_or_else(|| error::from_hyper(&e, side)));
+                    return Err(malformed.unwrap_or_else(|| {
+                        let err = error::from_hyper(&e, side);
+                        error::on_connection(err, conn.local_addr, conn.remote_addr)
+                    }));
                 }
             }
         }
@@ -470,7 +475,10 @@ impl Client {
             .unwrap_or(0)
             .min(MAX_PREALLOC);
         while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| error::from_hyper(&e, Side::Read))?;
+            let frame = frame.map_err(|e| {
+                let err = error::from_hyper(&e, Side::Read);
+                error::on_connection(err, conn.local_addr, conn.remote_addr)
+            })?;
             let Ok(data) = frame.into_data() else {
                 continue;
             };

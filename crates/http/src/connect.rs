@@ -46,10 +46,12 @@ pub(crate) async fn connect(
     let t0 = Instant::now();
     let tcp = dial(addr, local_ip)
         .await
-        .map_err(|e| error::from_dial(&e))?;
+        .map_err(|e| error::from_dial(addr, &e))?;
     progress.connecting = t0.elapsed();
     // Go's dialer disables Nagle; small request heads must not wait for ACKs.
     let _ = tcp.set_nodelay(true);
+    // Both ends, for Go's wording of errors on the connection.
+    let addr = (tcp.local_addr().ok(), addr);
 
     let stats = IoStats::new();
     if !key.https {
@@ -103,7 +105,7 @@ async fn handshake_h1<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
     (tls_version, tls_cipher_suite): (&'static str, &'static str),
-    remote_addr: SocketAddr,
+    (local_addr, remote_addr): (Option<SocketAddr>, SocketAddr),
 ) -> Result<Conn, HttpError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -124,6 +126,7 @@ where
         stats,
         tls_version,
         tls_cipher_suite,
+        local_addr,
         remote_addr,
     })
 }
@@ -132,7 +135,7 @@ async fn handshake_h2<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
     (tls_version, tls_cipher_suite): (&'static str, &'static str),
-    remote_addr: SocketAddr,
+    (local_addr, remote_addr): (Option<SocketAddr>, SocketAddr),
 ) -> Result<Conn, HttpError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -149,6 +152,7 @@ where
         stats,
         tls_version,
         tls_cipher_suite,
+        local_addr,
         remote_addr,
     })
 }

@@ -187,7 +187,7 @@ impl DnsCache {
             .map(|a| a.ip())
             .collect();
         if all.is_empty() {
-            return Err(error::no_such_host());
+            return Err(error::no_such_host(host));
         }
         let addrs = opts.policy.filter(&all);
         if addrs.is_empty() {

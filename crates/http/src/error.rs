@@ -62,6 +62,9 @@ pub struct HttpError {
     pub code: u32,
     /// Human-readable message, k6 style.
     pub message: String,
+    /// Go's own error text where it says more than `message` (addresses, the failing
+    /// check): k6 shows it in its "Request Failed" warning.
+    pub detail: Option<String>,
 }
 
 impl HttpError {
@@ -70,7 +73,20 @@ impl HttpError {
         Self {
             code,
             message: message.into(),
+            detail: None,
         }
+    }
+
+    /// The same error with Go's fuller text for the log line.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The text k6's "Request Failed" warning shows for this error (without Go's
+    /// `Method "url": ` prefix).
+    pub fn log_text(&self) -> &str {
+        self.detail.as_deref().unwrap_or(&self.message)
     }
 
     /// The error k6 reports when the request timeout expires.
@@ -110,20 +126,40 @@ impl fmt::Display for Side {
     }
 }
 
-/// Maps an error from `TcpStream::connect`.
-pub(crate) fn from_dial(e: &io::Error) -> HttpError {
+/// Maps an error from `TcpStream::connect` to `addr`.
+pub(crate) fn from_dial(addr: std::net::SocketAddr, e: &io::Error) -> HttpError {
     match e.kind() {
         io::ErrorKind::ConnectionRefused => {
             HttpError::new(TCP_DIAL_REFUSED, "dial: connection refused")
+                .with_detail(format!("dial tcp {addr}: connect: connection refused"))
         }
-        io::ErrorKind::TimedOut => HttpError::new(TCP_DIAL_TIMEOUT, "dial: i/o timeout"),
+        io::ErrorKind::TimedOut => HttpError::new(TCP_DIAL_TIMEOUT, "dial: i/o timeout")
+            .with_detail(format!("dial tcp {addr}: i/o timeout")),
         _ => HttpError::new(TCP_DIAL, format!("dial: {e}")),
     }
 }
 
+/// Adds Go's connection addresses to an I/O error seen on an established connection
+/// (`read tcp 127.0.0.1:50000->127.0.0.1:8080: read: connection reset by peer`).
+pub(crate) fn on_connection(
+    err: HttpError,
+    local: Option<std::net::SocketAddr>,
+    remote: std::net::SocketAddr,
+) -> HttpError {
+    let side = match err.message.split_once(':') {
+        Some((side @ ("read" | "write"), _)) if err.detail.is_none() => side,
+        _ => return err,
+    };
+    let Some(local) = local else {
+        return err;
+    };
+    let detail = format!("{side} tcp {local}->{remote}: {}", err.message);
+    err.with_detail(detail)
+}
+
 /// Maps a failed name lookup.
-/// k6 words lookup errors without the host (or resolver address), hence `_host` unused.
-pub(crate) fn from_dns(_host: &str, e: &io::Error) -> HttpError {
+/// k6 words lookup errors without the host; Go's text for the log line has it.
+pub(crate) fn from_dns(host: &str, e: &io::Error) -> HttpError {
     let text = e.to_string();
     let lower = text.to_ascii_lowercase();
     // getaddrinfo's EAI_NONAME / EAI_NODATA texts; everything else (EAI_AGAIN, …) is generic.
@@ -132,15 +168,16 @@ pub(crate) fn from_dns(_host: &str, e: &io::Error) -> HttpError {
         || lower.contains("no such host")
         || lower.contains("nodename nor servname")
     {
-        no_such_host()
+        no_such_host(host)
     } else {
         HttpError::new(DNS_GENERIC, format!("lookup: {text}"))
     }
 }
 
 /// The error for a name that resolves to nothing, worded as k6 words it.
-pub(crate) fn no_such_host() -> HttpError {
+pub(crate) fn no_such_host(host: &str) -> HttpError {
     HttpError::new(DNS_NO_SUCH_HOST, "lookup: no such host")
+        .with_detail(format!("lookup {host}: no such host"))
 }
 
 /// Maps a failed TLS handshake (tokio-rustls reports rustls errors wrapped in io::Error).
@@ -156,15 +193,13 @@ pub(crate) fn from_tls(_host: &str, e: &io::Error) -> HttpError {
 fn from_rustls(e: &rustls::Error) -> HttpError {
     use rustls::CertificateError as C;
     match e {
-        rustls::Error::InvalidCertificate(C::UnknownIssuer) => {
-            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
-        }
+        rustls::Error::InvalidCertificate(C::UnknownIssuer) => unknown_authority(),
         // `openssl req -x509` makes self-signed certificates with CA:TRUE; webpki rejects
         // those as leaves before looking for an issuer, where Go reports an unknown authority.
         rustls::Error::InvalidCertificate(C::Other(o))
             if o.0.downcast_ref::<webpki::Error>() == Some(&webpki::Error::CaUsedAsEndEntity) =>
         {
-            HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority")
+            unknown_authority()
         }
         rustls::Error::InvalidCertificate(
             C::NotValidForName | C::NotValidForNameContext { .. },
@@ -187,13 +222,23 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
         ) => HttpError::new(
             TLS_HEADER,
             "tls: first record does not look like a TLS handshake",
-        ),
+        )
+        // Go words it so when the first bytes are HTTP, by far the usual cause: an http
+        // server on the port of an https URL.
+        .with_detail("http: server gave HTTP response to HTTPS client"),
         rustls::Error::AlertReceived(alert) => HttpError::new(
             NETWORK,
             format!("remote error: tls: {}", alert_text(*alert)),
         ),
         other => HttpError::new(TLS_GENERIC, format!("tls: {other}")),
     }
+}
+
+/// k6's 1310, with Go's full text for the log line.
+fn unknown_authority() -> HttpError {
+    HttpError::new(TLS_UNKNOWN_AUTHORITY, "x509: unknown authority").with_detail(
+        "tls: failed to verify certificate: x509: certificate signed by unknown authority",
+    )
 }
 
 /// Go's message for a response head whose status line does not parse, from the first
@@ -206,10 +251,9 @@ pub(crate) fn malformed_status_line(head: &[u8]) -> Option<HttpError> {
     let line = String::from_utf8_lossy(line);
     let line = line.strip_suffix('\r').unwrap_or(&line);
     let err = |what: &str, token: &str| {
-        Some(HttpError::new(
-            GENERIC,
-            format!("malformed HTTP {what} {token:?}"),
-        ))
+        let message = format!("malformed HTTP {what} {token:?}");
+        let detail = format!("net/http: HTTP/1.x transport connection broken: {message}");
+        Some(HttpError::new(GENERIC, message).with_detail(detail))
     };
     let Some((proto, status)) = line.split_once(' ') else {
         return err("response", line);
@@ -379,9 +423,50 @@ mod tests {
     #[test]
     fn dial_refused_message() {
         let e = io::Error::from(io::ErrorKind::ConnectionRefused);
+        let addr: std::net::SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let err = from_dial(addr, &e);
         assert_eq!(
-            from_dial(&e),
-            HttpError::new(1212, "dial: connection refused")
+            (err.code, err.message.as_str()),
+            (1212, "dial: connection refused")
+        );
+        assert_eq!(
+            err.log_text(),
+            "dial tcp 127.0.0.1:1: connect: connection refused"
+        );
+    }
+
+    #[test]
+    fn log_texts_are_gos() {
+        let e = io::Error::other("failed to lookup address information: Name or service not known");
+        let dns = from_dns("x.invalid", &e);
+        assert_eq!(dns.message, "lookup: no such host");
+        assert_eq!(dns.log_text(), "lookup x.invalid: no such host");
+        let reset = from_io(&io::ErrorKind::ConnectionReset.into(), Side::Read);
+        let (local, remote) = (
+            "127.0.0.1:50000".parse().unwrap(),
+            "127.0.0.1:80".parse().unwrap(),
+        );
+        assert_eq!(
+            on_connection(reset.clone(), Some(local), remote).log_text(),
+            "read tcp 127.0.0.1:50000->127.0.0.1:80: read: connection reset by peer"
+        );
+        assert_eq!(
+            on_connection(reset, None, remote).log_text(),
+            "read: connection reset by peer"
+        );
+        // Only socket errors get addresses.
+        assert_eq!(
+            on_connection(HttpError::timeout(), Some(local), remote).log_text(),
+            "request timeout"
+        );
+        let malformed = malformed_status_line(b"this is not http\r\n").unwrap();
+        assert_eq!(
+            malformed.log_text(),
+            "net/http: HTTP/1.x transport connection broken: malformed HTTP status code \"is\""
+        );
+        assert_eq!(
+            unknown_authority().log_text(),
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
         );
     }
 
@@ -434,8 +519,9 @@ mod tests {
         let io = |e: E| io::Error::new(io::ErrorKind::InvalidData, e);
         assert_eq!(
             from_tls("h", &io(E::InvalidCertificate(C::UnknownIssuer))),
-            HttpError::new(1310, "x509: unknown authority")
+            unknown_authority()
         );
+        assert_eq!(unknown_authority().message, "x509: unknown authority");
         assert_eq!(
             from_tls("h", &io(E::InvalidCertificate(C::NotValidForName))),
             HttpError::new(1311, "x509: certificate doesn't match hostname")
@@ -482,6 +568,7 @@ mod tests {
                 ))
             ),
             HttpError::new(1301, "tls: first record does not look like a TLS handshake")
+                .with_detail("http: server gave HTTP response to HTTPS client")
         );
         assert_eq!(
             from_tls("h", &io(E::InvalidCertificate(C::Revoked))).code,

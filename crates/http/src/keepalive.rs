@@ -293,7 +293,7 @@ impl Io {
         };
         let tcp = TcpStream::connect(addr)
             .await
-            .map_err(|e| error::from_dial(&e))?;
+            .map_err(|e| error::from_dial(addr, &e))?;
         // Go's dialer disables Nagle; small request heads must not wait for ACKs.
         let _ = tcp.set_nodelay(true);
         self.stream = Some(tcp);
@@ -309,7 +309,7 @@ async fn resolve(host: &Host<String>, port: u16) -> Result<SocketAddr, HttpError
             .await
             .map_err(|e| error::from_dns(name, &e))?
             .next()
-            .ok_or_else(error::no_such_host),
+            .ok_or_else(|| error::no_such_host(name)),
     }
 }
 

@@ -253,6 +253,8 @@ pub struct Response {
     pub script_headers: Vec<(String, String)>,
     /// The redirect limit stopped the chain; this is the last 3xx (k6 logs a warning).
     pub too_many_redirects: bool,
+    /// The request failed while its body was read, after the response head had arrived.
+    pub failed_in_body: bool,
     /// One entry per request sent, redirect hops first, final last.
     pub hops: Vec<Hop>,
     /// `httpDebug` dumps in the order they happened; empty when it is off.

@@ -57,6 +57,7 @@ pub(crate) struct Conn {
     pub(crate) stats: Arc<IoStats>,
     pub(crate) tls_version: &'static str,
     pub(crate) tls_cipher_suite: &'static str,
+    pub(crate) local_addr: Option<SocketAddr>,
     pub(crate) remote_addr: SocketAddr,
 }
 
@@ -90,6 +91,7 @@ impl Conn {
                 stats: self.stats.clone(),
                 tls_version: self.tls_version,
                 tls_cipher_suite: self.tls_cipher_suite,
+                local_addr: self.local_addr,
                 remote_addr: self.remote_addr,
             }),
             Sender::H1(_) => None,

@@ -685,9 +685,10 @@ pub(super) fn finish(
                 .with_message(err.message.clone())
                 .into());
         }
+        let text = failure_text(&method, resp.url.as_str(), resp.failed_in_body, err);
         host.shared
             .logger
-            .log(Level::Warning, "Request Failed", &[("error", &err.message)]);
+            .log(Level::Warning, "Request Failed", &[("error", &text)]);
     }
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
     let status_text = resp.status_text();
@@ -723,6 +724,26 @@ pub(super) fn finish(
         parts,
         ctx,
     ))
+}
+
+/// The error of k6's "Request Failed" warning: Go's full error text, and for a request that
+/// failed before its response head, Go's `Get "url": ` in front (a failure while reading the
+/// body comes from the body reader, which Go does not wrap).
+fn failure_text(method: &Method, url: &str, in_body: bool, err: &rk6_http::HttpError) -> String {
+    if in_body {
+        return err.log_text().to_owned();
+    }
+    // Go's `url.Error` names the method with only its first letter upper case.
+    let name = method.as_str();
+    let mut op = String::with_capacity(name.len());
+    for (i, c) in name.chars().enumerate() {
+        op.push(if i == 0 {
+            c.to_ascii_uppercase()
+        } else {
+            c.to_ascii_lowercase()
+        });
+    }
+    format!("{op} {url:?}: {}", err.log_text())
 }
 
 /// What Go escapes when it prints a relative URL's path (the `url` tag of such a request).
