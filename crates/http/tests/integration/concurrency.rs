@@ -11,7 +11,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rk6_http::{Client, ClientConfig, Request, Response};
-use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::task::JoinSet;
 
 use crate::support::*;
@@ -47,20 +46,7 @@ async fn gate_server(mode: Mode, gate: usize, pki: Option<&Pki>) -> (String, Arc
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let counts = Arc::new(Counts::default());
-    let acceptor = pki.map(|pki| {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![pki.leaf_der.clone()],
-                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.leaf_key.clone())),
-            )
-            .unwrap();
-        cfg.alpn_protocols = vec![b"h2".to_vec()];
-        tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
-    });
+    let acceptor = pki.map(|pki| tls_acceptor(pki, &[b"h2"]));
     let c = counts.clone();
     tokio::spawn(async move {
         loop {

@@ -337,8 +337,8 @@ pub struct TlsOpts {
     pub handshake_delay: Duration,
 }
 
-/// A TLS server speaking the test routes over HTTP/1.1 or HTTP/2 (by ALPN).
-pub async fn tls_server(pki: &Pki, opts: TlsOpts) -> TestServer {
+/// A TLS acceptor presenting the leaf of `pki` and offering `alpn`.
+pub fn tls_acceptor(pki: &Pki, alpn: &[&[u8]]) -> tokio_rustls::TlsAcceptor {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -349,12 +349,18 @@ pub async fn tls_server(pki: &Pki, opts: TlsOpts) -> TestServer {
             PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.leaf_key.clone())),
         )
         .unwrap();
-    cfg.alpn_protocols = if opts.alpn_h2 {
-        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    cfg.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
+}
+
+/// A TLS server speaking the test routes over HTTP/1.1 or HTTP/2 (by ALPN).
+pub async fn tls_server(pki: &Pki, opts: TlsOpts) -> TestServer {
+    let alpn: &[&[u8]] = if opts.alpn_h2 {
+        &[b"h2", b"http/1.1"]
     } else {
-        vec![b"http/1.1".to_vec()]
+        &[b"http/1.1"]
     };
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let acceptor = tls_acceptor(pki, alpn);
     let delay = opts.handshake_delay;
     raw_server(move |stream, _| {
         let acceptor = acceptor.clone();
