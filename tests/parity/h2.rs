@@ -16,7 +16,6 @@ use hyper::header::{self, HeaderValue};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::Dir;
 
@@ -49,18 +48,8 @@ impl H2Server {
             .unwrap()
             .self_signed(&key)
             .unwrap();
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![CertificateDer::from(cert.der().to_vec())],
-                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-            )
-            .unwrap();
-        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let config = crate::support::tls_server_config(&cert, &key, &[b"h2", b"http/1.1"]);
+        let acceptor = tokio_rustls::TlsAcceptor::from(config);
         let counts = Arc::new(Counts::default());
         let c = counts.clone();
         let addr = crate::support::accept_loop(Duration::from_secs(120), move |tcp| {

@@ -39,6 +39,27 @@ const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// The fixed session token `/login` hands out and `/me` accepts.
 const SESSION_TOKEN: &str = "abc";
 
+/// A rustls server configuration presenting `cert` (signed with `key`) and offering `alpn`.
+pub fn tls_server_config(
+    cert: &rcgen::Certificate,
+    key: &rcgen::KeyPair,
+    alpn: &[&[u8]],
+) -> Arc<rustls::ServerConfig> {
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![CertificateDer::from(cert.der().to_vec())],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        )
+        .unwrap();
+    cfg.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Arc::new(cfg)
+}
+
 /// Binds 127.0.0.1:0 and, on a background thread with its own runtime, hands every
 /// accepted connection to `on_conn` (each on its own task) for `life`; the port accepts
 /// before this returns. For tests that need a server of their own (HTTP/2, TLS, counters).
