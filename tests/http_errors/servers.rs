@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-
 /// Longest a server thread keeps a connection open without progress.
 const HOLD: Duration = Duration::from_secs(5);
 
