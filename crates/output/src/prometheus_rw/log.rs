@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use crate::outputs::rfc3339;
+use crate::timestamp::rfc3339;
 
 /// Logs one error line in k6's logfmt layout, tagged with this output.
 pub(crate) fn log_error(msg: &str, error: &str) {
