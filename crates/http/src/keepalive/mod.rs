@@ -80,13 +80,7 @@ impl RequestBytes {
             push_header(&mut lines, "Content-Length", &body.len().to_string());
         }
         if !has_auth && !url.username().is_empty() {
-            let user = headers::percent_decode(url.username());
-            let pass = url
-                .password()
-                .map(headers::percent_decode)
-                .unwrap_or_default();
-            let basic = headers::base64(format!("{user}:{pass}").as_bytes());
-            push_header(&mut lines, "Authorization", &format!("Basic {basic}"));
+            push_header(&mut lines, "Authorization", &headers::basic_auth(url));
         }
         headers::value("Host", &host_header)?;
         let mut wire = Vec::with_capacity(64 + host_header.len() + lines.len() + body.len());
