@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::TestServer;
-use crate::{count, metric, rk6_env, Dir};
+use crate::{count, metric, rk6_env, Dir, Run};
 
 /// The prometheus binary, or `None` when it is not installed (CI installs it and then
 /// requires it).
@@ -35,6 +35,21 @@ fn prometheus_bin() -> Option<String> {
         eprintln!("prometheus not installed: skipping the Prometheus remote-write test");
     }
     found
+}
+
+/// `rk6 run -q -o experimental-prometheus-rw SCRIPT` in `dir` with `env`.
+fn run_rw(dir: &Dir, script: &std::path::Path, env: &[(&str, &str)]) -> Run {
+    rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            script.to_str().unwrap(),
+        ],
+        &dir.0,
+        env,
+    )
 }
 
 /// A Prometheus with the remote-write receiver on 127.0.0.1, killed on drop.
@@ -303,15 +318,9 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
     // With stale markers the series end with the test: an instant query finds nothing,
     // while the stored samples still hold the final values.
     let path = dir.write("stale.js", &script(&srv.url(""), "stale"));
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
@@ -342,15 +351,9 @@ fn unreachable_endpoint_is_logged_once_and_the_test_still_passes() {
         "import { sleep } from 'k6';\nexport const options = { iterations: 4 };\nexport default function () { sleep(0.3); }\n",
     );
     let url = format!("http://127.0.0.1:{port}/api/v1/write");
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "200ms"),
@@ -386,17 +389,7 @@ fn bad_settings_fail_at_startup() {
             "not supported by rk6 yet",
         ),
     ] {
-        let run = rk6_env(
-            &[
-                "run",
-                "-q",
-                "-o",
-                "experimental-prometheus-rw",
-                path.to_str().unwrap(),
-            ],
-            &dir.0,
-            &[(key, value)],
-        );
+        let run = run_rw(&dir, &path, &[(key, value)]);
         assert_ne!(run.code, 0, "{key}={value}");
         assert!(run.stderr.contains(needle), "{key}: {}", run.stderr);
     }
@@ -473,15 +466,9 @@ fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
         "export const options = { iterations: 3 };\nexport default function () {}\n",
     );
     let url = format!("http://127.0.0.1:{}/api/v1/write", receiver.port);
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_USERNAME", "alice"),
@@ -603,15 +590,9 @@ fn https_endpoint_needs_a_trusted_certificate_or_insecure_skip_tls_verify() {
     );
     let run = |port: u16, insecure: &str| {
         let url = format!("https://127.0.0.1:{port}/api/v1/write");
-        rk6_env(
-            &[
-                "run",
-                "-q",
-                "-o",
-                "experimental-prometheus-rw",
-                path.to_str().unwrap(),
-            ],
-            &dir.0,
+        run_rw(
+            &dir,
+            &path,
             &[
                 ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
                 ("K6_PROMETHEUS_RW_BEARER_TOKEN", "tok"),
