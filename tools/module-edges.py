@@ -5,8 +5,9 @@ Usage: tools/module-edges.py [--tests] CRATE_DIR...   (e.g. crates/output crates
 
 An edge `a -> b` means a file of module `a` names an item of module `b`: through
 `use crate::b::..`, `crate::b::..` in code, `super::..`, a child module's name, or an item
-the crate root re-exports from `b` (`crate::Thing`). The crate root (lib.rs) only declares
-and re-exports, so its own edges are not listed. `#[cfg(test)]` modules are left out unless
+the crate root re-exports from `b` (`crate::Thing`); an item defined in lib.rs itself is an edge
+to `(root)`. The root's `mod` declarations and `pub use` re-exports are not edges, the
+items it uses are. `#[cfg(test)]` modules are left out unless
 `--tests` is given. Exit status 1 when the edges form a cycle, which is printed.
 """
 
@@ -95,9 +96,14 @@ def main() -> int:
         edges = {}
         for mod, text in texts.items():
             if mod == "":
-                continue
-            here = mod.split("::")
-            children = {m.split("::")[-1] for m in modules if m.startswith(mod + "::") and m.count("::") == mod.count("::") + 1}
+                # Declarations and re-exports do not make the root depend on a module.
+                text = re.sub(r"\b(pub(\([^)]*\))?\s+)?mod\s+\w+;|\bpub\s+use\s+[^;]+;", "", text)
+            here = mod.split("::") if mod else []
+            children = {
+                m.split("::")[-1]
+                for m in modules
+                if m and m.split("::")[:-1] == here
+            }
             paths = []
             for tree in re.findall(r"\buse\s+([^;]+);", text):
                 paths.extend(use_paths(tree))
@@ -120,19 +126,17 @@ def main() -> int:
                 else:
                     continue
                 target = resolve(absolute) if absolute else ""
-                if target is None or target == "":
-                    # `super::x` from a top-level file names the root: a root-level item.
-                    if absolute and absolute[0] in reexports:
-                        target = reexports[absolute[0]]
-                    else:
-                        continue
+                if target is None:
+                    # An item of the root: re-exported from a module, or its own.
+                    target = reexports.get(absolute[0], "")
                 if target != mod:
                     targets.add(target)
             edges[mod] = sorted(targets)
 
         print(f"== {crate}")
         for mod in sorted(edges):
-            print(f"  {mod or '(root)'} -> {', '.join(edges[mod]) or '-'}")
+            names = [e or "(root)" for e in edges[mod]]
+            print(f"  {mod or '(root)'} -> {', '.join(names) or '-'}")
         # Cycles: strongly connected components of more than one module (Tarjan).
         index, low, stack, on, sccs = {}, {}, [], set(), []
 
@@ -162,7 +166,7 @@ def main() -> int:
                 visit(v)
         for comp in sccs:
             cyclic = True
-            print(f"  CYCLE: {' <-> '.join(comp)}")
+            print(f"  CYCLE: {' <-> '.join(c or '(root)' for c in comp)}")
         if not sccs:
             print("  no cycles")
     return 1 if cyclic else 0

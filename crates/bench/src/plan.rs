@@ -10,7 +10,7 @@ use rk6_http::{Request, RequestBytes};
 use rk6_metrics::stat::Stat;
 use rk6_metrics::threshold_parser::{parse_expression, Expression};
 
-use crate::BenchConfig;
+use crate::config::BenchConfig;
 
 /// A validated `rk6 bench` invocation.
 pub(crate) struct Plan {

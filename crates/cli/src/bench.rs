@@ -1,6 +1,6 @@
 //! `rk6 bench`: hands the flags to rk6-bench and maps its result to k6's exit codes.
 
-use rk6_bench::{BenchConfig, BenchError, BenchOutcome};
+use rk6_bench::{BenchConfig, BenchOutcome};
 
 use crate::args::BenchArgs;
 use crate::exit::ExitCode;
@@ -10,7 +10,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     match rk6_bench::run(&config(args)) {
         Ok(BenchOutcome::Passed) => ExitCode::Success,
         Ok(BenchOutcome::ThresholdsCrossed) => ExitCode::ThresholdsFailed,
-        Err(e @ (BenchError::Invalid(_) | BenchError::Runtime(_))) => {
+        Err(e) => {
             eprintln!("rk6 bench: {e}");
             ExitCode::InvalidConfig
         }
