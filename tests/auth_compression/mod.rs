@@ -124,7 +124,10 @@ fn digest_ok(req: &Seen) -> bool {
     else {
         return false;
     };
-    let h = |s: String| format!("{:x}", md5::compute(s));
+    let h = |s: String| {
+        use md5_digest::Digest as _;
+        format!("{:x}", md5_digest::Md5::digest(s))
+    };
     let get = |k: &str| p.get(k).cloned().unwrap_or_default();
     let ha1 = h(format!("{}:{REALM}:p:w", get("username")));
     let ha2 = h(format!("{}:{}", req.method, req.target));

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::TestServer;
-use crate::{count, metric, rk6_env, Dir};
+use crate::{count, metric, rk6_env, Dir, Run};
 
 /// The prometheus binary, or `None` when it is not installed (CI installs it and then
 /// requires it).
@@ -35,6 +35,21 @@ fn prometheus_bin() -> Option<String> {
         eprintln!("prometheus not installed: skipping the Prometheus remote-write test");
     }
     found
+}
+
+/// `rk6 run -q -o experimental-prometheus-rw SCRIPT` in `dir` with `env`.
+fn run_rw(dir: &Dir, script: &std::path::Path, env: &[(&str, &str)]) -> Run {
+    rk6_env(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "experimental-prometheus-rw",
+            script.to_str().unwrap(),
+        ],
+        &dir.0,
+        env,
+    )
 }
 
 /// A Prometheus with the remote-write receiver on 127.0.0.1, killed on drop.
@@ -303,15 +318,9 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
     // With stale markers the series end with the test: an instant query finds nothing,
     // while the stored samples still hold the final values.
     let path = dir.write("stale.js", &script(&srv.url(""), "stale"));
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
@@ -342,15 +351,9 @@ fn unreachable_endpoint_is_logged_once_and_the_test_still_passes() {
         "import { sleep } from 'k6';\nexport const options = { iterations: 4 };\nexport default function () { sleep(0.3); }\n",
     );
     let url = format!("http://127.0.0.1:{port}/api/v1/write");
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "200ms"),
@@ -386,17 +389,7 @@ fn bad_settings_fail_at_startup() {
             "not supported by rk6 yet",
         ),
     ] {
-        let run = rk6_env(
-            &[
-                "run",
-                "-q",
-                "-o",
-                "experimental-prometheus-rw",
-                path.to_str().unwrap(),
-            ],
-            &dir.0,
-            &[(key, value)],
-        );
+        let run = run_rw(&dir, &path, &[(key, value)]);
         assert_ne!(run.code, 0, "{key}={value}");
         assert!(run.stderr.contains(needle), "{key}: {}", run.stderr);
     }
@@ -473,15 +466,9 @@ fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
         "export const options = { iterations: 3 };\nexport default function () {}\n",
     );
     let url = format!("http://127.0.0.1:{}/api/v1/write", receiver.port);
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "-o",
-            "experimental-prometheus-rw",
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
+    let run = run_rw(
+        &dir,
+        &path,
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_USERNAME", "alice"),
@@ -534,5 +521,124 @@ fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
     assert_eq!(stale.timeseries.len(), values.timeseries.len());
     for ts in &stale.timeseries {
         assert_eq!(ts.samples[0].value.to_bits(), wire::STALE_NAN);
+    }
+}
+
+/// A remote-write receiver behind TLS with a self-signed certificate on 127.0.0.1,
+/// offering `alpn`; records each request's protocol and lower-cased header names and
+/// values, and answers 204.
+fn tls_receiver(alpn: &[&[u8]]) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    let acceptor =
+        tokio_rustls::TlsAcceptor::from(crate::support::tls_server_config(&cert, &key, alpn));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let addr = crate::support::accept_loop(Duration::from_secs(60), move |tcp| {
+        let acceptor = acceptor.clone();
+        let record = record.clone();
+        async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            let service =
+                hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let record = record.clone();
+                    async move {
+                        let mut line = format!("{:?}", req.version());
+                        for (k, v) in req.headers() {
+                            line.push_str(&format!("\n{k}: {}", v.to_str().unwrap_or("")));
+                        }
+                        let _ = req.into_body().collect().await;
+                        record.lock().unwrap().push(line.to_lowercase());
+                        Ok::<_, std::convert::Infallible>(
+                            hyper::Response::builder()
+                                .status(204)
+                                .body(Full::new(bytes::Bytes::new()))
+                                .unwrap(),
+                        )
+                    }
+                });
+            let io = TokioIo::new(tls);
+            if h2 {
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(io, service)
+                    .await;
+            } else {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await;
+            }
+        }
+    });
+    (addr.port(), seen)
+}
+
+#[test]
+fn https_endpoint_needs_a_trusted_certificate_or_insecure_skip_tls_verify() {
+    let dir = Dir::new("prometheus-rw-tls");
+    let path = dir.write(
+        "script.js",
+        "export const options = { iterations: 2 };\nexport default function () {}\n",
+    );
+    let run = |port: u16, insecure: &str| {
+        let url = format!("https://127.0.0.1:{port}/api/v1/write");
+        run_rw(
+            &dir,
+            &path,
+            &[
+                ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+                ("K6_PROMETHEUS_RW_BEARER_TOKEN", "tok"),
+                ("K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY", insecure),
+                ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1h"),
+            ],
+        )
+    };
+
+    // Verified: the self-signed certificate is refused, once, and the test still passes.
+    let (port, seen) = tls_receiver(&[b"http/1.1"]);
+    let refused = run(port, "false");
+    refused.assert_code(0);
+    let errors: Vec<&str> = refused
+        .stderr
+        .lines()
+        .filter(|l| l.contains("Failed to send the time series data"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", refused.stderr);
+    assert!(
+        errors[0].contains("error=\"x509: unknown authority\""),
+        "{}",
+        refused.stderr
+    );
+    assert!(seen.lock().unwrap().is_empty());
+
+    // Skipped verification, over HTTP/1.1 and over HTTP/2 when the server picks it by ALPN.
+    for (alpn, version) in [
+        (&[&b"http/1.1"[..]][..], "http/1.1"),
+        (&[&b"h2"[..], &b"http/1.1"[..]][..], "http/2.0"),
+    ] {
+        let (port, seen) = tls_receiver(alpn);
+        let pushed = run(port, "true");
+        pushed.assert_code(0);
+        assert!(!pushed.stderr.contains("level=error"), "{}", pushed.stderr);
+        let requests = seen.lock().unwrap().clone();
+        assert_eq!(requests.len(), 1, "{requests:?}");
+        let head = &requests[0];
+        assert!(head.starts_with(version), "{head}");
+        for h in [
+            "content-encoding: snappy",
+            "x-prometheus-remote-write-version: 0.1.0",
+            "authorization: bearer tok",
+            "user-agent: rk6/",
+        ] {
+            assert!(head.contains(h), "missing {h}: {head}");
+        }
     }
 }

@@ -9,7 +9,7 @@
 use http::HeaderMap;
 use http_auth::{parse_challenges, DigestClient, ParamValue, PasswordParams};
 
-use crate::headers::{path_and_query, percent_decode};
+use crate::headers::{credentials, path_and_query};
 use crate::redirect::HopRequest;
 
 /// How a request authenticates with the credentials of its URL.
@@ -26,8 +26,7 @@ pub enum Auth {
 /// `WWW-Authenticate` headers of a 401 to `hop`; `None` when there is none to answer
 /// (the 401 is then the response, as a server refusing Digest meant it).
 pub(crate) fn digest_answer(headers: &HeaderMap, hop: &HopRequest) -> Option<String> {
-    let username = percent_decode(hop.url.username());
-    let password = hop.url.password().map(percent_decode).unwrap_or_default();
+    let (username, password) = credentials(&hop.url);
     let params = PasswordParams {
         username: &username,
         password: &password,
@@ -87,7 +86,8 @@ mod tests {
     }
 
     fn md5_hex(s: &str) -> String {
-        format!("{:x}", md5::compute(s))
+        use md5_digest::Digest as _;
+        format!("{:x}", md5_digest::Md5::digest(s))
     }
 
     #[test]

@@ -60,9 +60,7 @@ pub(crate) fn build_request(
         );
     }
     if !has_auth && !url.username().is_empty() {
-        let user = percent_decode(url.username());
-        let pass = url.password().map(percent_decode).unwrap_or_default();
-        let v = format!("Basic {}", base64(format!("{user}:{pass}").as_bytes()));
+        let v = basic_auth(url);
         map.insert(http::header::AUTHORIZATION, value("Authorization", &v)?);
     }
     // Order as Go builds it: the user's Cookie header, request-scoped cookies, then the jar.
@@ -229,42 +227,27 @@ pub fn canonical(name: &str) -> String {
         .collect()
 }
 
-/// URL userinfo as the text it encodes (invalid escapes kept as they are).
-pub(crate) fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+/// URL userinfo as the text it encodes (invalid escapes kept as they are, invalid UTF-8
+/// replaced).
+fn percent_decode(s: &str) -> String {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
-pub(crate) fn base64(input: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
-    for chunk in input.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*chunk.get(2).unwrap_or(&0));
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(T[(n >> shift & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+/// The URL's user name and password, decoded (an absent password is empty).
+pub(crate) fn credentials(url: &Url) -> (String, String) {
+    let user = percent_decode(url.username());
+    let pass = url.password().map(percent_decode).unwrap_or_default();
+    (user, pass)
+}
+
+/// `Basic <base64(user:pass)>` from the URL's credentials.
+pub(crate) fn basic_auth(url: &Url) -> String {
+    use base64::Engine as _;
+    let (user, pass) = credentials(url);
+    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+    format!("Basic {token}")
 }
 
 #[cfg(test)]
@@ -336,9 +319,13 @@ mod tests {
 
     #[test]
     fn basic_auth_encoding() {
-        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
-        assert_eq!(base64(b"a"), "YQ==");
-        assert_eq!(base64(b"ab"), "YWI=");
+        let basic = |url: &str| basic_auth(&Url::parse(url).unwrap());
+        assert_eq!(basic("http://user:pass@h/"), "Basic dXNlcjpwYXNz");
+        assert_eq!(basic("http://a:bc@h/"), "Basic YTpiYw==");
+        assert_eq!(basic("http://ab:cd@h/"), "Basic YWI6Y2Q=");
+        assert_eq!(basic("http://us%40er:p%3Aw@h/"), "Basic dXNAZXI6cDp3");
         assert_eq!(percent_decode("a%40b%"), "a@b%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%%41%C3%A9%FF"), "%Aé\u{fffd}");
     }
 }

@@ -68,7 +68,6 @@ mod decode;
 mod dns;
 mod encode;
 pub mod error;
-mod h1_framing;
 mod headers;
 pub mod keepalive;
 mod local_ips;

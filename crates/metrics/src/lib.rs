@@ -35,6 +35,7 @@ pub mod aggregator;
 pub mod builtin;
 pub mod group_tree;
 pub mod metric;
+mod metric_values;
 pub mod registry;
 pub mod sample;
 mod sections;

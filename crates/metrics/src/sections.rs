@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::aggregator::metric_values;
 use crate::builtin;
 use crate::group_tree::GroupTree;
 use crate::metric::MetricInfo;
+use crate::metric_values::metric_values;
 use crate::sample::Sample;
 use crate::sink::Sink;
 use crate::summary::{md5_hex, CheckSummary, MetricSummary, SectionSummary, Sections};

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use md5_digest::{Digest as _, Md5};
+
 use crate::metric::{MetricType, ValueType};
 
 /// Everything the end-of-test outputs need.
@@ -124,7 +126,7 @@ pub struct CheckSummary {
 
 /// Lower-case hex MD5, k6's group and check id.
 pub fn md5_hex(s: &str) -> String {
-    format!("{:x}", md5::compute(s.as_bytes()))
+    format!("{:x}", Md5::digest(s.as_bytes()))
 }
 
 #[cfg(test)]

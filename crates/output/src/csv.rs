@@ -6,7 +6,10 @@ use std::time::SystemTime;
 
 use rk6_metrics::{Registry, Sample};
 
-use crate::outputs::{rfc3339, unix, Names, OutFile, Output};
+use crate::out_file::OutFile;
+use crate::outputs::OutputError;
+use crate::sample_writer::SampleFormat;
+use crate::timestamp::{rfc3339, unix};
 
 /// The system tags k6 enables by default, in column order.
 const TAG_COLUMNS: [&str; 14] = rk6_metrics::tags::DEFAULT_SYSTEM_TAGS;
@@ -67,47 +70,41 @@ pub fn csv_header() -> String {
     h
 }
 
-/// Writes k6's CSV rows.
-pub struct CsvOutput {
-    out: OutFile,
-    file: String,
+/// k6's CSV rows, after the header line.
+pub(crate) struct CsvFormat {
     time_format: TimeFormat,
-    names: Names,
-    header_written: bool,
+    header: Vec<u8>,
     row: String,
-    error: Option<io::Error>,
 }
 
-impl CsvOutput {
-    pub(crate) fn new(out: OutFile, file: String, time_format: TimeFormat) -> CsvOutput {
-        CsvOutput {
-            out,
-            file,
+impl CsvFormat {
+    /// Rows with timestamps in `time_format`.
+    pub(crate) fn new(time_format: TimeFormat) -> CsvFormat {
+        CsvFormat {
             time_format,
-            names: Names::default(),
-            header_written: false,
+            header: format!("{}\n", csv_header()).into_bytes(),
             row: String::with_capacity(256),
-            error: None,
         }
     }
+}
 
-    fn write_header(&mut self) -> io::Result<()> {
-        if !self.header_written {
-            self.header_written = true;
-            self.out.write_all(csv_header().as_bytes())?;
-            self.out.write_all(b"\n")?;
-        }
-        Ok(())
+impl SampleFormat for CsvFormat {
+    const NAME: &'static str = "csv";
+
+    fn header(&self) -> &[u8] {
+        &self.header
     }
 
-    fn write_batch(&mut self, registry: &Registry, batch: &[Sample]) -> io::Result<()> {
-        self.write_header()?;
-        for s in batch {
-            let name = self.names.get(registry, s.metric).0;
-            row(&mut self.row, name, s, self.time_format);
-            self.out.write_all(self.row.as_bytes())?;
-        }
-        Ok(())
+    fn write(
+        &mut self,
+        out: &mut OutFile,
+        _registry: &Registry,
+        name: &str,
+        _first: bool,
+        s: &Sample,
+    ) -> io::Result<()> {
+        row(&mut self.row, name, s, self.time_format);
+        out.write_all(self.row.as_bytes())
     }
 }
 
@@ -156,39 +153,61 @@ fn field(buf: &mut String, s: &str) {
     buf.push('"');
 }
 
-impl Output for CsvOutput {
-    fn description(&self) -> String {
-        format!("csv ({})", self.file)
-    }
+/// Settings of the csv output: `-o csv=FILE` or `-o csv=fileName=FILE,timeFormat=...`,
+/// with `K6_CSV_FILENAME` / `K6_CSV_TIME_FORMAT` below the argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CsvConfig {
+    pub(crate) file_name: String,
+    pub(crate) time_format: TimeFormat,
+}
 
-    fn add(&mut self, registry: &Registry, batch: &[Sample]) {
-        if self.error.is_some() {
-            return;
+impl CsvConfig {
+    pub(crate) fn parse(
+        arg: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<CsvConfig, OutputError> {
+        let time = |s: &str| {
+            TimeFormat::parse(s).ok_or_else(|| {
+                OutputError::InvalidArgument(format!(
+                    "unknown csv time format \"{s}\"; use unix, unix_nano, unix_micro, unix_milli, rfc3339 or rfc3339_nano"
+                ))
+            })
+        };
+        let mut cfg = CsvConfig {
+            file_name: env("K6_CSV_FILENAME")
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "file.csv".to_string()),
+            time_format: match env("K6_CSV_TIME_FORMAT").filter(|s| !s.is_empty()) {
+                Some(s) => time(&s)?,
+                None => TimeFormat::Unix,
+            },
+        };
+        if arg.is_empty() {
+            return Ok(cfg);
         }
-        if let Err(e) = self.write_batch(registry, batch) {
-            self.error = Some(e);
+        if !arg.contains('=') {
+            cfg.file_name = arg.to_string();
+            return Ok(cfg);
         }
-    }
-
-    fn flush(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.flush() {
-                self.error = Some(e);
+        for pair in arg.split(',') {
+            let Some((k, v)) = pair.split_once('=') else {
+                return Err(OutputError::InvalidArgument(format!(
+                    "couldn't parse \"{arg}\" as argument for the csv output"
+                )));
+            };
+            match k {
+                "fileName" | "file_name" => cfg.file_name = v.to_string(),
+                "timeFormat" => cfg.time_format = time(v)?,
+                // rk6 flushes about once a second regardless.
+                "saveInterval" | "save_interval" => {}
+                other => {
+                    return Err(OutputError::InvalidArgument(format!(
+                        "unknown key \"{other}\" in the csv output argument"
+                    )))
+                }
             }
         }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        if self.error.is_none() {
-            if let Err(e) = self.write_header() {
-                self.error = Some(e);
-            }
-        }
-        let closed = self.out.close();
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => closed,
-        }
+        Ok(cfg)
     }
 }
 
@@ -199,6 +218,8 @@ mod tests {
     use rk6_metrics::{builtin, TagSet};
 
     use super::*;
+    use crate::outputs::Output;
+    use crate::sample_writer::SampleWriter;
 
     fn at(secs: u64, nanos: u32) -> SystemTime {
         UNIX_EPOCH + Duration::new(secs, nanos)
@@ -276,10 +297,10 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("out.csv.gz");
         let registry = Registry::new();
-        let mut out = CsvOutput::new(
+        let mut out = SampleWriter::new(
             OutFile::for_test(&path),
             "out.csv.gz".into(),
-            TimeFormat::Unix,
+            CsvFormat::new(TimeFormat::Unix),
         );
         assert_eq!(out.description(), "csv (out.csv.gz)");
         let s = Sample {
@@ -302,5 +323,32 @@ mod tests {
         assert_eq!(lines[0], csv_header());
         assert_eq!(lines[1], "iterations,10,1.000000,,,,,,,,,default,,,,,,,");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn csv_arguments_and_env() {
+        let none = |_: &str| None;
+        let c = CsvConfig::parse("", &none).unwrap();
+        assert_eq!(c.file_name, "file.csv");
+        assert_eq!(c.time_format, TimeFormat::Unix);
+        let c = CsvConfig::parse("out.csv.gz", &none).unwrap();
+        assert_eq!(c.file_name, "out.csv.gz");
+        let c = CsvConfig::parse("fileName=a.csv,timeFormat=rfc3339_nano", &none).unwrap();
+        assert_eq!(c.file_name, "a.csv");
+        assert_eq!(c.time_format, TimeFormat::Rfc3339Nano);
+        assert!(CsvConfig::parse("fileName=a.csv,bogus=1", &none).is_err());
+        assert!(CsvConfig::parse("timeFormat=weird", &none).is_err());
+        let env = |k: &str| match k {
+            "K6_CSV_FILENAME" => Some("env.csv".to_string()),
+            "K6_CSV_TIME_FORMAT" => Some("unix_milli".to_string()),
+            _ => None,
+        };
+        let c = CsvConfig::parse("", &env).unwrap();
+        assert_eq!(
+            (c.file_name.as_str(), c.time_format),
+            ("env.csv", TimeFormat::UnixMilli)
+        );
+        let c = CsvConfig::parse("x.csv", &env).unwrap();
+        assert_eq!(c.file_name, "x.csv");
     }
 }

@@ -74,7 +74,7 @@ fn group(g: &GroupSummary) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::tests::basic_run;
+    use crate::fixtures::basic_run;
 
     #[test]
     fn rates_thresholds_and_groups_in_legacy_shape() {

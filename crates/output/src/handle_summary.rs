@@ -80,7 +80,7 @@ fn group(g: &GroupSummary) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::tests::basic_run;
+    use crate::fixtures::basic_run;
     use std::time::Duration;
 
     fn stats() -> Vec<String> {

@@ -14,23 +14,22 @@ use rk6_metrics::{MetricId, Registry, Sample, ThresholdSet};
 use serde_json::{Map, Value};
 
 use crate::json::num;
-use crate::outputs::{rfc3339, Names, OutFile, Output};
+use crate::out_file::OutFile;
+use crate::sample_writer::SampleFormat;
+use crate::timestamp::rfc3339;
 
-/// Writes k6's JSON lines.
-pub struct JsonOutput {
-    out: OutFile,
-    file: String,
-    names: Names,
+/// k6's JSON lines.
+pub(crate) struct JsonLines {
     /// Threshold sources declared on each metric itself.
     thresholds: HashMap<MetricId, Vec<String>>,
     /// `{name, suffix, tags}` of each metric's sub-metrics.
     submetrics: HashMap<MetricId, Vec<Value>>,
     line: Vec<u8>,
-    error: Option<io::Error>,
 }
 
-impl JsonOutput {
-    pub(crate) fn new(out: OutFile, file: String, thresholds: &ThresholdSet) -> JsonOutput {
+impl JsonLines {
+    /// Lines whose `Metric` entries list the thresholds and sub-metrics of `thresholds`.
+    pub(crate) fn new(thresholds: &ThresholdSet) -> JsonLines {
         let mut by_metric: HashMap<MetricId, Vec<String>> = HashMap::new();
         for t in &thresholds.thresholds {
             if let Target::Metric(id) = t.target {
@@ -55,14 +54,10 @@ impl JsonOutput {
             m.insert("tags".into(), Value::Object(tags));
             subs.entry(s.parent).or_default().push(Value::Object(m));
         }
-        JsonOutput {
-            out,
-            file,
-            names: Names::default(),
+        JsonLines {
             thresholds: by_metric,
             submetrics: subs,
             line: Vec::with_capacity(512),
-            error: None,
         }
     }
 
@@ -93,19 +88,26 @@ impl JsonOutput {
         line.insert("metric".into(), Value::String(info.name));
         Value::Object(line)
     }
+}
 
-    fn write_batch(&mut self, registry: &Registry, batch: &[Sample]) -> io::Result<()> {
-        for s in batch {
-            if self.names.get(registry, s.metric).1 {
-                let line = self.metric_line(registry, s.metric);
-                serde_json::to_writer(&mut self.out, &line)?;
-                self.out.write_all(b"\n")?;
-            }
-            let name = self.names.get(registry, s.metric).0;
-            point_line(&mut self.line, name, s);
-            self.out.write_all(&self.line)?;
+impl SampleFormat for JsonLines {
+    const NAME: &'static str = "json";
+
+    fn write(
+        &mut self,
+        out: &mut OutFile,
+        registry: &Registry,
+        name: &str,
+        first: bool,
+        s: &Sample,
+    ) -> io::Result<()> {
+        if first {
+            let line = self.metric_line(registry, s.metric);
+            serde_json::to_writer(&mut *out, &line)?;
+            out.write_all(b"\n")?;
         }
-        Ok(())
+        point_line(&mut self.line, name, s);
+        out.write_all(&self.line)
     }
 }
 
@@ -135,37 +137,6 @@ fn string(buf: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *buf, s);
 }
 
-impl Output for JsonOutput {
-    fn description(&self) -> String {
-        format!("json ({})", self.file)
-    }
-
-    fn add(&mut self, registry: &Registry, batch: &[Sample]) {
-        if self.error.is_some() {
-            return;
-        }
-        if let Err(e) = self.write_batch(registry, batch) {
-            self.error = Some(e);
-        }
-    }
-
-    fn flush(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.out.flush() {
-                self.error = Some(e);
-            }
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        let closed = self.out.close();
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => closed,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, UNIX_EPOCH};
@@ -173,6 +144,8 @@ mod tests {
     use rk6_metrics::{builtin, MetricType, TagSet, ValueType};
 
     use super::*;
+    use crate::outputs::Output;
+    use crate::sample_writer::SampleWriter;
 
     #[test]
     fn point_lines_have_k6_key_order() {
@@ -216,10 +189,10 @@ mod tests {
             &registry,
         )
         .unwrap();
-        let mut out = JsonOutput::new(
+        let mut out = SampleWriter::new(
             OutFile::for_test(&path),
             path.display().to_string(),
-            &thresholds,
+            JsonLines::new(&thresholds),
         );
         assert_eq!(out.description(), format!("json ({})", path.display()));
         let tags = TagSet::from_pairs([("kind", "a")]);

@@ -3,8 +3,8 @@
 //! * [`render_text`] prints the k6 1.x text summary (`█ THRESHOLDS`, `█ TOTAL RESULTS`,
 //!   metrics by category) byte for byte in k6's layout; in full mode followed by the
 //!   `█ GROUP`/`█ SCENARIO` sections of [`rk6_metrics::Sections`], in legacy mode k6's
-//!   pre-1.0 layout instead. [`format`] holds its number, duration and byte rules
-//!   (truncation, SI units).
+//!   pre-1.0 layout instead (`text/`: its number, duration and byte rules, metric
+//!   categories, line alignment and blocks each have a file).
 //! * [`summary_export`] builds the `--summary-export` JSON (legacy shape: Rates as
 //!   `passes/fails/value`, `thresholds` maps are `true` when the threshold failed).
 //! * [`handle_summary_data`] builds the argument of a script's `handleSummary(data)`
@@ -14,28 +14,31 @@
 //!
 //! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
 //! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
-//! hands every sample batch ([`JsonOutput`] writes k6's JSON lines, [`CsvOutput`] its CSV,
-//! [`ReportOutput`] the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`,
-//! [`prometheus_rw`] pushes to a Prometheus remote-write endpoint).
+//! hands every sample batch (`json` writes k6's JSON lines and `csv` its CSV, both through
+//! one sample writer with a per-format line function; [`ReportOutput`] the self-contained
+//! HTML report of `K6_WEB_DASHBOARD_EXPORT`; [`prometheus_rw`] pushes to a Prometheus
+//! remote-write endpoint).
 
-pub mod category;
 mod csv;
 mod export;
-pub mod format;
+#[cfg(test)]
+mod fixtures;
 mod handle_summary;
 mod json;
 mod json_lines;
+mod out_file;
 mod outputs;
 pub mod prometheus_rw;
 mod report;
+mod sample_writer;
+mod spec;
 mod text;
-mod text_legacy;
-mod text_sections;
+mod timestamp;
 
-pub use csv::{csv_header, CsvOutput, TimeFormat};
+pub use csv::{csv_header, TimeFormat};
 pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
-pub use json_lines::JsonOutput;
-pub use outputs::{Output, OutputError, OutputKind, OutputSpec};
+pub use outputs::{Output, OutputError};
 pub use report::{ReportConfig, ReportOutput};
+pub use spec::{OutputKind, OutputSpec};
 pub use text::{render_text, SummaryMode, TextOptions};

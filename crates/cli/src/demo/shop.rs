@@ -362,39 +362,12 @@ fn parse_urlencoded(s: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A form field as the text it encodes: `+` is a space, malformed escapes pass through
+/// literally (as browsers do), invalid UTF-8 is replaced.
 fn percent_decode(s: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        match b {
-            b'0'..=b'9' => Some(b - b'0'),
-            b'a'..=b'f' => Some(b - b'a' + 10),
-            b'A'..=b'F' => Some(b - b'A' + 10),
-            _ => None,
-        }
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let decoded = bytes
-                    .get(i + 1..i + 3)
-                    .and_then(|h| Some((hex(h[0])? << 4) | hex(h[1])?));
-                match decoded {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    // Malformed escapes pass through literally, as browsers do.
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(&s.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 fn set_cookie(resp: &mut Resp, cookie: &str) {

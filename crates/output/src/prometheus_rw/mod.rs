@@ -9,8 +9,10 @@
 
 pub mod config;
 pub mod histogram;
+mod log;
 pub mod pusher;
 pub mod series;
+mod transport;
 pub mod wire;
 
 use std::io;
@@ -18,8 +20,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rk6_metrics::{Registry, Sample};
 
-use crate::outputs::{rfc3339, Output, OutputError};
+use crate::outputs::{Output, OutputError};
 use config::RwConfig;
+use log::log_error;
 use pusher::Pusher;
 use series::SeriesStore;
 
@@ -120,18 +123,4 @@ impl Output for PrometheusRwOutput {
         }
         Ok(())
     }
-}
-
-/// Logs one error line in k6's logfmt layout, tagged with this output.
-pub(crate) fn log_error(msg: &str, error: &str) {
-    eprintln!(
-        "time=\"{}\" level=error msg={} error={} output=\"Prometheus remote write\"",
-        rfc3339(SystemTime::now(), false),
-        quote(msg),
-        quote(error)
-    );
-}
-
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
 }

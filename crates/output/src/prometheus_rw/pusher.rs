@@ -4,15 +4,14 @@
 
 use std::collections::HashSet;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use rk6_http::{Client, ClientConfig, Request};
 use url::Url;
 
-use super::log_error;
+use super::log::log_error;
+use super::transport::Transport;
 use super::wire::HEADERS;
 
 /// Requests waiting to be sent.
@@ -46,23 +45,28 @@ impl Pusher {
     ) -> std::io::Result<Pusher> {
         let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE);
         let (done_tx, done) = sync_channel(1);
-        let config = Arc::new(ClientConfig {
-            insecure_skip_tls_verify,
-            user_agent: Some(format!("rk6/{}", env!("CARGO_PKG_VERSION"))),
-            timeout: REQUEST_TIMEOUT,
-            max_redirects: 0,
-            // The thread sleeps between pushes without driving idle connections, so each
-            // push opens its own (one connection every few seconds costs nothing).
-            no_connection_reuse: true,
-            ..ClientConfig::default()
-        });
+        let headers: Vec<(String, String)> = HEADERS
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .chain(headers)
+            .collect();
+        let user_agent = format!("rk6/{}", env!("CARGO_PKG_VERSION"));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let thread = std::thread::Builder::new()
             .name("rk6-prometheus-rw".into())
             .spawn(move || {
-                let stats = runtime.block_on(run(rx, config, url, headers));
+                let stats = runtime.block_on(async {
+                    let transport = Transport::new(
+                        &url,
+                        &headers,
+                        &user_agent,
+                        insecure_skip_tls_verify,
+                        REQUEST_TIMEOUT,
+                    );
+                    run(rx, transport).await
+                });
                 let _ = done_tx.send(stats);
             })?;
         Ok(Pusher {
@@ -112,33 +116,19 @@ impl Pusher {
     }
 }
 
-async fn run(
-    rx: Receiver<Vec<u8>>,
-    config: Arc<ClientConfig>,
-    url: Url,
-    headers: Vec<(String, String)>,
-) -> PushStats {
-    let client = Client::new(config);
+async fn run(rx: Receiver<Vec<u8>>, transport: Transport) -> PushStats {
     let mut stats = PushStats::default();
     let mut logged: HashSet<String> = HashSet::new();
     // Blocking here is fine: this thread's runtime has nothing else to drive meanwhile.
     while let Ok(body) = rx.recv() {
-        let mut req = Request::new(http::Method::POST, url.clone());
-        req.headers = HEADERS
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .chain(headers.iter().cloned())
-            .collect();
-        req.body = Bytes::from(body);
-        let res = client.send(req).await;
-        let failure = match (&res.error, res.status) {
-            (Some(e), _) => Some((e.to_string(), e.to_string())),
-            (None, 200..=299) => None,
-            (None, status) => {
+        let failure = match transport.post(Bytes::from(body)).await {
+            Err(e) => Some((e.clone(), e)),
+            Ok(res) if res.status.is_success() => None,
+            Ok(res) => {
                 let text = String::from_utf8_lossy(&res.body);
                 let text = text.trim();
                 Some((
-                    format!("status {status}"),
+                    format!("status {}", res.status.as_u16()),
                     format!("server returned HTTP status {} {text}", res.status_text())
                         .trim_end()
                         .to_string(),

@@ -195,7 +195,7 @@ impl ReportOutput {
         });
         ReportData {
             generator: format!("rk6 {}", env!("CARGO_PKG_VERSION")),
-            started: crate::outputs::rfc3339(self.origin, false),
+            started: crate::timestamp::rfc3339(self.origin, false),
             duration: duration.as_secs_f64(),
             totals: TotalsRow {
                 http_reqs: self.totals.reqs,

@@ -1,4 +1,4 @@
-//! HTTP/1.x response framing for the lean keep-alive engine ([`crate::keepalive`]): the
+//! HTTP/1.x response framing for the lean keep-alive engine ([`super`]): the
 //! response head (parsed by `httparse`) and where the body ends (Content-Length, chunked
 //! transfer coding, or the connection closing).
 //!

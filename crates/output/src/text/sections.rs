@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use rk6_metrics::{SectionSummary, Sections};
 
-use crate::text::{render_check_block, render_metrics, Paint, SummaryMode, SECTION_INDENT};
+use super::blocks::{render_check_block, render_metrics, SECTION_INDENT};
+use super::options::SummaryMode;
+use super::paint::Paint;
 
 /// Top-level groups (samples outside named scenarios) first, then one section per
 /// scenario; each ends with a blank line.
@@ -69,7 +71,7 @@ fn body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::tests::{group, metric};
+    use crate::fixtures::{group, metric};
     use crate::{render_text, TextOptions};
     use rk6_metrics::{MetricType::*, SummaryData, ValueType::*};
 

@@ -4,9 +4,11 @@
 //! per-phase timings and hyper's dispatcher task. A benchmark sends one fixed request over
 //! and over, so [`KeepAlive`] does only that: it writes bytes built once
 //! ([`RequestBytes`]), reads the answer into a buffer it reuses, parses the head with
-//! `httparse` and skips the body by its framing ([`crate::h1_framing`]). Nothing on the
+//! `httparse` and skips the body by its framing ([`framing`]). Nothing on the
 //! request path allocates. Plain `http://` only: a TLS origin may pick HTTP/2 by ALPN, which
 //! is the client's job.
+
+mod framing;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -18,8 +20,8 @@ use tokio::time::Sleep;
 use url::{Host, Url};
 
 use crate::error::{self, HttpError, Side};
-use crate::h1_framing::{self, BodyKind, Chunked};
 use crate::headers;
+use framing::{BodyKind, Chunked};
 
 /// Read buffer of a connection; a response head must fit in [`MAX_HEAD`].
 const BUFFER: usize = 16 * 1024;
@@ -78,13 +80,7 @@ impl RequestBytes {
             push_header(&mut lines, "Content-Length", &body.len().to_string());
         }
         if !has_auth && !url.username().is_empty() {
-            let user = headers::percent_decode(url.username());
-            let pass = url
-                .password()
-                .map(headers::percent_decode)
-                .unwrap_or_default();
-            let basic = headers::base64(format!("{user}:{pass}").as_bytes());
-            push_header(&mut lines, "Authorization", &format!("Basic {basic}"));
+            push_header(&mut lines, "Authorization", &headers::basic_auth(url));
         }
         headers::value("Host", &host_header)?;
         let mut wire = Vec::with_capacity(64 + host_header.len() + lines.len() + body.len());
@@ -377,8 +373,8 @@ struct Failed {
     unanswered: bool,
 }
 
-impl From<h1_framing::FramingError> for Failed {
-    fn from(e: h1_framing::FramingError) -> Failed {
+impl From<framing::FramingError> for Failed {
+    fn from(e: framing::FramingError) -> Failed {
         Failed {
             error: e.into(),
             unanswered: false,
@@ -417,7 +413,7 @@ where
     }
     buf.clear();
     let head = loop {
-        if let Some(head) = h1_framing::parse_head(buf.filled(), req.head_request)? {
+        if let Some(head) = framing::parse_head(buf.filled(), req.head_request)? {
             buf.consume(head.len);
             if head.is_interim() {
                 continue;

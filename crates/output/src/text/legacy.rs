@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use rk6_metrics::{GroupSummary, MetricSummary, SummaryData};
 
-use crate::text::{Layout, Paint, Row};
+use super::paint::Paint;
+use super::rows::{Layout, Row};
 
 /// Indentation of the root group's checks and of the metric names.
 const INDENT: usize = 5;
@@ -89,7 +90,7 @@ fn metrics(out: &mut String, all: &[MetricSummary], unit: Option<&str>, paint: P
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::tests::{basic_run, group, metric, threshold};
+    use crate::fixtures::{basic_run, group, metric, threshold};
     use crate::{render_text, SummaryMode, TextOptions};
     use rk6_metrics::{MetricType::*, ValueType::*};
     use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Which summary section a metric is listed under, and which metrics a mode hides.
 
-use crate::text::SummaryMode;
+use super::options::SummaryMode;
 
 /// Summary categories in display order: custom metrics first.
 pub const ORDER: [&str; 8] = [

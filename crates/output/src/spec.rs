@@ -1,0 +1,174 @@
+//! `-o name[=arg]`: which output, and opening it.
+
+use std::time::SystemTime;
+
+use rk6_metrics::ThresholdSet;
+
+use crate::csv::{CsvConfig, CsvFormat};
+use crate::json_lines::JsonLines;
+use crate::out_file::{OutFile, Target};
+use crate::outputs::{Output, OutputError};
+use crate::prometheus_rw::config::RwConfig;
+use crate::prometheus_rw::PrometheusRwOutput;
+use crate::report::{ReportConfig, ReportOutput};
+use crate::sample_writer::SampleWriter;
+
+/// Outputs k6 1.1 knows that rk6 does not have (built in, removed or via extensions).
+const K6_ONLY: &[&str] = &[
+    "influxdb",
+    "cloud",
+    "experimental-opentelemetry",
+    "statsd",
+    "datadog",
+    "kafka",
+    "xk6-influxdb",
+];
+
+/// One parsed `-o` value: `name` or `name=arg`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputSpec {
+    /// Which output.
+    pub kind: OutputKind,
+    /// Everything after the first `=` (may be empty).
+    pub arg: String,
+}
+
+/// The outputs rk6 implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// One JSON object per line (k6's `json`).
+    Json,
+    /// k6's `csv`.
+    Csv,
+    /// k6's `web-dashboard`, of which rk6 has only the HTML report export.
+    WebDashboard,
+    /// k6's `experimental-prometheus-rw` (Prometheus remote write).
+    PrometheusRw,
+}
+
+impl OutputSpec {
+    /// Parses `name[=arg]`; names rk6 does not implement are errors.
+    pub fn parse(s: &str) -> Result<OutputSpec, OutputError> {
+        let (name, arg) = s.split_once('=').unwrap_or((s, ""));
+        let kind = match name {
+            "json" => OutputKind::Json,
+            "csv" => OutputKind::Csv,
+            "web-dashboard" => OutputKind::WebDashboard,
+            "experimental-prometheus-rw" => OutputKind::PrometheusRw,
+            n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
+            n => return Err(OutputError::Unknown(n.to_string())),
+        };
+        Ok(OutputSpec {
+            kind,
+            arg: arg.to_string(),
+        })
+    }
+
+    /// The web-dashboard output the environment asks for (`K6_WEB_DASHBOARD=true` or
+    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`.
+    pub fn from_env(
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<OutputSpec>, OutputError> {
+        Ok(crate::report::enabled_by_env(env)?.then(|| OutputSpec {
+            kind: OutputKind::WebDashboard,
+            arg: String::new(),
+        }))
+    }
+
+    /// Creates the output (its file, or its pusher thread). `env` reads `K6_CSV_*`,
+    /// `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
+    pub fn open(
+        &self,
+        thresholds: &ThresholdSet,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Box<dyn Output>, OutputError> {
+        match self.kind {
+            OutputKind::Json => {
+                let target = Target::stdout_or_file(&self.arg);
+                let w = OutFile::create(&target).map_err(|source| OutputError::Create {
+                    kind: "json",
+                    source,
+                })?;
+                Ok(Box::new(SampleWriter::new(
+                    w,
+                    target.name(),
+                    JsonLines::new(thresholds),
+                )))
+            }
+            OutputKind::Csv => {
+                let cfg = CsvConfig::parse(&self.arg, env)?;
+                let target = Target::File(cfg.file_name.clone());
+                let w = OutFile::create(&target).map_err(|source| OutputError::Create {
+                    kind: "csv",
+                    source,
+                })?;
+                Ok(Box::new(SampleWriter::new(
+                    w,
+                    cfg.file_name,
+                    CsvFormat::new(cfg.time_format),
+                )))
+            }
+            OutputKind::WebDashboard => {
+                let cfg = ReportConfig::parse(&self.arg, env)?;
+                let out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
+                    OutputError::Create {
+                        kind: "web-dashboard",
+                        source,
+                    }
+                })?;
+                Ok(Box::new(out))
+            }
+            OutputKind::PrometheusRw => {
+                // k6 ignores an argument here; refusing it beats a silently unused URL.
+                if !self.arg.is_empty() {
+                    return Err(OutputError::InvalidArgument(format!(
+                        "the experimental-prometheus-rw output takes no argument (got \"{}\"); set K6_PROMETHEUS_RW_SERVER_URL and the other K6_PROMETHEUS_RW_* variables instead",
+                        self.arg
+                    )));
+                }
+                // The `_HEADERS_<name>` variables can only be found by listing them all.
+                let vars: Vec<(String, String)> = std::env::vars()
+                    .filter(|(k, _)| k.starts_with("K6_PROMETHEUS_RW_"))
+                    .collect();
+                let cfg = RwConfig::from_env(env, &vars)?;
+                Ok(Box::new(PrometheusRwOutput::new(cfg)?))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_specs() {
+        let s = OutputSpec::parse("json=out.json").unwrap();
+        assert_eq!((s.kind, s.arg.as_str()), (OutputKind::Json, "out.json"));
+        let s = OutputSpec::parse("csv").unwrap();
+        assert_eq!((s.kind, s.arg.as_str()), (OutputKind::Csv, ""));
+        let s = OutputSpec::parse("web-dashboard=export=r.html&period=2s").unwrap();
+        assert_eq!(
+            (s.kind, s.arg.as_str()),
+            (OutputKind::WebDashboard, "export=r.html&period=2s")
+        );
+        let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+        );
+        let s = OutputSpec::parse("experimental-prometheus-rw").unwrap();
+        assert_eq!(s.kind, OutputKind::PrometheusRw);
+        let none = |_: &str| None;
+        let e = OutputSpec::parse("experimental-prometheus-rw=http://x/")
+            .unwrap()
+            .open(&ThresholdSet::default(), &none)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("takes no argument"), "{e}");
+        assert!(matches!(
+            OutputSpec::parse("nope").unwrap_err(),
+            OutputError::Unknown(_)
+        ));
+    }
+}
