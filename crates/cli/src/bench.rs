@@ -192,12 +192,12 @@ pub fn run(args: BenchArgs) -> ExitCode {
 
 fn validate(args: &BenchArgs) -> Result<Plan, String> {
     let duration =
-        rk6_scheduler::parse_duration(&args.duration).map_err(|e| format!("--duration: {e}"))?;
+        rk6_options::parse_duration(&args.duration).map_err(|e| format!("--duration: {e}"))?;
     if duration.is_zero() {
         return Err("--duration must be greater than 0".into());
     }
     let timeout =
-        rk6_scheduler::parse_duration(&args.timeout).map_err(|e| format!("--timeout: {e}"))?;
+        rk6_options::parse_duration(&args.timeout).map_err(|e| format!("--timeout: {e}"))?;
     if timeout.is_zero() {
         return Err("--timeout must be greater than 0".into());
     }
@@ -506,7 +506,7 @@ fn evaluate_thresholds(thresholds: &[(String, Expression)], stats: &Stats) -> Ve
 fn print_header(url: &str, plan: &Plan) {
     println!(
         "Running {} test @ {url}",
-        rk6_scheduler::format_duration(plan.duration)
+        rk6_options::format_duration(plan.duration)
     );
     println!(
         "  {} threads and {} connections",

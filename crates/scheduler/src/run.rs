@@ -198,6 +198,7 @@ mod tests {
 
     use super::*;
     use crate::config::scenarios_from_options;
+    use crate::config::tests::opts;
     use crate::pool::LocalPool;
     use crate::vu::{Iteration, IterationOutcome, Vu, VuFactory};
 
@@ -258,7 +259,7 @@ mod tests {
         work_ms: u64,
         stripe: &crate::Stripe,
     ) -> Outcome {
-        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options.as_object().unwrap())
+        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(&opts(options))
             .unwrap()
             .into_iter()
             .map(|mut s| {
@@ -558,11 +559,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn externally_controlled_follows_its_target() {
         let scenarios = vec![Arc::new(
-            scenarios_from_options(
-                json!({"scenarios": {"e": {"executor": "externally-controlled", "vus": 1, "maxVUs": 4, "duration": "3s"}}})
-                    .as_object()
-                    .unwrap(),
-            )
+            scenarios_from_options(&opts(
+                json!({"scenarios": {"e": {"executor": "externally-controlled", "vus": 1, "maxVUs": 4, "duration": "3s"}}}),
+            ))
             .unwrap()
             .remove(0),
         )];
@@ -617,7 +616,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn stop_interrupts_everything() {
         let scenarios = vec![Arc::new(
-            scenarios_from_options(json!({"vus": 3, "duration": "1m"}).as_object().unwrap())
+            scenarios_from_options(&opts(json!({"vus": 3, "duration": "1m"})))
                 .unwrap()
                 .remove(0),
         )];
