@@ -248,11 +248,12 @@ mod tests {
     use rk6_scheduler::{scenarios_from_options, Scenario};
 
     fn control(options: Value, paused: bool) -> Arc<Control> {
-        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(&rk6_options::Options::from_json(&options).unwrap().options)
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect();
+        let scenarios: Vec<Arc<Scenario>> =
+            scenarios_from_options(&rk6_options::Options::from_json(&options).unwrap().options)
+                .unwrap()
+                .into_iter()
+                .map(Arc::new)
+                .collect();
         Control::new(
             ExecutionState::new(&scenarios),
             CancellationToken::new(),

@@ -28,9 +28,9 @@ pub fn build(
             None => Some(USER_AGENT.to_string()),
         },
         // A negative limit follows no redirect.
-        max_redirects: options
-            .max_redirects
-            .map_or(defaults.max_redirects, |n| u32::try_from(n.max(0)).unwrap_or(u32::MAX)),
+        max_redirects: options.max_redirects.map_or(defaults.max_redirects, |n| {
+            u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+        }),
         no_connection_reuse: flag(options.no_connection_reuse),
         http_debug: match options.http_debug.as_deref() {
             None | Some("") => rk6_http::HttpDebug::Off,

@@ -72,7 +72,10 @@ mod tests {
             read(json!({"setupTimeout": -5})).unwrap_err(),
             "setupTimeout must be positive"
         );
-        assert_eq!(read(json!({"teardownTimeout": -5})).unwrap().teardown, Duration::ZERO);
+        assert_eq!(
+            read(json!({"teardownTimeout": -5})).unwrap().teardown,
+            Duration::ZERO
+        );
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use rk6_options::{
-    config_file, consolidate, env_layer, script_layer, text, Consolidated,
-    Dns, GoDuration, Options, OptionsError,
+    config_file, consolidate, env_layer, script_layer, text, Consolidated, Dns, GoDuration,
+    Options, OptionsError,
 };
 use serde_json::Value;
 
@@ -60,8 +60,9 @@ fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
         OptionsError::invalid(format!("invalid {flag}: {e}"))
     };
     let duration = |flag: &str, v: &Option<String>| -> Result<Option<GoDuration>, OptionsError> {
-        v.as_deref()
-            .map_or(Ok(None), |v| text::duration(v).map_err(|e| invalid(flag, &e)))
+        v.as_deref().map_or(Ok(None), |v| {
+            text::duration(v).map_err(|e| invalid(flag, &e))
+        })
     };
     let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
         v.map(|n| {
@@ -75,7 +76,10 @@ fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
     let tags: BTreeMap<String, String> = args
         .tag
         .iter()
-        .filter_map(|t| t.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .filter_map(|t| {
+            t.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
         .collect();
     let dns = match &args.dns {
         Some(v) => Dns::from_text(v).map_err(OptionsError::invalid)?,
@@ -234,7 +238,10 @@ mod tests {
         let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
         let c = load(&json!({}), &RunArgs::default(), env).unwrap();
         let auth = c.options.tls_auth.unwrap();
-        assert_eq!((auth[0].cert.as_deref(), auth[0].key.as_deref()), (Some("c"), Some("k")));
+        assert_eq!(
+            (auth[0].cert.as_deref(), auth[0].key.as_deref()),
+            (Some("c"), Some("k"))
+        );
         let bad = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
         let err = load(&json!({}), &RunArgs::default(), bad).err().unwrap();
         assert!(err.message.contains("K6_TLSAUTH"), "{err}");

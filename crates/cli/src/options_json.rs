@@ -126,7 +126,9 @@ mod tests {
 
     #[test]
     fn scenarios_show_k6s_types() {
-        let s = scenario(&json!({"executor": "constant-vus", "vus": "3", "duration": 1000, "gracefulStop": 5000}));
+        let s = scenario(
+            &json!({"executor": "constant-vus", "vus": "3", "duration": 1000, "gracefulStop": 5000}),
+        );
         assert_eq!(
             s,
             json!({"executor": "constant-vus", "startTime": null, "gracefulStop": "5s", "env": null,

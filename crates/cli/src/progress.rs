@@ -232,14 +232,13 @@ mod tests {
     use super::*;
 
     fn state(options: serde_json::Value) -> std::sync::Arc<ExecutionState> {
-        let scenarios: Vec<std::sync::Arc<Scenario>> =
-            rk6_scheduler::scenarios_from_options(
-                &rk6_options::Options::from_json(&options).unwrap().options,
-            )
-                .unwrap()
-                .into_iter()
-                .map(std::sync::Arc::new)
-                .collect();
+        let scenarios: Vec<std::sync::Arc<Scenario>> = rk6_scheduler::scenarios_from_options(
+            &rk6_options::Options::from_json(&options).unwrap().options,
+        )
+        .unwrap()
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect();
         ExecutionState::new(&scenarios)
     }
 

@@ -225,7 +225,9 @@ struct Plan {
 fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError> {
     let options = &loaded.options;
     let output_specs = output_specs(args, |k| std::env::var(k).ok()).map_err(RunError::invalid)?;
-    let vu_stripe = segment_stripe(options)?;
+    // k6 refuses a bad segment flag with its generic failure, a bad option with 104.
+    let flagged = args.execution_segment.is_some() || args.execution_segment_sequence.is_some();
+    let vu_stripe = segment_stripe(options, flagged)?;
     let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options)
         .map_err(|e| RunError::invalid(e.0))?
         .into_iter()
@@ -235,9 +237,8 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
         })
         .collect();
     let run_options = rk6_js::RunOptions::from_options(options).map_err(RunError::invalid)?;
-    let http = crate::http_config::build(options, &run_options, &logger, |k| {
-        std::env::var(k).ok()
-    })?;
+    let http =
+        crate::http_config::build(options, &run_options, &logger, |k| std::env::var(k).ok())?;
     let timeouts = LifecycleTimeouts::from_options(options);
     for s in &scenarios {
         if !loaded.functions.iter().any(|f| f == &s.exec) {
@@ -297,17 +298,21 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
 }
 
 /// The stripe of this instance's execution segment (full without one).
-fn segment_stripe(options: &Options) -> Result<Stripe, RunError> {
+fn segment_stripe(options: &Options, flagged: bool) -> Result<Stripe, RunError> {
     let text = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    let code = if flagged {
+        ExitCode::Failure
+    } else {
+        ExitCode::InvalidConfig
+    };
     let segment = match text(&options.execution_segment) {
-        Some(s) => Segment::parse(&s).map_err(|e| RunError::new(ExitCode::Failure, e.0))?,
+        Some(s) => Segment::parse(&s).map_err(|e| RunError::new(code, e.0))?,
         None => Segment::FULL,
     };
     let sequence = match text(&options.execution_segment_sequence) {
-        Some(s) => Some(
-            rk6_scheduler::segment::parse_sequence(&s)
-                .map_err(|e| RunError::new(ExitCode::Failure, e.0))?,
-        ),
+        Some(s) => {
+            Some(rk6_scheduler::segment::parse_sequence(&s).map_err(|e| RunError::new(code, e.0))?)
+        }
         None => None,
     };
     Stripe::new(segment, sequence.as_deref()).map_err(|e| RunError::invalid(e.0))
@@ -350,7 +355,12 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         registry: loaded.registry.clone(),
         samples: collector.sender(),
         http: Arc::new(http),
-        tags: options.tags.clone().unwrap_or_default().into_iter().collect(),
+        tags: options
+            .tags
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
         no_cookies_reset: options.no_cookies_reset.unwrap_or(false),
         no_vu_connection_reuse: options.no_vu_connection_reuse.unwrap_or(false),
         logger,

@@ -34,10 +34,7 @@ pub fn from_options(
     let spec = TlsSpec {
         min_version: version(versions.min.as_deref())?,
         max_version: version(versions.max.as_deref())?,
-        cipher_suites: options
-            .tls_cipher_suites
-            .clone()
-            .filter(|s| !s.is_empty()),
+        cipher_suites: options.tls_cipher_suites.clone().filter(|s| !s.is_empty()),
         client_certs: client_certs(options.tls_auth.as_deref().unwrap_or_default())?,
     };
     let options = TlsOptions::new(&spec).map_err(|e| e.to_string())?;
@@ -119,7 +116,10 @@ mod tests {
             (version(max.min.as_deref()), version(max.max.as_deref())),
             (Ok(None), Ok(Some(TlsVersion::Tls12)))
         );
-        assert!(parse(json!({"tlsVersion": "tls9"})).err().unwrap().contains("tls9"));
+        assert!(parse(json!({"tlsVersion": "tls9"}))
+            .err()
+            .unwrap()
+            .contains("tls9"));
         assert!(v(json!(12)).is_err());
         assert!(
             parse(json!({"tlsVersion": {"min": "tls1.0", "max": "tls1.1"}}))

@@ -112,8 +112,10 @@ mod tests {
 
     #[test]
     fn reads_and_validates() {
-        let o = read(json!({"throw": true, "minIterationDuration": "1s", "systemTags": ["status", "vu"]}))
-            .unwrap();
+        let o = read(
+            json!({"throw": true, "minIterationDuration": "1s", "systemTags": ["status", "vu"]}),
+        )
+        .unwrap();
         assert!(o.throw);
         assert_eq!(o.min_iteration_duration, Some(Duration::from_secs(1)));
         let st = o.system_tags.unwrap();

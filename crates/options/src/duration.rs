@@ -304,11 +304,24 @@ mod tests {
         assert_eq!(ns("-2.5"), -2_500_000);
         assert_eq!(ns("1e3"), 1_000_000_000);
         for bad in [
-            "10x", "", "s", "1.5d", "1d-1h", "1h-1m", ".s", "1 s", "1_000", "d", "9223372037s",
+            "10x",
+            "",
+            "s",
+            "1.5d",
+            "1d-1h",
+            "1h-1m",
+            ".s",
+            "1 s",
+            "1_000",
+            "d",
+            "9223372037s",
         ] {
             assert!(parse_go_duration(bad).is_err(), "{bad}");
         }
-        assert!(parse_duration("-1s").is_err(), "negative is not a std duration");
+        assert!(
+            parse_duration("-1s").is_err(),
+            "negative is not a std duration"
+        );
         assert_eq!(ns("9223372036s"), 9_223_372_036_000_000_000);
     }
 

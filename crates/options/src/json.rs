@@ -80,7 +80,10 @@ pub fn string(v: &Value) -> Result<Option<String>, KindError> {
     match v {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),
-        other => Err(KindError(format!("{{option}} must be a string, got {}", shown(other)))),
+        other => Err(KindError(format!(
+            "{{option}} must be a string, got {}",
+            shown(other)
+        ))),
     }
 }
 
@@ -106,9 +109,9 @@ pub fn int(v: &Value) -> Result<Option<i64>, KindError> {
             }
         }
         Value::String(s) if s.is_empty() => Ok(None),
-        Value::String(s) => crate::text::int(s).map(Some).map_err(|_| {
-            KindError(format!("{{option}} must be an integer, got {}", shown(v)))
-        }),
+        Value::String(s) => crate::text::int(s)
+            .map(Some)
+            .map_err(|_| KindError(format!("{{option}} must be an integer, got {}", shown(v)))),
         other => Err(KindError(format!(
             "{{option}} must be an integer, got {}",
             shown(other)
@@ -296,10 +299,7 @@ mod tests {
         );
         assert_eq!(string(&json!("")).unwrap(), Some(String::new()));
         assert_eq!(err(string(&json!(1))), "o must be a string, got 1");
-        assert_eq!(
-            strings(&json!(["a"])).unwrap(),
-            Some(vec!["a".to_string()])
-        );
+        assert_eq!(strings(&json!(["a"])).unwrap(), Some(vec!["a".to_string()]));
         assert_eq!(
             err(strings(&json!("a"))),
             "o must be an array of strings, got \"a\""
@@ -330,6 +330,9 @@ mod tests {
             duration(&json!("soon")).unwrap_err().naming("setupTimeout"),
             "invalid setupTimeout \"soon\""
         );
-        assert_eq!(describe("stages[0]", "unknown field `x`"), "stages[0]: unknown field `x`");
+        assert_eq!(
+            describe("stages[0]", "unknown field `x`"),
+            "stages[0]: unknown field `x`"
+        );
     }
 }

@@ -109,9 +109,8 @@ pub fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Options, Option
             })
             .transpose()
     };
-    let duration = |var: &str| {
-        env(var).map_or(Ok(None), |v| text::duration(&v).map_err(|e| bad(var, &e)))
-    };
+    let duration =
+        |var: &str| env(var).map_or(Ok(None), |v| text::duration(&v).map_err(|e| bad(var, &e)));
     let string = |var: &str| env(var).and_then(|v| text::string(&v));
     let list = |var: &str| env(var).map(|v| text::list(&v));
 
@@ -223,6 +222,16 @@ pub fn consolidate(layers: Vec<(&str, Options)>) -> Consolidated {
         }
         options.apply(layer);
     }
+    let only_empty_stages = options.stages.as_ref().is_some_and(Vec::is_empty)
+        && options.scenarios.is_none()
+        && options.duration.is_none()
+        && options.iterations.is_none();
+    if only_empty_stages {
+        warnings.push(
+            "`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"
+                .into(),
+        );
+    }
     Consolidated { options, warnings }
 }
 
@@ -252,7 +261,10 @@ mod tests {
         assert_eq!(c.options.vus, Some(5));
         assert_eq!(c.options.iterations, Some(10));
         assert_eq!(c.options.user_agent.as_deref(), Some("env-ua"));
-        let c = consolidate(vec![("script", script), ("env", env_layer(&no_env).unwrap())]);
+        let c = consolidate(vec![
+            ("script", script),
+            ("env", env_layer(&no_env).unwrap()),
+        ]);
         assert_eq!(c.options.vus, Some(2));
     }
 
@@ -284,6 +296,16 @@ mod tests {
         ]);
         assert_eq!(c.options.iterations, Some(5));
         assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(1)));
+    }
+
+    #[test]
+    fn stages_without_a_duration_are_dropped_with_k6s_warning() {
+        let c = consolidate(vec![("script", layer(json!({"stages": [{"target": 1}]})))]);
+        assert_eq!(c.options.stages, Some(vec![]));
+        assert_eq!(
+            c.warnings,
+            ["`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"]
+        );
     }
 
     #[test]
@@ -328,7 +350,10 @@ mod tests {
         assert!(e.message.contains("unknown field \"vuss\""), "{e}");
         std::fs::write(&path, r#"{"vus": "x"}"#).unwrap();
         let e = config_file(&path).unwrap_err();
-        assert!(e.message.ends_with("vus must be an integer, got \"x\""), "{e}");
+        assert!(
+            e.message.ends_with("vus must be an integer, got \"x\""),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -363,12 +388,24 @@ mod tests {
         for (var, value, msg) in [
             ("K6_VUS", "many", "K6_VUS: \"many\" is not an integer"),
             ("K6_VUS", " 2", "K6_VUS: \" 2\" is not an integer"),
-            ("K6_NO_SETUP", "1", "K6_NO_SETUP: \"1\" is not true or false"),
+            (
+                "K6_NO_SETUP",
+                "1",
+                "K6_NO_SETUP: \"1\" is not true or false",
+            ),
             ("K6_THROW", "yes", "K6_THROW: \"yes\" is not true or false"),
             ("K6_DURATION", "x", "K6_DURATION: invalid duration \"x\""),
-            ("K6_BATCH", "-1", "K6_BATCH must be a non-negative integer, got -1"),
+            (
+                "K6_BATCH",
+                "-1",
+                "K6_BATCH must be a non-negative integer, got -1",
+            ),
             ("K6_DNS", "select", "K6_DNS: no value for key select"),
-            ("K6_STAGES", "1s:x", "K6_STAGES: \"1s:x\" is not duration:target"),
+            (
+                "K6_STAGES",
+                "1s:x",
+                "K6_STAGES: \"1s:x\" is not duration:target",
+            ),
         ] {
             let env = |k: &str| (k == var).then(|| value.to_string());
             let e = env_layer(&env).unwrap_err();
@@ -376,8 +413,14 @@ mod tests {
             assert_eq!(e.code, crate::ExitCode::InvalidConfig);
         }
         let env = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
-        assert!(env_layer(&env).unwrap_err().message.starts_with("K6_TLSAUTH: "));
+        assert!(env_layer(&env)
+            .unwrap_err()
+            .message
+            .starts_with("K6_TLSAUTH: "));
         let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
-        assert_eq!(env_layer(&env).unwrap().tls_auth.unwrap()[0].key.as_deref(), Some("k"));
+        assert_eq!(
+            env_layer(&env).unwrap().tls_auth.unwrap()[0].key.as_deref(),
+            Some("k")
+        );
     }
 }

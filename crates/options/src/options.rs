@@ -388,7 +388,6 @@ impl Options {
             vus,
             duration,
             iterations,
-            stages,
             scenarios,
             execution_segment,
             execution_segment_sequence,
@@ -427,6 +426,15 @@ impl Options {
             summary_mode,
             h2c,
         );
+        // As k6: stages without a duration are dropped.
+        if let Some(stages) = higher.stages {
+            self.stages = Some(
+                stages
+                    .into_iter()
+                    .filter(|s| s.duration.is_some())
+                    .collect(),
+            );
+        }
         // As k6: a layer's tags replace the lower ones only when it has some.
         if higher.tags.as_ref().is_some_and(|t| !t.is_empty()) {
             self.tags = higher.tags;
@@ -463,10 +471,16 @@ mod tests {
         assert_eq!(o.duration, Some(GoDuration(1_500_000_000)));
         assert_eq!(o.stages.as_ref().unwrap()[1].target, None);
         assert_eq!(o.setup_timeout, Some(GoDuration::from_secs(86_400)));
-        assert_eq!(o.max_redirects, None, "an empty string leaves an integer unset");
+        assert_eq!(
+            o.max_redirects, None,
+            "an empty string leaves an integer unset"
+        );
         assert_eq!(o.user_agent.as_deref(), Some(""));
         assert_eq!(o.dns.ttl.as_deref(), Some("1m"));
-        assert_eq!(o.tls_version.as_ref().unwrap().max.as_deref(), Some("tls1.2"));
+        assert_eq!(
+            o.tls_version.as_ref().unwrap().max.as_deref(),
+            Some("tls1.2")
+        );
         assert_eq!((o.batch, o.h2c), (Some(3), Some(true)));
     }
 
@@ -516,7 +530,10 @@ mod tests {
             assert_eq!(read(v.clone()).unwrap_err(), msg, "{v}");
         }
         let e = read(json!({"tlsAuth": [{"cert": "c", "nope": 1}]})).unwrap_err();
-        assert!(e.starts_with("tlsAuth[0].nope: unknown field `nope`"), "{e}");
+        assert!(
+            e.starts_with("tlsAuth[0].nope: unknown field `nope`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -527,7 +544,10 @@ mod tests {
         let keys: Vec<&str> = shape.keys().map(String::as_str).collect();
         assert_eq!(keys, INSPECT_KEYS);
         assert_eq!(shape["vus"], json!(1));
-        assert_eq!(shape["dns"], json!({"ttl": null, "select": null, "policy": null}));
+        assert_eq!(
+            shape["dns"],
+            json!({"ttl": null, "select": null, "policy": null})
+        );
         let o = read(json!({"duration": "90s", "cloud": {"a": 1}})).unwrap();
         let shape = o.to_k6_json();
         assert_eq!(shape["duration"], json!("1m30s"));
@@ -552,8 +572,9 @@ mod tests {
 
     #[test]
     fn apply_takes_what_the_higher_layer_sets() {
-        let mut o = read(json!({"vus": 2, "userAgent": "a", "dns": {"ttl": "1m"}, "tags": {"a": "1"}}))
-            .unwrap();
+        let mut o =
+            read(json!({"vus": 2, "userAgent": "a", "dns": {"ttl": "1m"}, "tags": {"a": "1"}}))
+                .unwrap();
         o.apply(read(json!({"userAgent": "b", "dns": {"select": "first"}, "tags": {}})).unwrap());
         assert_eq!(o.vus, Some(2));
         assert_eq!(o.user_agent.as_deref(), Some("b"));

@@ -100,7 +100,13 @@ mod tests {
         for bad in ["1", "0", "t", "TRUE", "True", "yes", "x"] {
             assert!(boolean(bad).is_err(), "{bad}");
         }
-        for (t, v) in [("1", true), ("T", true), ("True", true), ("0", false), ("F", false)] {
+        for (t, v) in [
+            ("1", true),
+            ("T", true),
+            ("True", true),
+            ("0", false),
+            ("F", false),
+        ] {
             assert_eq!(go_bool(t), Ok(v));
         }
         assert!(go_bool("yes").is_err());

@@ -13,6 +13,14 @@ impl Options {
         if self.setup_timeout.is_some_and(|d| d.as_nanos() <= 0) {
             return Err(OptionsError::invalid("setupTimeout must be positive"));
         }
+        // k6 reads each metric's thresholds as a list (of expressions or objects).
+        for (metric, list) in self.thresholds.iter().flatten() {
+            if !list.is_array() {
+                return Err(OptionsError::invalid(format!(
+                    "thresholds.{metric} must be an array of thresholds, got {list}"
+                )));
+            }
+        }
         if let Some(mode) = self
             .summary_mode
             .as_deref()
@@ -47,6 +55,17 @@ mod tests {
             );
         }
         o.setup_timeout = None;
+        o.thresholds = Some(
+            serde_json::json!({"http_reqs": "count>0"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        assert_eq!(
+            o.validate().unwrap_err().message,
+            "thresholds.http_reqs must be an array of thresholds, got \"count>0\""
+        );
+        o.thresholds = None;
         o.summary_mode = Some("x".into());
         assert_eq!(
             o.validate().unwrap_err().message,

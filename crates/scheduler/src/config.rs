@@ -163,7 +163,13 @@ impl Fields<'_> {
     ) -> Result<GoDuration, ConfigError> {
         json::duration(self.get(key))
             .map(|d| d.unwrap_or(default))
-            .map_err(|e| bad(format!("scenario {}: {key}: {}", self.name, e.naming("duration"))))
+            .map_err(|e| {
+                bad(format!(
+                    "scenario {}: {key}: {}",
+                    self.name,
+                    e.naming("duration")
+                ))
+            })
     }
 
     /// A duration field that may not be negative.
@@ -199,10 +205,19 @@ pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigE
             )));
         }
         let duration = json::duration(obj.get("duration").unwrap_or(&Value::Null))
-            .map_err(|e| bad(format!("scenario {name}: stage {i}: {}", e.naming("duration"))))?
+            .map_err(|e| {
+                bad(format!(
+                    "scenario {name}: stage {i}: {}",
+                    e.naming("duration")
+                ))
+            })?
             .ok_or_else(|| bad(format!("scenario {name}: stage {i} has no duration")))?
             .to_std()
-            .ok_or_else(|| bad(format!("scenario {name}: stage {i}: the duration can't be negative")))?;
+            .ok_or_else(|| {
+                bad(format!(
+                    "scenario {name}: stage {i}: the duration can't be negative"
+                ))
+            })?;
         let target = match json::int(obj.get("target").unwrap_or(&Value::Null)) {
             Ok(None) => 0,
             Ok(Some(t)) if t >= 0 => t as u64,
@@ -211,7 +226,12 @@ pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigE
                     "scenario {name}: stage {i}: target must be a non-negative integer, got {t}"
                 )))
             }
-            Err(e) => return Err(bad(format!("scenario {name}: stage {i}: {}", e.naming("target")))),
+            Err(e) => {
+                return Err(bad(format!(
+                    "scenario {name}: stage {i}: {}",
+                    e.naming("target")
+                )))
+            }
         };
         out.push(Stage { duration, target });
     }

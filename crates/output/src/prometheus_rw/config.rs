@@ -207,9 +207,9 @@ fn bool_var(env: &dyn Fn(&str) -> Option<String>, key: &str) -> Result<Option<bo
     let Some(v) = env(key) else {
         return Ok(None);
     };
-    rk6_options::text::go_bool(&v)
-        .map(Some)
-        .map_err(|_| OutputError::InvalidArgument(format!("invalid {key} \"{v}\": use true or false")))
+    rk6_options::text::go_bool(&v).map(Some).map_err(|_| {
+        OutputError::InvalidArgument(format!("invalid {key} \"{v}\": use true or false"))
+    })
 }
 
 #[cfg(test)]

@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
 use crate::config::{bad, ConfigError, Fields, Scenario};
 use rk6_options::format_duration;
-use super::ExecutorConfig;
-
 
 /// `constant-vus`' own fields.
 #[derive(Debug, Clone, PartialEq)]

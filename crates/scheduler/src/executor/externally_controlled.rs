@@ -7,12 +7,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{IterationSource, Next};
-use crate::state::ExecutionState;
-use crate::config::{bad, ConfigError, Fields, Scenario};
-use rk6_options::format_duration;
 use super::ExecutorConfig;
-
+use super::{IterationSource, Next};
+use crate::config::{bad, ConfigError, Fields, Scenario};
+use crate::state::ExecutionState;
+use rk6_options::format_duration;
 
 /// `externally-controlled`' own fields.
 #[derive(Debug, Clone, PartialEq)]

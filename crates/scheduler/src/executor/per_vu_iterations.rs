@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
 use crate::config::{ConfigError, Fields, Scenario};
 use rk6_options::format_duration;
-use super::ExecutorConfig;
-
 
 /// `per-vu-iterations`' own fields.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
 use crate::config::Stage;
-use crate::segment::Stripe;
 use crate::config::{bad, ConfigError, Fields, Scenario};
+use crate::segment::Stripe;
 use rk6_options::format_duration;
-use super::ExecutorConfig;
-
 
 /// `ramping-vus`' own fields.
 #[derive(Debug, Clone, PartialEq)]

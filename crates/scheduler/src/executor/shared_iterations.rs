@@ -5,12 +5,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
 use crate::config::{bad, ConfigError, Fields, Scenario};
-use rk6_options::format_duration;
-use super::ExecutorConfig;
 use crate::segment::Stripe;
-
+use rk6_options::format_duration;
 
 /// `shared-iterations`' own fields.
 #[derive(Debug, Clone, PartialEq)]
