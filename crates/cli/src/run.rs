@@ -742,11 +742,13 @@ async fn execute(
         })
     };
     let display = Display::new(args.quiet);
+    let drops = Arc::new(Drops::default());
     let ticker = tokio::spawn(tick(
         state.clone(),
         shared.clone(),
         display.clone(),
         started,
+        drops.clone(),
     ));
     let run_start = Instant::now();
     pool.lag().reset();
@@ -757,7 +759,7 @@ async fn execute(
     signals.abort();
     stop_on_abort.abort();
     display.show(&state, run_start.elapsed());
-    emit_final(&state, &shared, max_vus);
+    drops.emit(&state, &shared);
     let lag = pool.lag();
     pool.shutdown();
     let mut lifecycle = Some(lifecycle);
@@ -834,9 +836,15 @@ impl Display {
     }
 }
 
-/// Gauges `vus`/`vus_max` once per second, and the progress display (redrawn more often on
-/// a terminal).
-async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display, started: Instant) {
+/// Gauges `vus`/`vus_max` once per second, the progress display (redrawn more often on a
+/// terminal), and the iterations dropped since the last tick.
+async fn tick(
+    state: Arc<ExecutionState>,
+    shared: Arc<Shared>,
+    display: Display,
+    started: Instant,
+    drops: Arc<Drops>,
+) {
     let period = if display.terminal {
         Duration::from_millis(250)
     } else {
@@ -850,6 +858,7 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display,
         interval.tick().await;
         n += 1;
         display.show(&state, started.elapsed());
+        drops.emit(&state, &shared);
         if !n.is_multiple_of(per_second) {
             continue;
         }
@@ -873,23 +882,40 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display,
     }
 }
 
-fn emit_final(state: &ExecutionState, shared: &Shared, _max_vus: u64) {
-    let now = SystemTime::now();
-    let mut batch = Vec::new();
-    for s in &state.scenarios {
-        let dropped = s.dropped.load(Ordering::Relaxed);
-        if dropped > 0 {
+/// `dropped_iterations` as they happen: one sample (value 1, tagged with the scenario) per
+/// iteration dropped since the last call, so thresholds and outputs see them during the run
+/// as in k6; one batch per call, not a message per drop.
+#[derive(Default)]
+struct Drops {
+    /// Drops already sent, per scenario.
+    sent: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Drops {
+    fn emit(&self, state: &ExecutionState, shared: &Shared) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        sent.resize(state.scenarios.len(), 0);
+        let now = SystemTime::now();
+        let mut batch = Vec::new();
+        for (s, sent) in state.scenarios.iter().zip(sent.iter_mut()) {
+            let dropped = s.dropped_so_far();
+            if dropped <= *sent {
+                continue;
+            }
             let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
-            batch.push(Sample {
-                metric: builtin::DROPPED_ITERATIONS,
-                tags,
-                value: dropped as f64,
-                time: now,
-            });
+            for _ in *sent..dropped {
+                batch.push(Sample {
+                    metric: builtin::DROPPED_ITERATIONS,
+                    tags: tags.clone(),
+                    value: 1.0,
+                    time: now,
+                });
+            }
+            *sent = dropped;
         }
-    }
-    if !batch.is_empty() {
-        let _ = shared.samples.send(batch);
+        if !batch.is_empty() {
+            let _ = shared.samples.send(batch);
+        }
     }
 }
 

@@ -133,6 +133,9 @@ async fn run_scenario(
             _ = stop.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = abort.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = tokio::time::sleep(TICK) => {
+                counters
+                    .schedule_dropped
+                    .store(source.dropped_so_far(), Ordering::Relaxed);
                 counters.elapsed_us.store(
                     start.elapsed().min(source.run_time()).as_micros() as u64,
                     Ordering::Relaxed,
@@ -153,6 +156,9 @@ async fn run_scenario(
         start.elapsed().min(source.run_time()).as_micros() as u64,
         Ordering::Relaxed,
     );
+    // The schedule's drops move into `dropped`: cleared first, so that `dropped_so_far` may
+    // lag for a moment but never counts one twice.
+    counters.schedule_dropped.store(0, Ordering::Relaxed);
     counters
         .dropped
         .fetch_add(source.dropped(), Ordering::Relaxed);

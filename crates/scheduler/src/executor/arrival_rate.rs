@@ -219,6 +219,10 @@ impl IterationSource for ArrivalRate {
                 .saturating_sub(self.stripe.scale(claims.next))
     }
 
+    fn dropped_so_far(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).dropped
+    }
+
     fn run_time(&self) -> Duration {
         self.total
     }

@@ -85,6 +85,11 @@ pub trait IterationSource: Send + Sync {
     fn dropped(&self) -> u64 {
         0
     }
+
+    /// Planned starts that have passed with no free VU so far (while it runs).
+    fn dropped_so_far(&self) -> u64 {
+        0
+    }
     /// How long the scenario hands out new iterations (its `duration`/`maxDuration`).
     fn run_time(&self) -> Duration;
 
