@@ -39,7 +39,10 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("{iterations: 1, batch: '3'}", &[]),
     ("{iterations: 1, rps: 'x'}", &[]),
     ("{iterations: 1, metricSamplesBufferSize: 'x'}", &[]),
-    ("{stages: [{duration: '1s', target: 100000000000000000000}]}", &[]),
+    (
+        "{stages: [{duration: '1s', target: 100000000000000000000}]}",
+        &[],
+    ),
     ("{stages: [{duration: '1s', target: 1.5}]}", &[]),
     ("{stages: [{duration: '1s', target: -1}]}", &[]),
     // durations: Go strings with k6's days, numbers as milliseconds
@@ -83,19 +86,55 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("{iterations: 1, ext: 'x'}", &[]),
     ("{iterations: 1, scenarios: 'x'}", &[]),
     // scenario fields follow the same rules
-    ("{scenarios: {a: {executor: 'shared-iterations', vus: '1', iterations: 1}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', vus: 1.5, iterations: 1}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', vus: 1, iterations: 1e20}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', maxDuration: '1d'}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', maxDuration: true}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', exec: 1}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', tags: {x: 1}}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', env: {x: 1}}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', startTime: '-1s'}}}", &[]),
-    ("{scenarios: {a: {executor: 'shared-iterations', gracefulStop: '-1s'}}}", &[]),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: '1', iterations: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: 1.5, iterations: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: 1, iterations: 1e20}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', maxDuration: '1d'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', maxDuration: true}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', exec: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', tags: {x: 1}}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', env: {x: 1}}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', startTime: '-1s'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', gracefulStop: '-1s'}}}",
+        &[],
+    ),
     ("{scenarios: {a: {executor: 1}}}", &[]),
-    ("{scenarios: {a: {executor: 'constant-vus', vus: 1, duration: '-1s'}}}", &[]),
-    ("{scenarios: {a: {executor: 'ramping-vus', stages: [{duration: '1s', target: 1e20}]}}}", &[]),
+    (
+        "{scenarios: {a: {executor: 'constant-vus', vus: 1, duration: '-1s'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'ramping-vus', stages: [{duration: '1s', target: 1e20}]}}}",
+        &[],
+    ),
     // K6_* text: booleans are exactly true/false, integers Go's ParseInt, durations k6's
     ("{iterations: 1}", &[("K6_NO_SETUP", "true")]),
     ("{iterations: 1}", &[("K6_NO_SETUP", "1")]),
