@@ -3,6 +3,7 @@
 
 mod http_faults;
 mod net_rules;
+mod options;
 
 use std::path::Path;
 use std::process::Command;

@@ -519,3 +519,38 @@ fn a_saturated_generator_is_reported_with_its_figure() {
         .unwrap_or_else(|| panic!("no saturation warning: {}", run.stderr));
     assert!(line.contains("ms late (p(99) >= "), "{line}");
 }
+
+#[test]
+fn dropped_iterations_are_emitted_as_they_happen() {
+    // One VU for 50 starts a second of half-second iterations: most starts are dropped. As
+    // in k6 (stopped after ~2.2 s here), the abortOnFail threshold sees the drops while the
+    // test runs and stops it at its first evaluation, and `-o json` has a point per drop.
+    let dir = Dir::new("dropped-live");
+    let path = dir.write(
+        "s.js",
+        "import { sleep } from 'k6';\n\
+         export const options = {\n\
+           scenarios: { drop: { executor: 'constant-arrival-rate', rate: 50, timeUnit: '1s', duration: '10s', preAllocatedVUs: 1, maxVUs: 1, gracefulStop: '0s' } },\n\
+           thresholds: { dropped_iterations: [{ threshold: 'count<1', abortOnFail: true }] },\n\
+         };\n\
+         export default function () { sleep(0.5); }\n",
+    );
+    let started = std::time::Instant::now();
+    let run = rk6(
+        &["run", "-q", "-o", "json=out.json", path.to_str().unwrap()],
+        &dir.0,
+    );
+    run.assert_code(99);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(7), "ran {took:?}");
+    let json = std::fs::read_to_string(dir.path("out.json")).unwrap();
+    let points: Vec<serde_json::Value> = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["type"] == "Point" && l["metric"] == "dropped_iterations")
+        .collect();
+    assert!(points.len() > 10, "{} points", points.len());
+    assert!(points
+        .iter()
+        .all(|p| p["data"]["value"] == 1 && p["data"]["tags"]["scenario"] == "drop"));
+}

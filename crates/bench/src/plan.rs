@@ -30,12 +30,12 @@ pub(crate) struct Plan {
 /// Checks every flag; the error names the flag at fault.
 pub(crate) fn validate(args: &BenchConfig) -> Result<Plan, String> {
     let duration =
-        rk6_scheduler::parse_duration(&args.duration).map_err(|e| format!("--duration: {e}"))?;
+        rk6_options::parse_duration(&args.duration).map_err(|e| format!("--duration: {e}"))?;
     if duration.is_zero() {
         return Err("--duration must be greater than 0".into());
     }
     let timeout =
-        rk6_scheduler::parse_duration(&args.timeout).map_err(|e| format!("--timeout: {e}"))?;
+        rk6_options::parse_duration(&args.timeout).map_err(|e| format!("--timeout: {e}"))?;
     if timeout.is_zero() {
         return Err("--timeout must be greater than 0".into());
     }

@@ -10,7 +10,7 @@ use crate::thresholds::Verdict;
 pub(crate) fn print_header(url: &str, plan: &Plan) {
     println!(
         "Running {} test @ {url}",
-        rk6_scheduler::format_duration(plan.duration)
+        rk6_options::format_duration(plan.duration)
     );
     println!(
         "  {} threads and {} connections",

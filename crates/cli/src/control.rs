@@ -85,7 +85,7 @@ impl Control {
         self.state
             .scenarios
             .iter()
-            .find(|s| matches!(s.scenario.executor, Executor::ExternallyControlled { .. }))
+            .find(|s| matches!(s.scenario.executor, Executor::ExternallyControlled(_)))
     }
 
     /// The status document k6's API returns.
@@ -248,11 +248,12 @@ mod tests {
     use rk6_scheduler::{scenarios_from_options, Scenario};
 
     fn control(options: Value, paused: bool) -> Arc<Control> {
-        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options.as_object().unwrap())
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect();
+        let scenarios: Vec<Arc<Scenario>> =
+            scenarios_from_options(&rk6_options::Options::from_json(&options).unwrap().options)
+                .unwrap()
+                .into_iter()
+                .map(Arc::new)
+                .collect();
         Control::new(
             ExecutionState::new(&scenarios),
             CancellationToken::new(),

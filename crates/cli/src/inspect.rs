@@ -7,41 +7,13 @@ use std::sync::Arc;
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, Program};
 use rk6_metrics::Registry;
-use rk6_scheduler::{format_duration, scenarios_from_options, Scenario};
+use rk6_options::{format_duration, script_layer, Options};
+use rk6_scheduler::{scenarios_from_options, Scenario};
 use serde_json::{Map, Value};
 
 use crate::args::InspectArgs;
 use crate::exit::ExitCode;
-use crate::options::OPTION_KEYS;
-
-/// Keys every scenario shows, before its executor's own.
-const SCENARIO_COMMON: &[&str] = &[
-    "executor",
-    "startTime",
-    "gracefulStop",
-    "env",
-    "exec",
-    "tags",
-];
-
-/// Each executor's own keys, in k6's order.
-fn executor_keys(executor: &str) -> &'static [&'static str] {
-    match executor {
-        "shared-iterations" | "per-vu-iterations" => &["vus", "iterations", "maxDuration"],
-        "constant-vus" => &["vus", "duration"],
-        "ramping-vus" => &["startVUs", "stages", "gracefulRampDown"],
-        "constant-arrival-rate" => &["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"],
-        "ramping-arrival-rate" => &[
-            "startRate",
-            "timeUnit",
-            "stages",
-            "preAllocatedVUs",
-            "maxVUs",
-        ],
-        "externally-controlled" => &["vus", "duration", "maxVUs"],
-        _ => &[],
-    }
-}
+use crate::options_json;
 
 /// Runs `rk6 inspect`.
 pub fn run(args: crate::args::InspectArgs) -> ExitCode {
@@ -78,14 +50,15 @@ fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, Stri
     let script_failure = |e: rk6_js::ScriptError| (ExitCode::ScriptException, e.message);
     let program = Program::load(&args.script, env).map_err(script_failure)?;
     let init = read_init(program, Arc::new(Registry::new()), logger).map_err(script_failure)?;
-    let options = init.options.as_object().cloned().unwrap_or_default();
-    for key in crate::options::unknown_keys(&init.options) {
+    let script = script_layer(&init.options).map_err(|e| (e.code, e.message))?;
+    for key in &script.unknown {
         logger.log(
             Level::Warning,
             "There were unknown fields in the options exported in the script",
             &[("error", &format!("json: unknown field \"{key}\""))],
         );
     }
+    let options = script.options;
     let mut out = k6_shape(&options);
     if args.execution_requirements {
         requirements(&options, &mut out).map_err(|e| (ExitCode::InvalidConfig, e))?;
@@ -96,94 +69,21 @@ fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, Stri
 }
 
 /// The options with every key k6 knows, in k6's order, `null` where unset.
-fn k6_shape(options: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = Map::new();
-    for key in OPTION_KEYS {
-        let value = options.get(*key).cloned().unwrap_or(Value::Null);
-        let value = match *key {
-            "dns" => dns(&value),
-            "scenarios" => match value {
-                Value::Object(s) => Value::Object(
-                    s.iter()
-                        .map(|(name, sc)| (name.clone(), scenario(sc)))
-                        .collect(),
-                ),
-                other => other,
-            },
-            _ => value,
-        };
-        out.insert((*key).to_string(), value);
+fn k6_shape(options: &Options) -> Map<String, Value> {
+    let mut out = options.to_k6_json();
+    if let Ok(s) = options_json::scenarios(options, false) {
+        out.insert("scenarios".into(), s);
     }
     out
 }
 
-fn dns(value: &Value) -> Value {
-    let mut m = Map::new();
-    for k in ["ttl", "select", "policy"] {
-        m.insert(k.into(), value.get(k).cloned().unwrap_or(Value::Null));
-    }
-    Value::Object(m)
-}
-
-fn scenario(value: &Value) -> Value {
-    let executor = value.get("executor").and_then(Value::as_str).unwrap_or("");
-    let mut m = Map::new();
-    for k in SCENARIO_COMMON.iter().chain(executor_keys(executor)) {
-        m.insert((*k).into(), value.get(*k).cloned().unwrap_or(Value::Null));
-    }
-    Value::Object(m)
-}
-
 /// `--execution-requirements`: the scenarios the shortcuts stand for, the longest the test
 /// can take and the VUs it needs.
-fn requirements(options: &Map<String, Value>, out: &mut Map<String, Value>) -> Result<(), String> {
+fn requirements(options: &Options, out: &mut Map<String, Value>) -> Result<(), String> {
     let scenarios = scenarios_from_options(options).map_err(|e| e.0)?;
-    if !options.get("scenarios").is_some_and(Value::is_object) {
-        let (executor, fields) = if options.get("stages").is_some_and(|s| !s.is_null()) {
-            ("ramping-vus", vec![("stages", options.get("stages"))])
-        } else if options.get("duration").is_some_and(|s| !s.is_null()) {
-            (
-                "constant-vus",
-                vec![
-                    ("vus", options.get("vus")),
-                    ("duration", options.get("duration")),
-                ],
-            )
-        } else if options.get("iterations").is_some_and(|s| !s.is_null()) {
-            (
-                "shared-iterations",
-                vec![
-                    ("vus", options.get("vus")),
-                    ("iterations", options.get("iterations")),
-                ],
-            )
-        } else {
-            ("per-vu-iterations", vec![])
-        };
-        let mut sc = Map::new();
-        sc.insert("executor".into(), executor.into());
-        for (k, v) in fields {
-            if let Some(v) = v {
-                sc.insert(k.into(), v.clone());
-            }
-        }
-        let mut all = Map::new();
-        all.insert("default".into(), scenario(&Value::Object(sc)));
-        out.insert("scenarios".into(), Value::Object(all));
-    }
-    // k6 fills these defaults in once it has consolidated the configuration.
-    let defaults: [(&str, &[&str]); 2] = [
-        (
-            "summaryTrendStats",
-            &["avg", "min", "med", "max", "p(90)", "p(95)"],
-        ),
-        ("systemTags", &rk6_metrics::tags::DEFAULT_SYSTEM_TAGS),
-    ];
-    for (key, value) in defaults {
-        if out.get(key).is_none_or(Value::is_null) {
-            out.insert(key.into(), value.iter().map(|s| Value::from(*s)).collect());
-        }
-    }
+    let derived = options_json::scenarios(options, true).map_err(|e| e.0)?;
+    out.insert("scenarios".into(), derived);
+    *out = options_json::with_defaults(std::mem::take(out));
     let scenarios: Vec<Arc<_>> = scenarios.into_iter().map(Arc::new).collect();
     let total = scenarios
         .iter()
@@ -221,15 +121,20 @@ fn go_escape(json: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rk6_options::INSPECT_KEYS;
     use serde_json::json;
+
+    fn opts(v: Value) -> Options {
+        Options::from_json(&v).unwrap().options
+    }
 
     #[test]
     fn fills_every_key_in_k6_order() {
         let options =
             json!({"vus": 2, "scenarios": {"s": {"executor": "constant-vus", "duration": "5s"}}});
-        let out = k6_shape(options.as_object().unwrap());
+        let out = k6_shape(&opts(options));
         let keys: Vec<&String> = out.keys().collect();
-        assert_eq!(keys.len(), OPTION_KEYS.len());
+        assert_eq!(keys.len(), INSPECT_KEYS.len());
         assert_eq!(keys[0], "paused");
         assert_eq!(out["vus"], json!(2));
         assert_eq!(
@@ -254,10 +159,9 @@ mod tests {
 
     #[test]
     fn execution_requirements_from_shortcuts() {
-        let options = json!({"vus": 3, "iterations": 10});
-        let options = options.as_object().unwrap();
-        let mut out = k6_shape(options);
-        requirements(options, &mut out).unwrap();
+        let options = opts(json!({"vus": 3, "iterations": 10}));
+        let mut out = k6_shape(&options);
+        requirements(&options, &mut out).unwrap();
         assert_eq!(out["totalDuration"], json!("10m30s"));
         assert_eq!(out["maxVUs"], json!(3));
         assert_eq!(
@@ -279,10 +183,9 @@ mod tests {
             }})
         };
         for (start, vus, total) in [("20s", 4, "55s"), ("14s", 7, "49s")] {
-            let o = options(start);
-            let o = o.as_object().unwrap();
-            let mut out = k6_shape(o);
-            requirements(o, &mut out).unwrap();
+            let o = opts(options(start));
+            let mut out = k6_shape(&o);
+            requirements(&o, &mut out).unwrap();
             assert_eq!(out["maxVUs"], json!(vus), "{start}");
             assert_eq!(out["totalDuration"], json!(total), "{start}");
         }

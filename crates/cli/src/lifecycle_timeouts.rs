@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use rk6_scheduler::duration::parse_duration;
-use serde_json::{Map, Value};
+use rk6_options::Options;
 
 /// k6's default for both limits.
 const DEFAULT: Duration = Duration::from_secs(60);
@@ -16,25 +15,14 @@ pub struct LifecycleTimeouts {
 }
 
 impl LifecycleTimeouts {
-    /// Reads both limits from the merged options (a duration string or milliseconds).
-    pub fn from_options(options: &Map<String, Value>) -> Result<LifecycleTimeouts, String> {
-        Ok(LifecycleTimeouts {
-            setup: limit(options, "setupTimeout")?,
-            teardown: limit(options, "teardownTimeout")?,
-        })
-    }
-}
-
-fn limit(options: &Map<String, Value>, key: &str) -> Result<Duration, String> {
-    let invalid = |v: &Value| format!("invalid {key} \"{}\"", v.as_str().unwrap_or(&v.to_string()));
-    match options.get(key) {
-        None | Some(Value::Null) => Ok(DEFAULT),
-        Some(Value::String(s)) => parse_duration(s).map_err(|_| invalid(&Value::from(s.as_str()))),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(ms) if ms >= 0.0 && ms.is_finite() => Ok(Duration::from_secs_f64(ms / 1000.0)),
-            _ => Err(invalid(&Value::Number(n.clone()))),
-        },
-        Some(other) => Err(invalid(other)),
+    /// Both limits from the consolidated options (validated: `setupTimeout` is positive; a
+    /// negative `teardownTimeout`, which k6 accepts, leaves no time).
+    pub fn from_options(options: &Options) -> LifecycleTimeouts {
+        let limit = |d: Option<rk6_options::GoDuration>| d.map_or(DEFAULT, |d| d.to_std_or_zero());
+        LifecycleTimeouts {
+            setup: limit(options.setup_timeout),
+            teardown: limit(options.teardown_timeout),
+        }
     }
 }
 
@@ -53,10 +41,12 @@ pub fn timed_out(function: &str, option: &str, limit: Duration) -> (String, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn read(v: Value) -> Result<LifecycleTimeouts, String> {
-        LifecycleTimeouts::from_options(v.as_object().unwrap())
+        let options = Options::from_json(&v).map_err(|e| e.message)?.options;
+        options.validate().map_err(|e| e.message)?;
+        Ok(LifecycleTimeouts::from_options(&options))
     }
 
     #[test]
@@ -66,6 +56,9 @@ mod tests {
         let t = read(json!({"setupTimeout": "1m30s", "teardownTimeout": 250})).unwrap();
         assert_eq!(t.setup, Duration::from_secs(90));
         assert_eq!(t.teardown, Duration::from_millis(250));
+        // k6 reads days.
+        let t = read(json!({"setupTimeout": "1d"})).unwrap();
+        assert_eq!(t.setup, Duration::from_secs(86_400));
     }
 
     #[test]
@@ -75,7 +68,14 @@ mod tests {
             "invalid setupTimeout \"soon\""
         );
         assert!(read(json!({"teardownTimeout": true})).is_err());
-        assert!(read(json!({"teardownTimeout": -5})).is_err());
+        assert_eq!(
+            read(json!({"setupTimeout": -5})).unwrap_err(),
+            "setupTimeout must be positive"
+        );
+        assert_eq!(
+            read(json!({"teardownTimeout": -5})).unwrap().teardown,
+            Duration::ZERO
+        );
     }
 
     #[test]

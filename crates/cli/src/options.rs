@@ -1,337 +1,123 @@
-//! Option layering: defaults < `--config` file < script `options` < `K6_*` environment <
-//! CLI flags.
+//! The command line's option layer, and the layering of all of them: defaults < `--config`
+//! file < script `options` < `K6_*` environment < CLI flags (rk6-options merges them).
 
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use rk6_options::{
+    config_file, consolidate, env_layer, script_layer, text, Consolidated, Dns, GoDuration,
+    Options, OptionsError,
+};
+use serde_json::Value;
 
 use crate::args::RunArgs;
 
-/// The consolidated options and what layering decided on the way.
-pub struct Consolidated {
-    /// The options in effect.
-    pub options: Map<String, Value>,
-    /// Warnings to print (e.g. a shortcut replacing scenarios).
+/// The options of a run and what to say about them.
+pub struct Loaded {
+    /// The consolidated options.
+    pub options: Options,
+    /// Warnings to print (a shortcut replacing scenarios).
     pub warnings: Vec<String>,
+    /// The script's option keys k6 does not know (k6 warns about each).
+    pub unknown: Vec<String>,
 }
 
-/// Options set by `K6_*` environment variables (those rk6 knows).
-fn env_layer(env: &impl Fn(&str) -> Option<String>) -> Result<Map<String, Value>, String> {
-    let mut m = Map::new();
-    let int = |k: &str, v: String| -> Result<Value, String> {
-        v.trim()
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| format!("{k}: \"{v}\" is not an integer"))
-    };
-    if let Some(v) = env("K6_VUS") {
-        m.insert("vus".into(), int("K6_VUS", v)?);
-    }
-    if let Some(v) = env("K6_ITERATIONS") {
-        m.insert("iterations".into(), int("K6_ITERATIONS", v)?);
-    }
-    if let Some(v) = env("K6_DURATION") {
-        m.insert("duration".into(), Value::String(v));
-    }
-    for (var, key) in [
-        ("K6_SETUP_TIMEOUT", "setupTimeout"),
-        ("K6_TEARDOWN_TIMEOUT", "teardownTimeout"),
-    ] {
-        if let Some(v) = env(var) {
-            m.insert(key.into(), Value::String(v));
-        }
-    }
-    if let Some(v) = env("K6_MAX_REDIRECTS") {
-        m.insert("maxRedirects".into(), int("K6_MAX_REDIRECTS", v)?);
-    }
-    if let Some(v) = env("K6_BATCH") {
-        m.insert("batch".into(), int("K6_BATCH", v)?);
-    }
-    if let Some(v) = env("K6_BATCH_PER_HOST") {
-        m.insert("batchPerHost".into(), int("K6_BATCH_PER_HOST", v)?);
-    }
-    if let Some(v) = env("K6_USER_AGENT") {
-        m.insert("userAgent".into(), Value::String(v));
-    }
-    if let Some(v) = env("K6_TLSAUTH") {
-        let auth = serde_json::from_str(&v).map_err(|e| format!("K6_TLSAUTH: {e}"))?;
-        m.insert("tlsAuth".into(), auth);
-    }
-    if let Some(v) = env("K6_HTTP_DEBUG") {
-        m.insert("httpDebug".into(), Value::String(v));
-    }
-    let boolean = |v: String| Value::Bool(v == "true" || v == "1");
-    for (var, key) in [
-        ("K6_INSECURE_SKIP_TLS_VERIFY", "insecureSkipTLSVerify"),
-        ("K6_PAUSED", "paused"),
-        ("K6_NO_CONNECTION_REUSE", "noConnectionReuse"),
-        ("K6_NO_VU_CONNECTION_REUSE", "noVUConnectionReuse"),
-        ("K6_NO_COOKIES_RESET", "noCookiesReset"),
-        ("K6_NO_SETUP", "noSetup"),
-        ("K6_NO_TEARDOWN", "noTeardown"),
-    ] {
-        if let Some(v) = env(var) {
-            m.insert(key.into(), boolean(v));
-        }
-    }
-    if let Some(v) = env("K6_STAGES") {
-        m.insert("stages".into(), stages_value("K6_STAGES", &v)?);
-    }
-    if let Some(v) = env("K6_SUMMARY_TREND_STATS") {
-        m.insert("summaryTrendStats".into(), list(&v));
-    }
-    if let Some(v) = env("K6_SUMMARY_TIME_UNIT") {
-        m.insert("summaryTimeUnit".into(), Value::String(v));
-    }
-    if let Some(v) = env("K6_SUMMARY_MODE") {
-        m.insert("summaryMode".into(), Value::String(v));
-    }
-    crate::net_options::env_layer(env, &mut m)?;
-    Ok(m)
-}
-
-/// `a,b,c` as a JSON array of strings.
-fn list(v: &str) -> Value {
-    Value::Array(
-        v.split(',')
-            .map(|s| Value::String(s.trim().to_string()))
-            .filter(|s| s.as_str() != Some(""))
-            .collect(),
-    )
-}
-
-/// k6's `--stage`/`K6_STAGES` form `30s:10,1m:0` (duration:target).
-fn stages_value(name: &str, v: &str) -> Result<Value, String> {
-    let mut out = Vec::new();
-    for part in v.split(',') {
-        let (d, t) = part.split_once(':').unwrap_or((part, "0"));
-        let target: u64 = t
-            .trim()
-            .parse()
-            .map_err(|_| format!("{name}: \"{part}\" is not duration:target"))?;
-        out.push(serde_json::json!({"duration": d.trim(), "target": target}));
-    }
-    Ok(Value::Array(out))
-}
-
-/// Reads a `--config` file (k6's JSON format: options plus a few CLI-only keys).
-pub fn config_layer(path: &std::path::Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("couldn't read the config file {}: {e}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("couldn't parse the config file {}: {e}", path.display()))?;
-    let Value::Object(mut m) = value else {
-        return Err(format!(
-            "the config file {} must hold a JSON object",
-            path.display()
-        ));
-    };
-    // Keys k6 accepts in the file that are not script options.
-    for k in [
-        "out",
-        "linger",
-        "noUsageReport",
-        "webDashboard",
-        "collectors",
-    ] {
-        m.remove(k);
-    }
-    if let Some(k) = m.keys().find(|k| !is_known(k)) {
-        return Err(format!(
-            "the config file {}: json: unknown field \"{k}\"",
-            path.display()
-        ));
-    }
-    Ok(m)
-}
-
-fn cli_layer(args: &RunArgs) -> Result<Map<String, Value>, String> {
-    let mut m = Map::new();
-    if let Some(v) = args.vus {
-        m.insert("vus".into(), v.into());
-    }
-    if let Some(v) = args.iterations {
-        m.insert("iterations".into(), v.into());
-    }
-    if let Some(v) = &args.duration {
-        m.insert("duration".into(), Value::String(v.clone()));
-    }
-    if let Some(v) = args.max_redirects {
-        m.insert("maxRedirects".into(), v.into());
-    }
-    if let Some(v) = args.batch {
-        m.insert("batch".into(), v.into());
-    }
-    if let Some(v) = args.batch_per_host {
-        m.insert("batchPerHost".into(), v.into());
-    }
-    if let Some(v) = &args.user_agent {
-        m.insert("userAgent".into(), Value::String(v.clone()));
-    }
-    if let Some(v) = &args.http_debug {
-        m.insert("httpDebug".into(), Value::String(v.clone()));
-    }
-    if args.insecure_skip_tls_verify {
-        m.insert("insecureSkipTLSVerify".into(), Value::Bool(true));
-    }
-    for (set, key) in [
-        (args.paused, "paused"),
-        (args.no_connection_reuse, "noConnectionReuse"),
-        (args.no_vu_connection_reuse, "noVUConnectionReuse"),
-    ] {
-        if set {
-            m.insert(key.into(), Value::Bool(true));
-        }
-    }
-    if let Some(v) = &args.execution_segment {
-        m.insert("executionSegment".into(), Value::String(v.clone()));
-    }
-    if let Some(v) = &args.execution_segment_sequence {
-        m.insert("executionSegmentSequence".into(), Value::String(v.clone()));
-    }
-    if let Some(v) = &args.summary_trend_stats {
-        m.insert("summaryTrendStats".into(), list(v));
-    }
-    if let Some(v) = &args.summary_time_unit {
-        m.insert("summaryTimeUnit".into(), Value::String(v.clone()));
-    }
-    if !args.tag.is_empty() {
-        let tags: Map<String, Value> = args
-            .tag
-            .iter()
-            .filter_map(|t| {
-                t.split_once('=')
-                    .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-            })
-            .collect();
-        m.insert("tags".into(), Value::Object(tags));
-    }
-    crate::net_options::cli_layer(args, &mut m)?;
-    Ok(m)
-}
-
-const SHORTCUTS: &[&str] = &["duration", "iterations", "stages"];
-
-/// The option keys k6 1.1 accepts in a script's `options`, in the order `k6 inspect` prints
-/// them; [`OTHER_OPTIONS`] are accepted too (k6 warns about any other key and runs).
-pub(crate) const OPTION_KEYS: &[&str] = &[
-    "paused",
-    "vus",
-    "duration",
-    "iterations",
-    "stages",
-    "scenarios",
-    "executionSegment",
-    "executionSegmentSequence",
-    "noSetup",
-    "setupTimeout",
-    "noTeardown",
-    "teardownTimeout",
-    "rps",
-    "dns",
-    "maxRedirects",
-    "userAgent",
-    "batch",
-    "batchPerHost",
-    "httpDebug",
-    "insecureSkipTLSVerify",
-    "tlsCipherSuites",
-    "tlsVersion",
-    "tlsAuth",
-    "throw",
-    "thresholds",
-    "blacklistIPs",
-    "blockHostnames",
-    "hosts",
-    "noConnectionReuse",
-    "noVUConnectionReuse",
-    "minIterationDuration",
-    "ext",
-    "summaryTrendStats",
-    "summaryTimeUnit",
-    "systemTags",
-    "tags",
-    "metricSamplesBufferSize",
-    "noCookiesReset",
-    "discardResponseBodies",
-];
-
-/// Option keys k6 accepts that `k6 inspect` does not print.
-const OTHER_OPTIONS: &[&str] = &["consoleOutput", "localIPs", "cloud", "summaryMode"];
-
-/// Only `--local-ips`/`K6_LOCAL_IPS` set this: k6 ignores it in a script (with the
-/// unknown-field warning) and in a config file.
-const CLI_ONLY: &str = "localIPs";
-
-/// Options rk6 adds to k6's (see docs/scripting.md); k6 warns about them and ignores them.
-const RK6_OPTIONS: &[&str] = &["h2c"];
-
-/// Whether k6 (or rk6, for its own additions) knows the option key.
-fn is_known(key: &str) -> bool {
-    OPTION_KEYS.contains(&key) || OTHER_OPTIONS.contains(&key) || RK6_OPTIONS.contains(&key)
-}
-
-/// Script option keys k6 does not know, in the order given.
-pub fn unknown_keys(script: &Value) -> Vec<String> {
-    script
-        .as_object()
-        .map(|m| {
-            m.keys()
-                .filter(|k| !is_known(k) || *k == CLI_ONLY)
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Merges the layers. A layer that sets an execution shortcut replaces the `scenarios` of
-/// the layers below it, with k6's warning; one that sets `scenarios` drops their shortcuts.
-pub fn consolidate(
+/// Builds the options from every layer: `script` is the script's exported `options`, `env`
+/// looks up environment variables (`K6_CONFIG` names the config file unless `--config`
+/// does).
+pub fn load(
     script: &Value,
     args: &RunArgs,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Consolidated, String> {
+) -> Result<Loaded, OptionsError> {
     let config_path = args
         .config
         .clone()
         .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
     let config = match &config_path {
-        Some(path) => config_layer(path)?,
-        None => Map::new(),
+        Some(path) => config_file(path)?,
+        None => Options::default(),
     };
-    let mut options = Map::new();
-    let mut warnings = Vec::new();
-    let script = script.as_object().cloned().unwrap_or_default();
-    for (layer_name, layer) in [
+    let script = script_layer(script)?;
+    let env = env_layer(&env)?;
+    let cli = cli_layer(args)?;
+    let Consolidated { options, warnings } = consolidate(vec![
         ("config", config),
-        ("script", script),
-        ("environment", env_layer(&env)?),
-        ("cli", cli_layer(args)?),
-    ] {
-        let mut layer = layer;
-        if matches!(layer_name, "config" | "script") {
-            layer.remove(CLI_ONLY);
-        }
-        let sets_shortcut = SHORTCUTS.iter().any(|k| layer.contains_key(*k));
-        if sets_shortcut && options.contains_key("scenarios") {
-            options.remove("scenarios");
-            warnings.push(format!(
-                "\"{layer_name}\" level configuration overrode scenarios configuration entirely"
-            ));
-        }
-        if layer.contains_key("scenarios") {
-            for k in SHORTCUTS {
-                options.remove(*k);
-            }
-        }
-        for (k, v) in layer {
-            let v = if k == "dns" {
-                crate::net_options::merge_dns(options.get("dns"), v)
-            } else {
-                v
-            };
-            options.insert(k, v);
-        }
-    }
-    Ok(Consolidated { options, warnings })
+        ("script", script.options),
+        ("env", env),
+        ("cli", cli),
+    ]);
+    options.validate()?;
+    Ok(Loaded {
+        options,
+        warnings,
+        unknown: script.unknown,
+    })
+}
+
+/// The options set by flags.
+fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
+    let invalid = |flag: &str, e: &dyn std::fmt::Display| {
+        OptionsError::invalid(format!("invalid {flag}: {e}"))
+    };
+    let duration = |flag: &str, v: &Option<String>| -> Result<Option<GoDuration>, OptionsError> {
+        v.as_deref().map_or(Ok(None), |v| {
+            text::duration(v).map_err(|e| invalid(flag, &e))
+        })
+    };
+    let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
+        v.map(|n| {
+            u64::try_from(n).map_err(|_| {
+                OptionsError::invalid(format!("{flag} must be a non-negative integer, got {n}"))
+            })
+        })
+        .transpose()
+    };
+    let set = |on: bool| on.then_some(true);
+    let tags: BTreeMap<String, String> = args
+        .tag
+        .iter()
+        .filter_map(|t| {
+            t.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect();
+    let dns = match &args.dns {
+        Some(v) => Dns::from_text(v).map_err(OptionsError::invalid)?,
+        None => Dns::default(),
+    };
+    let blacklist: Vec<String> = args
+        .blacklist_ip
+        .iter()
+        .flat_map(|v| text::list(v))
+        .collect();
+    Ok(Options {
+        vus: args.vus,
+        iterations: args.iterations,
+        duration: duration("--duration", &args.duration)?,
+        max_redirects: args.max_redirects,
+        batch: count("--batch", args.batch)?,
+        batch_per_host: count("--batch-per-host", args.batch_per_host)?,
+        user_agent: args.user_agent.clone(),
+        http_debug: args.http_debug.clone(),
+        insecure_skip_tls_verify: set(args.insecure_skip_tls_verify),
+        paused: set(args.paused),
+        no_connection_reuse: set(args.no_connection_reuse),
+        no_vu_connection_reuse: set(args.no_vu_connection_reuse),
+        no_setup: set(args.no_setup),
+        no_teardown: set(args.no_teardown),
+        execution_segment: args.execution_segment.clone(),
+        execution_segment_sequence: args.execution_segment_sequence.clone(),
+        summary_trend_stats: args.summary_trend_stats.as_deref().map(text::list),
+        summary_time_unit: args.summary_time_unit.clone(),
+        summary_mode: args.summary_mode.clone(),
+        tags: (!tags.is_empty()).then_some(tags),
+        dns,
+        blacklist_ips: (!blacklist.is_empty()).then_some(blacklist),
+        block_hostnames: args.block_hostnames.as_deref().map(text::list),
+        local_ips: args.local_ips.clone(),
+        rps: args.rps,
+        ..Options::default()
+    })
 }
 
 #[cfg(test)]
@@ -352,12 +138,12 @@ mod tests {
             ..Default::default()
         };
         let env = |k: &str| (k == "K6_USER_AGENT").then(|| "env-ua".to_string());
-        let c = consolidate(&script, &args, env).unwrap();
-        assert_eq!(c.options["vus"], json!(5));
-        assert_eq!(c.options["iterations"], json!(10));
-        assert_eq!(c.options["userAgent"], json!("env-ua"));
-        let c = consolidate(&script, &RunArgs::default(), no_env).unwrap();
-        assert_eq!(c.options["vus"], json!(2));
+        let c = load(&script, &args, env).unwrap();
+        assert_eq!(c.options.vus, Some(5));
+        assert_eq!(c.options.iterations, Some(10));
+        assert_eq!(c.options.user_agent.as_deref(), Some("env-ua"));
+        let c = load(&script, &RunArgs::default(), no_env).unwrap();
+        assert_eq!(c.options.vus, Some(2));
     }
 
     #[test]
@@ -367,8 +153,8 @@ mod tests {
             duration: Some("1s".into()),
             ..Default::default()
         };
-        let c = consolidate(&script, &args, no_env).unwrap();
-        assert!(!c.options.contains_key("scenarios"));
+        let c = load(&script, &args, no_env).unwrap();
+        assert!(c.options.scenarios.is_none());
         assert_eq!(
             c.warnings,
             vec!["\"cli\" level configuration overrode scenarios configuration entirely"]
@@ -377,23 +163,27 @@ mod tests {
 
     #[test]
     fn layers_merge_field_by_field() {
-        // As in k6: script iterations + CLI duration = shared-iterations with a maxDuration.
+        // Script iterations + CLI duration = shared-iterations with a maxDuration (k6 drops
+        // the script's iterations instead; see docs/compatibility.md).
         let script = json!({"vus": 2, "iterations": 5});
         let args = RunArgs {
             duration: Some("1s".into()),
             ..Default::default()
         };
-        let c = consolidate(&script, &args, no_env).unwrap();
-        assert_eq!(c.options["iterations"], json!(5));
-        assert_eq!(c.options["duration"], json!("1s"));
+        let c = load(&script, &args, no_env).unwrap();
+        assert_eq!(c.options.iterations, Some(5));
+        assert_eq!(c.options.duration, Some(GoDuration::from_secs(1)));
     }
 
     #[test]
     fn unknown_script_options_are_found() {
-        assert_eq!(
-            unknown_keys(&json!({"vus": 1, "vuss": 2, "thresholds": {}})),
-            vec!["vuss"]
-        );
+        let c = load(
+            &json!({"vus": 1, "vuss": 2, "thresholds": {}}),
+            &RunArgs::default(),
+            no_env,
+        )
+        .unwrap();
+        assert_eq!(c.unknown, vec!["vuss"]);
     }
 
     #[test]
@@ -410,19 +200,17 @@ mod tests {
             config: Some(path.clone()),
             ..Default::default()
         };
-        let script = json!({"vus": 2});
-        let c = consolidate(&script, &args, no_env).unwrap();
-        assert_eq!(c.options["vus"], json!(2), "script beats config");
-        assert_eq!(c.options["duration"], json!("9s"));
-        assert_eq!(c.options["userAgent"], json!("from-config"));
-        assert!(!c.options.contains_key("out"));
+        let c = load(&json!({"vus": 2}), &args, no_env).unwrap();
+        assert_eq!(c.options.vus, Some(2), "script beats config");
+        assert_eq!(c.options.duration, Some(GoDuration::from_secs(9)));
+        assert_eq!(c.options.user_agent.as_deref(), Some("from-config"));
         // Script scenarios replace the config's shortcut.
         let script = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
-        let c = consolidate(&script, &args, no_env).unwrap();
-        assert!(!c.options.contains_key("duration"));
+        let c = load(&script, &args, no_env).unwrap();
+        assert_eq!(c.options.duration, None);
         std::fs::write(&path, r#"{"vuss": 1}"#).unwrap();
-        let e = consolidate(&json!({}), &args, no_env).err().unwrap();
-        assert!(e.contains("unknown field \"vuss\""), "{e}");
+        let e = load(&json!({}), &args, no_env).err().unwrap();
+        assert!(e.message.contains("unknown field \"vuss\""), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -433,29 +221,62 @@ mod tests {
             "K6_SUMMARY_TREND_STATS" => Some("avg, p(99)".to_string()),
             _ => None,
         };
-        let c = consolidate(&json!({}), &RunArgs::default(), env).unwrap();
+        let c = load(&json!({}), &RunArgs::default(), env).unwrap();
+        let stages = c.options.stages.unwrap();
         assert_eq!(
-            c.options["stages"],
-            json!([{"duration": "1s", "target": 2}, {"duration": "3s", "target": 0}])
+            stages
+                .iter()
+                .map(|s| (s.duration.unwrap().to_string(), s.target))
+                .collect::<Vec<_>>(),
+            [("1s".to_string(), Some(2)), ("3s".to_string(), Some(0))]
         );
-        assert_eq!(c.options["summaryTrendStats"], json!(["avg", "p(99)"]));
+        assert_eq!(c.options.summary_trend_stats.unwrap(), ["avg", "p(99)"]);
     }
 
     #[test]
     fn tlsauth_env_is_json() {
         let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
-        let c = consolidate(&json!({}), &RunArgs::default(), env).unwrap();
-        assert_eq!(c.options["tlsAuth"], json!([{"cert": "c", "key": "k"}]));
+        let c = load(&json!({}), &RunArgs::default(), env).unwrap();
+        let auth = c.options.tls_auth.unwrap();
+        assert_eq!(
+            (auth[0].cert.as_deref(), auth[0].key.as_deref()),
+            (Some("c"), Some("k"))
+        );
         let bad = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
-        let err = consolidate(&json!({}), &RunArgs::default(), bad)
-            .err()
-            .unwrap();
-        assert!(err.contains("K6_TLSAUTH"), "{err}");
+        let err = load(&json!({}), &RunArgs::default(), bad).err().unwrap();
+        assert!(err.message.contains("K6_TLSAUTH"), "{err}");
     }
 
     #[test]
     fn bad_env_values_are_rejected() {
         let env = |k: &str| (k == "K6_VUS").then(|| "many".to_string());
-        assert!(consolidate(&json!({}), &RunArgs::default(), env).is_err());
+        assert!(load(&json!({}), &RunArgs::default(), env).is_err());
+    }
+
+    #[test]
+    fn flags_make_their_layer() {
+        let args = RunArgs {
+            blacklist_ip: vec!["10.0.0.0/8".into(), "::1/128,127.0.0.0/8".into()],
+            block_hostnames: Some("*.x.test,y.test".into()),
+            local_ips: Some("127.0.0.2-127.0.0.3".into()),
+            dns: Some("select=first".into()),
+            tag: vec!["a=1".into()],
+            ..Default::default()
+        };
+        let o = cli_layer(&args).unwrap();
+        assert_eq!(
+            o.blacklist_ips.unwrap(),
+            ["10.0.0.0/8", "::1/128", "127.0.0.0/8"]
+        );
+        assert_eq!(o.block_hostnames.unwrap(), ["*.x.test", "y.test"]);
+        assert_eq!(o.local_ips.as_deref(), Some("127.0.0.2-127.0.0.3"));
+        assert_eq!(o.dns.select.as_deref(), Some("first"));
+        assert_eq!(o.tags.unwrap()["a"], "1");
+        let e = cli_layer(&RunArgs {
+            dns: Some("foo=1".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.message, "unknown DNS configuration field: foo");
     }
 }

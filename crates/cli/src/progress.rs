@@ -3,7 +3,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rk6_scheduler::{format_duration, ExecutionState, Executor, Scenario, ScenarioState};
+use rk6_options::format_duration;
+use rk6_scheduler::{ExecutionState, Executor, Scenario, ScenarioState};
 
 /// The banner: execution, script, outputs (their descriptions, e.g. `json (out.json)`),
 /// and one line per scenario.
@@ -138,40 +139,37 @@ fn scenario_progress(s: &ScenarioState) -> (bool, f64, String) {
     let active = s.active_vus.load(Ordering::Relaxed);
     let sc = &s.scenario;
     let vus = sc.max_vus();
-    let (fraction, detail) = match sc.executor {
-        Executor::ConstantVus { duration, .. } => (
-            ran.as_secs_f64() / duration.as_secs_f64(),
+    let (fraction, detail) = match &sc.executor {
+        Executor::ConstantVus(c) => (
+            ran.as_secs_f64() / c.duration.as_secs_f64(),
             format!(
                 "{vus} VUs  {}/{}",
                 clock_short(ran),
-                format_duration(duration)
+                format_duration(c.duration)
             ),
         ),
-        Executor::SharedIterations { max_duration, .. } => {
+        Executor::SharedIterations(c) => {
             let iterations = sc.iterations().unwrap_or(0);
             (
                 completed as f64 / iterations.max(1) as f64,
                 format!(
                     "{vus} VUs  {}/{}  {completed}/{iterations} shared iters",
                     clock_short(ran),
-                    format_duration(max_duration)
+                    format_duration(c.max_duration)
                 ),
             )
         }
-        Executor::PerVuIterations {
-            iterations,
-            max_duration,
-            ..
-        } => (
-            completed as f64 / (vus * iterations).max(1) as f64,
+        Executor::PerVuIterations(c) => (
+            completed as f64 / (vus * c.iterations).max(1) as f64,
             format!(
-                "{vus} VUs  {}/{}  {completed}/{} iters, {iterations} per VU",
+                "{vus} VUs  {}/{}  {completed}/{} iters, {} per VU",
                 clock_short(ran),
-                format_duration(max_duration),
-                vus * iterations
+                format_duration(c.max_duration),
+                vus * c.iterations,
+                c.iterations
             ),
         ),
-        Executor::RampingVus { .. } => {
+        Executor::RampingVus(_) => {
             let total = sc.run_time();
             (
                 ran.as_secs_f64() / total.as_secs_f64(),
@@ -182,21 +180,16 @@ fn scenario_progress(s: &ScenarioState) -> (bool, f64, String) {
                 ),
             )
         }
-        Executor::ConstantArrivalRate {
-            rate,
-            time_unit,
-            duration,
-            ..
-        } => (
-            ran.as_secs_f64() / duration.as_secs_f64(),
+        Executor::ConstantArrivalRate(c) => (
+            ran.as_secs_f64() / c.duration.as_secs_f64(),
             format!(
                 "{active}/{vus} VUs  {}/{}  {:.2} iters/s",
                 clock_short(ran),
-                format_duration(duration),
-                rate as f64 * sc.split.iterations.share() / time_unit.as_secs_f64()
+                format_duration(c.duration),
+                c.rate as f64 * sc.split.iterations.share() / c.time_unit.as_secs_f64()
             ),
         ),
-        Executor::RampingArrivalRate { .. } => {
+        Executor::RampingArrivalRate(_) => {
             let total = sc.run_time();
             (
                 ran.as_secs_f64() / total.as_secs_f64(),
@@ -207,9 +200,9 @@ fn scenario_progress(s: &ScenarioState) -> (bool, f64, String) {
                 ),
             )
         }
-        Executor::ExternallyControlled { duration, .. } => {
+        Executor::ExternallyControlled(c) => {
             let target = s.target_vus.load(Ordering::Relaxed);
-            match duration {
+            match c.duration {
                 Some(d) => (
                     ran.as_secs_f64() / d.as_secs_f64(),
                     format!(
@@ -239,12 +232,13 @@ mod tests {
     use super::*;
 
     fn state(options: serde_json::Value) -> std::sync::Arc<ExecutionState> {
-        let scenarios: Vec<std::sync::Arc<Scenario>> =
-            rk6_scheduler::scenarios_from_options(options.as_object().unwrap())
-                .unwrap()
-                .into_iter()
-                .map(std::sync::Arc::new)
-                .collect();
+        let scenarios: Vec<std::sync::Arc<Scenario>> = rk6_scheduler::scenarios_from_options(
+            &rk6_options::Options::from_json(&options).unwrap().options,
+        )
+        .unwrap()
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect();
         ExecutionState::new(&scenarios)
     }
 

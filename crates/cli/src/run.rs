@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
 use rk6_metrics::{builtin, Aggregator, Registry, Sample, TagSet, ThresholdSet};
+use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, render_text, summary_export, Output, OutputSpec, SummaryMode, TextOptions,
 };
@@ -16,15 +17,13 @@ use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
     Segment, Stripe, ThreadPool,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::args::RunArgs;
 use crate::collector::{finish_outputs, Collected, Collector};
 use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
-use crate::options::consolidate;
-
 use crate::progress;
 
 /// Worker event-loop lag at p(99) from which the end of the test says the generator was
@@ -56,27 +55,6 @@ fn warn_if_saturated(logger: &Logger, lag: &rk6_scheduler::LagMonitor) {
 /// k6's default API address: when it is taken, the test runs without the API.
 const DEFAULT_ADDRESS: &str = "localhost:6565";
 
-/// The stripe of this instance's execution segment (full without one).
-fn segment_stripe(options: &Map<String, Value>) -> Result<Stripe, (ExitCode, String)> {
-    let text = |k: &str| {
-        options
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let segment = match text("executionSegment") {
-        Some(s) => Segment::parse(s).map_err(|e| (ExitCode::Failure, e.0))?,
-        None => Segment::FULL,
-    };
-    let sequence = match text("executionSegmentSequence") {
-        Some(s) => {
-            Some(rk6_scheduler::segment::parse_sequence(s).map_err(|e| (ExitCode::Failure, e.0))?)
-        }
-        None => None,
-    };
-    Stripe::new(segment, sequence.as_deref()).map_err(|e| (ExitCode::InvalidConfig, e.0))
-}
-
 /// `iteration_start_delay` p(95) above which the end of the test warns about the generator.
 const LATE_START_WARNING_MS: f64 = 10.0;
 
@@ -85,33 +63,30 @@ const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(9
 /// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
 pub const USER_AGENT: &str = concat!("rk6/", env!("CARGO_PKG_VERSION"));
 
-fn fail(logger: &Logger, code: ExitCode, msg: &str, hint: Option<&str>) -> ExitCode {
-    let fields: Vec<(&str, &str)> = hint.map(|h| vec![("hint", h)]).unwrap_or_default();
-    logger.log(Level::Error, msg, &fields);
-    code
-}
-
-fn script_failure(logger: &Logger, e: &ScriptError) -> ExitCode {
-    Failure::of_script(e).log(logger)
-}
-
-/// A failure that ends the test with its own exit code, logged after the summary as k6 does
-/// (setup that threw or timed out, teardown that timed out).
-struct Failure {
+/// What ends a run with its own exit code: logged once, with k6's message and hint.
+pub(crate) struct RunError {
     code: ExitCode,
     message: String,
     hint: Option<String>,
 }
 
-impl Failure {
-    fn of_script(e: &ScriptError) -> Failure {
+impl RunError {
+    fn new(code: ExitCode, message: impl Into<String>) -> RunError {
+        RunError {
+            code,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    fn invalid(message: impl Into<String>) -> RunError {
+        RunError::new(ExitCode::InvalidConfig, message)
+    }
+
+    fn of_script(e: &ScriptError) -> RunError {
         match e.kind {
-            ScriptErrorKind::Aborted => Failure {
-                code: ExitCode::ScriptAborted,
-                message: e.message.clone(),
-                hint: None,
-            },
-            _ => Failure {
+            ScriptErrorKind::Aborted => RunError::new(ExitCode::ScriptAborted, e.message.clone()),
+            _ => RunError {
                 code: ExitCode::ScriptException,
                 message: e.message.clone(),
                 hint: Some("script exception".into()),
@@ -119,126 +94,154 @@ impl Failure {
         }
     }
 
-    fn timeout(code: ExitCode, function: &str, option: &str, limit: Duration) -> Failure {
+    fn timeout(code: ExitCode, function: &str, option: &str, limit: Duration) -> RunError {
         let (message, hint) = lifecycle_timeouts::timed_out(function, option, limit);
-        Failure {
+        RunError {
             code,
             message,
             hint: Some(hint),
         }
     }
 
+    /// Logs the error and gives its exit code.
     fn log(&self, logger: &Logger) -> ExitCode {
-        fail(logger, self.code, &self.message, self.hint.as_deref())
+        let fields: Vec<(&str, &str)> = self
+            .hint
+            .as_deref()
+            .map(|h| vec![("hint", h)])
+            .unwrap_or_default();
+        logger.log(Level::Error, &self.message, &fields);
+        self.code
     }
 }
 
-/// Runs a test and returns its exit code.
-pub fn run(mut args: RunArgs) -> ExitCode {
+impl From<OptionsError> for RunError {
+    fn from(e: OptionsError) -> Self {
+        RunError::new(e.code, e.message)
+    }
+}
+
+impl From<ScriptError> for RunError {
+    fn from(e: ScriptError) -> Self {
+        RunError::of_script(&e)
+    }
+}
+
+/// Runs a test and returns its exit code: load → plan → execute → report; the one place a
+/// failure is logged.
+pub fn run(args: RunArgs) -> ExitCode {
     let mut logger = Logger::new(args.verbose);
+    let result = open_console(&args, &mut logger)
+        .and_then(|()| load(&args, logger))
+        .and_then(|loaded| plan(&args, loaded, logger))
+        .and_then(|plan| execute_and_report(&args, plan, logger));
+    match result {
+        Ok(code) => code,
+        Err(e) => e.log(&logger),
+    }
+}
+
+/// `--console-output` / `K6_CONSOLE_OUTPUT`: where `console.*` goes from the init context on.
+fn open_console(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
     let console_output = args.console_output.clone().or_else(|| {
         std::env::var_os("K6_CONSOLE_OUTPUT")
             .filter(|v| !v.is_empty())
             .map(std::path::PathBuf::from)
     });
     if let Some(path) = &console_output {
-        match rk6_js::log::ConsoleFile::open(path) {
-            Ok(file) => logger.console = Some(file),
-            Err(e) => {
-                return fail(
-                    &logger,
-                    ExitCode::Failure,
-                    &format!("--console-output {}: {e}", path.display()),
-                    None,
-                )
-            }
-        }
+        let file = rk6_js::log::ConsoleFile::open(path).map_err(|e| {
+            RunError::new(
+                ExitCode::Failure,
+                format!("--console-output {}: {e}", path.display()),
+            )
+        })?;
+        logger.console = Some(file);
     }
+    Ok(())
+}
+
+/// The script, loaded and initialised once, and the options of the run.
+struct Loaded {
+    program: Arc<Program>,
+    registry: Arc<Registry>,
+    /// The script's exported functions.
+    functions: Vec<String>,
+    options: Options,
+}
+
+fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
     let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
         std::env::vars().collect()
     } else {
         BTreeMap::new()
     };
     for kv in &args.env {
-        match kv.split_once('=') {
-            Some((k, v)) => env.insert(k.to_string(), v.to_string()),
-            None => {
-                return fail(
-                    &logger,
-                    ExitCode::InvalidConfig,
-                    &format!("invalid -e/--env value \"{kv}\": expected KEY=VALUE"),
-                    None,
-                )
-            }
-        };
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            RunError::invalid(format!(
+                "invalid -e/--env value \"{kv}\": expected KEY=VALUE"
+            ))
+        })?;
+        env.insert(k.to_string(), v.to_string());
     }
-    let program = match Program::load(&args.script, env) {
-        Ok(p) => p,
-        Err(e) => return script_failure(&logger, &e),
-    };
+    let program = Program::load(&args.script, env)?;
     let registry = Arc::new(Registry::new());
-    let init = match read_init(program.clone(), registry.clone(), logger) {
-        Ok(i) => i,
-        Err(e) => return script_failure(&logger, &e),
-    };
-    for key in crate::options::unknown_keys(&init.options) {
+    let init = read_init(program.clone(), registry.clone(), logger)?;
+    let loaded = crate::options::load(&init.options, args, |k| std::env::var(k).ok())?;
+    for key in &loaded.unknown {
         logger.log(
             Level::Warning,
             "There were unknown fields in the options exported in the script",
             &[("error", &format!("json: unknown field \"{key}\""))],
         );
     }
-    let consolidated = match consolidate(&init.options, &args, |k| std::env::var(k).ok()) {
-        Ok(c) => c,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
-    };
-    for w in &consolidated.warnings {
+    for w in &loaded.warnings {
         logger.log(Level::Warning, w, &[]);
     }
-    let options = consolidated.options;
-    let output_specs = match output_specs(&args, |k| std::env::var(k).ok()) {
-        Ok(s) => s,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
-    };
-    let vu_stripe = match segment_stripe(&options) {
-        Ok(s) => s,
-        Err((code, msg)) => return fail(&logger, code, &msg, None),
-    };
-    let scenarios: Vec<Arc<Scenario>> = match scenarios_from_options(&options) {
-        Ok(s) => s
-            .into_iter()
-            .map(|mut s| {
-                s.apply_segment(&vu_stripe);
-                Arc::new(s)
-            })
-            .collect(),
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.0, None),
-    };
-    let tls = match crate::tls_options::from_options(&options, |k| std::env::var(k).ok()) {
-        Ok(t) => t,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
-    };
-    for w in &tls.warnings {
-        logger.log(Level::Warning, w, &[]);
-    }
-    let mut http = tls.apply(http_config(&options));
-    if let Err((code, msg)) = crate::net_options::apply(&options, &mut http) {
-        return fail(&logger, code, &msg, None);
-    }
-    let run_options = match rk6_js::RunOptions::from_options(&options) {
-        Ok(o) => o,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
-    };
-    let timeouts = match LifecycleTimeouts::from_options(&options) {
-        Ok(t) => t,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e, None),
-    };
-    let opt_flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
-    args.no_setup |= opt_flag("noSetup");
-    args.no_teardown |= opt_flag("noTeardown");
-    args.paused |= opt_flag("paused");
+    Ok(Loaded {
+        program,
+        registry,
+        functions: init.functions,
+        options: loaded.options,
+    })
+}
+
+/// Everything the run needs, checked before anything starts.
+struct Plan {
+    loaded: Loaded,
+    output_specs: Vec<OutputSpec>,
+    vu_stripe: Stripe,
+    scenarios: Vec<Arc<Scenario>>,
+    http: rk6_http::ClientConfig,
+    run_options: rk6_js::RunOptions,
+    timeouts: LifecycleTimeouts,
+    thresholds: ThresholdSet,
+    trend_stats: Vec<String>,
+    summary_mode: SummaryMode,
+    time_unit: Option<String>,
+    /// `exec.test.options`.
+    test_options: Value,
+}
+
+fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError> {
+    let options = &loaded.options;
+    let output_specs = output_specs(args, |k| std::env::var(k).ok()).map_err(RunError::invalid)?;
+    // k6 refuses a bad segment flag with its generic failure, a bad option with 104.
+    let flagged = args.execution_segment.is_some() || args.execution_segment_sequence.is_some();
+    let vu_stripe = segment_stripe(options, flagged)?;
+    let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options)
+        .map_err(|e| RunError::invalid(e.0))?
+        .into_iter()
+        .map(|mut s| {
+            s.apply_segment(&vu_stripe);
+            Arc::new(s)
+        })
+        .collect();
+    let run_options = rk6_js::RunOptions::from_options(options).map_err(RunError::invalid)?;
+    let http =
+        crate::http_config::build(options, &run_options, &logger, |k| std::env::var(k).ok())?;
+    let timeouts = LifecycleTimeouts::from_options(options);
     for s in &scenarios {
-        if !init.functions.iter().any(|f| f == &s.exec) {
+        if !loaded.functions.iter().any(|f| f == &s.exec) {
             let msg = if s.exec == "default" {
                 "no exported default function found; export a default function or set `exec` on each scenario".to_string()
             } else {
@@ -247,96 +250,133 @@ pub fn run(mut args: RunArgs) -> ExitCode {
                     s.name, s.exec
                 )
             };
-            return fail(&logger, ExitCode::InvalidConfig, &msg, None);
+            return Err(RunError::invalid(msg));
         }
     }
-    let thresholds = if args.no_thresholds {
-        ThresholdSet::parse(&Value::Null, &registry)
-    } else {
-        ThresholdSet::parse(options.get("thresholds").unwrap_or(&Value::Null), &registry)
-    };
-    let thresholds = match thresholds {
-        Ok(t) => t,
-        Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.to_string(), None),
-    };
-    let trend_stats: Vec<String> = match options.get("summaryTrendStats").and_then(Value::as_array)
-    {
-        Some(a) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
+    let no_thresholds = Value::Null;
+    let thresholds = match (&options.thresholds, args.no_thresholds) {
+        (Some(t), false) => ThresholdSet::parse(&Value::Object(t.clone()), &loaded.registry),
+        _ => ThresholdSet::parse(&no_thresholds, &loaded.registry),
+    }
+    .map_err(|e| RunError::invalid(e.to_string()))?;
+    let trend_stats: Vec<String> = match &options.summary_trend_stats {
+        Some(stats) => stats.clone(),
         None => DEFAULT_TREND_STATS.iter().map(|s| s.to_string()).collect(),
     };
-    for s in &trend_stats {
-        if rk6_metrics::Stat::parse_trend_stat(s).is_none() {
-            return fail(
-                &logger,
-                ExitCode::InvalidConfig,
-                &format!("invalid summaryTrendStats value \"{s}\""),
-                None,
-            );
-        }
-    }
-    let summary_mode = match args
-        .summary_mode
-        .as_deref()
-        .or(options.get("summaryMode").and_then(Value::as_str))
+    if let Some(s) = trend_stats
+        .iter()
+        .find(|s| rk6_metrics::Stat::parse_trend_stat(s).is_none())
     {
-        None | Some("compact") => SummaryMode::Compact,
+        // k6 refuses it only when it builds the summary: a generic failure.
+        return Err(RunError::new(
+            ExitCode::Failure,
+            format!("invalid summaryTrendStats value \"{s}\""),
+        ));
+    }
+    let summary_mode = match options.summary_mode.as_deref() {
         Some("full") => SummaryMode::Full,
         Some("legacy") => SummaryMode::Legacy,
-        Some(other) => {
-            return fail(
-                &logger,
-                ExitCode::InvalidConfig,
-                &format!("invalid summary mode \"{other}\": use compact, full or legacy"),
-                None,
-            )
-        }
+        _ => SummaryMode::Compact,
     };
-    let time_unit = options
-        .get("summaryTimeUnit")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string);
+    let time_unit = options.summary_time_unit.clone().filter(|s| !s.is_empty());
+    let test_options =
+        crate::options_json::test_options(options).map_err(|e| RunError::invalid(e.0))?;
+    Ok(Plan {
+        output_specs,
+        vu_stripe,
+        scenarios,
+        http,
+        run_options,
+        timeouts,
+        thresholds,
+        trend_stats,
+        summary_mode,
+        time_unit,
+        test_options,
+        loaded,
+    })
+}
 
-    let mut aggregator = Aggregator::new(registry.clone(), thresholds);
+/// The stripe of this instance's execution segment (full without one).
+fn segment_stripe(options: &Options, flagged: bool) -> Result<Stripe, RunError> {
+    let text = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+    let code = if flagged {
+        ExitCode::Failure
+    } else {
+        ExitCode::InvalidConfig
+    };
+    let segment = match text(&options.execution_segment) {
+        Some(s) => Segment::parse(&s).map_err(|e| RunError::new(code, e.0))?,
+        None => Segment::FULL,
+    };
+    let sequence = match text(&options.execution_segment_sequence) {
+        Some(s) => {
+            Some(rk6_scheduler::segment::parse_sequence(&s).map_err(|e| RunError::new(code, e.0))?)
+        }
+        None => None,
+    };
+    Stripe::new(segment, sequence.as_deref()).map_err(|e| RunError::invalid(e.0))
+}
+
+/// Starts the metrics thread and the outputs, runs the test, and reports it.
+fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<ExitCode, RunError> {
+    let Plan {
+        loaded,
+        output_specs,
+        vu_stripe,
+        scenarios,
+        http,
+        run_options,
+        timeouts,
+        thresholds,
+        trend_stats,
+        summary_mode,
+        time_unit,
+        test_options,
+    } = plan;
+    let options = &loaded.options;
+    let mut aggregator = Aggregator::new(loaded.registry.clone(), thresholds);
     if summary_mode == SummaryMode::Full {
         aggregator.keep_sections(scenarios.iter().map(|s| s.name.as_str()));
     }
     let mut outputs: Vec<Box<dyn Output>> = Vec::new();
     for spec in &output_specs {
-        match spec.open(aggregator.thresholds(), &|k| std::env::var(k).ok()) {
-            Ok(o) => outputs.push(o),
-            Err(e) => return fail(&logger, ExitCode::InvalidConfig, &e.to_string(), None),
-        }
+        let output = spec
+            .open(aggregator.thresholds(), &|k| std::env::var(k).ok())
+            .map_err(|e| RunError::invalid(e.to_string()))?;
+        outputs.push(output);
     }
     let output_names: Vec<String> = outputs.iter().map(|o| o.description()).collect();
     let abort = CancellationToken::new();
     let started = Instant::now();
     let collector = Collector::start(aggregator, outputs, started, abort.clone());
     let shared = Arc::new(Shared {
-        program: program.clone(),
-        registry: registry.clone(),
+        program: loaded.program.clone(),
+        registry: loaded.registry.clone(),
         samples: collector.sender(),
         http: Arc::new(http),
-        tags: string_map(options.get("tags")),
-        no_cookies_reset: options
-            .get("noCookiesReset")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        no_vu_connection_reuse: options
-            .get("noVUConnectionReuse")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        tags: options
+            .tags
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        no_cookies_reset: options.no_cookies_reset.unwrap_or(false),
+        no_vu_connection_reuse: options.no_vu_connection_reuse.unwrap_or(false),
         logger,
         setup_data: OnceLock::new(),
-        options: Value::Object(options.clone()),
+        options: test_options,
         execution: OnceLock::new(),
         marked_failed: std::sync::atomic::AtomicBool::new(false),
         vu_stripe: vu_stripe.clone(),
         run: run_options,
     });
+    let flow = Flow {
+        paused: options.paused.unwrap_or(false),
+        no_setup: options.no_setup.unwrap_or(false),
+        no_teardown: options.no_teardown.unwrap_or(false),
+        timeouts,
+    };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -344,131 +384,168 @@ pub fn run(mut args: RunArgs) -> ExitCode {
         .build()
         .expect("tokio runtime");
     let outcome = rt.block_on(execute(
-        &args,
+        args,
+        &flow,
         &output_names,
         &logger,
         shared.clone(),
         &scenarios,
         abort.clone(),
         started,
-        timeouts,
     ));
-    let Collected {
-        mut aggregator,
-        threshold_abort,
-        outputs,
-    } = {
+    let collected = {
         drop(shared);
         collector.finish()
     };
-    let log_errors = |errors: Vec<String>| {
-        for e in &errors {
-            logger.log(Level::Error, e, &[]);
-        }
-    };
     let outcome = match outcome {
         Ok(end) => end,
-        Err(code) => {
-            log_errors(finish_outputs(outputs, None));
-            return code;
+        Err(e) => {
+            // The error first, then whatever the outputs had to say while closing.
+            let code = e.log(&logger);
+            log_errors(&logger, finish_outputs(collected.outputs, None));
+            return Ok(code);
         }
     };
-    let elapsed = outcome.elapsed;
-    let verdict = aggregator.evaluate(elapsed);
-    let data = aggregator.summary(elapsed, &trend_stats);
-    log_errors(finish_outputs(outputs, Some(&data)));
+    let report = Report {
+        trend_stats,
+        summary_mode,
+        time_unit,
+    };
+    Ok(report.print(args, &logger, &rt, collected, outcome))
+}
 
-    if !args.no_summary {
-        let mut printed = false;
-        if let Some(lifecycle) = &outcome.lifecycle {
-            let json = handle_summary_data(
-                &data,
-                &trend_stats,
-                time_unit.as_deref(),
-                args.no_color,
-                std::io::stdout().is_terminal(),
-                std::io::stderr().is_terminal(),
-                shared_setup_json(&outcome.setup_data),
-            );
-            match rt.block_on(lifecycle.handle_summary(json)) {
-                Ok(Some(outputs)) => {
-                    printed = true;
-                    write_outputs(&logger, outputs);
+fn log_errors(logger: &Logger, errors: Vec<String>) {
+    for e in &errors {
+        logger.log(Level::Error, e, &[]);
+    }
+}
+
+/// How the end of the test is shown.
+struct Report {
+    trend_stats: Vec<String>,
+    summary_mode: SummaryMode,
+    time_unit: Option<String>,
+}
+
+impl Report {
+    /// Thresholds, handleSummary or the text summary, the export, the end-of-test warnings,
+    /// then the exit code.
+    fn print(
+        self,
+        args: &RunArgs,
+        logger: &Logger,
+        rt: &tokio::runtime::Runtime,
+        collected: Collected,
+        outcome: Outcome,
+    ) -> ExitCode {
+        let Collected {
+            mut aggregator,
+            threshold_abort,
+            outputs,
+        } = collected;
+        let Report {
+            trend_stats,
+            summary_mode,
+            time_unit,
+        } = self;
+        let logger = *logger;
+        let elapsed = outcome.elapsed;
+        let verdict = aggregator.evaluate(elapsed);
+        let data = aggregator.summary(elapsed, &trend_stats);
+        log_errors(&logger, finish_outputs(outputs, Some(&data)));
+
+        if !args.no_summary {
+            let mut printed = false;
+            if let Some(lifecycle) = &outcome.lifecycle {
+                let json = handle_summary_data(
+                    &data,
+                    &trend_stats,
+                    time_unit.as_deref(),
+                    args.no_color,
+                    std::io::stdout().is_terminal(),
+                    std::io::stderr().is_terminal(),
+                    shared_setup_json(&outcome.setup_data),
+                );
+                match rt.block_on(lifecycle.handle_summary(json)) {
+                    Ok(Some(outputs)) => {
+                        printed = true;
+                        write_outputs(&logger, outputs);
+                    }
+                    Ok(None) => {}
+                    Err(e) => logger.log(
+                        Level::Error,
+                        &format!("handleSummary() failed: {}", e.message),
+                        &[],
+                    ),
                 }
-                Ok(None) => {}
-                Err(e) => logger.log(
-                    Level::Error,
-                    &format!("handleSummary() failed: {}", e.message),
-                    &[],
-                ),
+            }
+            if !printed {
+                let color = !args.no_color
+                    && std::env::var_os("NO_COLOR").is_none()
+                    && std::io::stdout().is_terminal();
+                let text = render_text(
+                    &data,
+                    &TextOptions {
+                        mode: summary_mode,
+                        color,
+                        time_unit: time_unit.clone(),
+                    },
+                );
+                let _ = std::io::stdout().write_all(text.as_bytes());
+            }
+            if let Some(path) = &args.summary_export {
+                let json = serde_json::to_string_pretty(&summary_export(&data)).unwrap_or_default();
+                if let Err(e) = std::fs::write(path, json) {
+                    logger.log(
+                        Level::Error,
+                        &format!("cannot write the summary export {}: {e}", path.display()),
+                        &[],
+                    );
+                }
             }
         }
-        if !printed {
-            let color = !args.no_color
-                && std::env::var_os("NO_COLOR").is_none()
-                && std::io::stdout().is_terminal();
-            let text = render_text(
-                &data,
-                &TextOptions {
-                    mode: summary_mode,
-                    color,
-                    time_unit: time_unit.clone(),
-                },
-            );
-            let _ = std::io::stdout().write_all(text.as_bytes());
-        }
-        if let Some(path) = &args.summary_export {
-            let json = serde_json::to_string_pretty(&summary_export(&data)).unwrap_or_default();
-            if let Err(e) = std::fs::write(path, json) {
+        drop(outcome.lifecycle);
+
+        // Latency is measured from the actual send; when open-model iterations start late, the
+        // queueing happened in the generator and the latency figures do not show it.
+        if let Some(delay) = data.metric("iteration_start_delay") {
+            let p95 = delay
+                .value("p(95)")
+                .or_else(|| delay.value("max"))
+                .unwrap_or(0.0);
+            if p95 > LATE_START_WARNING_MS {
                 logger.log(
-                    Level::Error,
-                    &format!("cannot write the summary export {}: {e}", path.display()),
+                    Level::Warning,
+                    &format!(
+                        "iterations started late (iteration_start_delay p(95)={p95:.2}ms): the load generator, not the target, was the bottleneck for part of the run, so the latency figures understate queueing"
+                    ),
                     &[],
                 );
             }
         }
-    }
-    drop(outcome.lifecycle);
-
-    // Latency is measured from the actual send; when open-model iterations start late, the
-    // queueing happened in the generator and the latency figures do not show it.
-    if let Some(delay) = data.metric("iteration_start_delay") {
-        let p95 = delay
-            .value("p(95)")
-            .or_else(|| delay.value("max"))
-            .unwrap_or(0.0);
-        if p95 > LATE_START_WARNING_MS {
-            logger.log(
-                Level::Warning,
-                &format!(
-                    "iterations started late (iteration_start_delay p(95)={p95:.2}ms): the load generator, not the target, was the bottleneck for part of the run, so the latency figures understate queueing"
-                ),
-                &[],
-            );
+        warn_if_saturated(&logger, &outcome.lag);
+        if let Some(failure) = &outcome.failure {
+            return failure.log(&logger);
         }
-    }
-    warn_if_saturated(&logger, &outcome.lag);
-    if let Some(failure) = &outcome.failure {
-        return failure.log(&logger);
-    }
-    if verdict.failed {
-        let names = verdict.crossed.join("', '");
-        if threshold_abort {
-            logger.log(Level::Error, &format!("thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"), &[]);
-        } else {
-            logger.log(
-                Level::Error,
-                &format!("thresholds on metrics '{names}' have been crossed"),
-                &[],
-            );
+        if verdict.failed {
+            let names = verdict.crossed.join("', '");
+            if threshold_abort {
+                logger.log(Level::Error, &format!("thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"), &[]);
+            } else {
+                logger.log(
+                    Level::Error,
+                    &format!("thresholds on metrics '{names}' have been crossed"),
+                    &[],
+                );
+            }
         }
-    }
-    match outcome.end {
-        _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
-        RunEnd::Aborted => ExitCode::ScriptAborted,
-        RunEnd::Stopped => ExitCode::ExternalAbort,
-        _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
-        RunEnd::Finished => ExitCode::Success,
+        match outcome.end {
+            _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
+            RunEnd::Aborted => ExitCode::ScriptAborted,
+            RunEnd::Stopped => ExitCode::ExternalAbort,
+            _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
+            RunEnd::Finished => ExitCode::Success,
+        }
     }
 }
 
@@ -523,54 +600,6 @@ fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
     }
 }
 
-fn string_map(v: Option<&Value>) -> Vec<(String, String)> {
-    v.and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| {
-                    (
-                        k.clone(),
-                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn http_config(options: &Map<String, Value>) -> rk6_http::ClientConfig {
-    let flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let defaults = rk6_http::ClientConfig::default();
-    rk6_http::ClientConfig {
-        insecure_skip_tls_verify: flag("insecureSkipTLSVerify"),
-        user_agent: match options.get("userAgent") {
-            Some(Value::String(s)) if s.is_empty() => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            _ => Some(USER_AGENT.to_string()),
-        },
-        max_redirects: options
-            .get("maxRedirects")
-            .and_then(Value::as_u64)
-            .map_or(defaults.max_redirects, |n| n as u32),
-        no_connection_reuse: flag("noConnectionReuse"),
-        http_debug: match options.get("httpDebug") {
-            Some(Value::String(s)) if s == "full" => rk6_http::HttpDebug::Full,
-            None | Some(Value::Null | Value::Bool(false)) => rk6_http::HttpDebug::Off,
-            Some(Value::String(s)) if s.is_empty() => rk6_http::HttpDebug::Off,
-            Some(_) => rk6_http::HttpDebug::Headers,
-        },
-        // k6 sizes the idle pool by batchPerHost; the values were validated with RunOptions.
-        max_idle_per_host: rk6_js::count_option(
-            options,
-            "batchPerHost",
-            rk6_js::DEFAULT_BATCH_PER_HOST,
-        )
-        .unwrap_or(rk6_js::DEFAULT_BATCH_PER_HOST),
-        h2c: rk6_js::h2c_option(options).unwrap_or(false),
-        ..defaults
-    }
-}
-
 /// What the run phase leaves for the summary phase.
 struct Outcome {
     end: RunEnd,
@@ -582,25 +611,36 @@ struct Outcome {
     /// How late the worker threads' event loops ran (generator saturation).
     lag: Arc<rk6_scheduler::LagMonitor>,
     /// Ends the test with its own exit code once the summary is out.
-    failure: Option<Failure>,
+    failure: Option<RunError>,
 }
 
+/// What the options decide about the order of the run.
+struct Flow {
+    paused: bool,
+    no_setup: bool,
+    no_teardown: bool,
+    timeouts: LifecycleTimeouts,
+}
+
+/// The banner, setup, the scenarios and teardown; an error stops the run before the
+/// summary, a [`Outcome::failure`] after it (as k6 reports a failed setup).
 #[allow(clippy::too_many_arguments)]
 async fn execute(
     args: &RunArgs,
+    flow: &Flow,
     output_names: &[String],
     logger: &Logger,
     shared: Arc<Shared>,
     scenarios: &[Arc<Scenario>],
     abort: CancellationToken,
     started: Instant,
-    timeouts: LifecycleTimeouts,
-) -> Result<Outcome, ExitCode> {
+) -> Result<Outcome, RunError> {
+    let timeouts = flow.timeouts;
     let share = shared.vu_stripe.share();
     let max_vus = total_vus(scenarios);
     let state = ExecutionState::new(scenarios);
     let stop = CancellationToken::new();
-    let control = Control::new(state.clone(), stop.clone(), args.paused);
+    let control = Control::new(state.clone(), stop.clone(), flow.paused);
     if !args.address.is_empty() {
         match control::bind(&args.address).await {
             Ok(listener) => control::serve(listener, control.clone()),
@@ -611,20 +651,15 @@ async fn execute(
                 &[("error", &format!("listen tcp {}: {e}", args.address))],
             ),
             Err(e) => {
-                return Err(fail(
-                    logger,
+                return Err(RunError::new(
                     ExitCode::CannotStartRestApi,
-                    &format!("cannot start the API server on {}: {e}", args.address),
-                    None,
+                    format!("cannot start the API server on {}: {e}", args.address),
                 ))
             }
         }
-    } else if args.paused {
-        return Err(fail(
-            logger,
-            ExitCode::InvalidConfig,
+    } else if flow.paused {
+        return Err(RunError::invalid(
             "a paused test needs the API to be resumed: don't disable --address with --paused",
-            None,
         ));
     }
     if !args.quiet {
@@ -635,16 +670,13 @@ async fn execute(
         );
         let _ = std::io::stdout().flush();
     }
-    let lifecycle = match Lifecycle::start(shared.clone()) {
-        Ok(l) => l,
-        Err(e) => return Err(script_failure(logger, &e)),
-    };
-    if args.paused {
+    let lifecycle = Lifecycle::start(shared.clone())?;
+    if flow.paused {
         control.set_phase(Phase::PausedBeforeRun);
         control.wait_resumed().await;
     }
     control.set_phase(Phase::Setup);
-    let setup_data = if args.no_setup {
+    let setup_data = if flow.no_setup {
         None
     } else {
         let interrupt = CancellationToken::new();
@@ -662,7 +694,7 @@ async fn execute(
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 control.set_phase(Phase::Ended);
-                return Ok(failed(Failure::of_script(&e), Some(lifecycle)));
+                return Ok(failed(RunError::of_script(&e), Some(lifecycle)));
             }
             Err(_) => {
                 // A setup waiting on a sleep or a request stops now; one spinning in JS
@@ -670,7 +702,7 @@ async fn execute(
                 interrupt.cancel();
                 lifecycle.detach();
                 control.set_phase(Phase::Ended);
-                let failure = Failure::timeout(
+                let failure = RunError::timeout(
                     ExitCode::SetupTimeout,
                     "setup",
                     "setupTimeout",
@@ -693,12 +725,11 @@ async fn execute(
     {
         Ok(p) => p,
         Err(e) => {
-            return Err(fail(
-                logger,
-                ExitCode::ScriptException,
-                &e,
-                Some("script exception"),
-            ))
+            return Err(RunError {
+                code: ExitCode::ScriptException,
+                message: e,
+                hint: Some("script exception".into()),
+            })
         }
     };
 
@@ -711,11 +742,13 @@ async fn execute(
         })
     };
     let display = Display::new(args.quiet);
+    let drops = Arc::new(Drops::default());
     let ticker = tokio::spawn(tick(
         state.clone(),
         shared.clone(),
         display.clone(),
         started,
+        drops.clone(),
     ));
     let run_start = Instant::now();
     pool.lag().reset();
@@ -726,12 +759,12 @@ async fn execute(
     signals.abort();
     stop_on_abort.abort();
     display.show(&state, run_start.elapsed());
-    emit_final(&state, &shared, max_vus);
+    drops.emit(&state, &shared);
     let lag = pool.lag();
     pool.shutdown();
     let mut lifecycle = Some(lifecycle);
     let mut failure = None;
-    if let (false, Some(lc)) = (args.no_teardown, &lifecycle) {
+    if let (false, Some(lc)) = (flow.no_teardown, &lifecycle) {
         let interrupt = CancellationToken::new();
         match tokio::time::timeout(timeouts.teardown, lc.teardown(interrupt.clone())).await {
             Ok(Ok(())) => {}
@@ -741,7 +774,7 @@ async fn execute(
                 if let Some(lc) = lifecycle.take() {
                     lc.detach();
                 }
-                failure = Some(Failure::timeout(
+                failure = Some(RunError::timeout(
                     ExitCode::TeardownTimeout,
                     "teardown",
                     "teardownTimeout",
@@ -803,9 +836,15 @@ impl Display {
     }
 }
 
-/// Gauges `vus`/`vus_max` once per second, and the progress display (redrawn more often on
-/// a terminal).
-async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display, started: Instant) {
+/// Gauges `vus`/`vus_max` once per second, the progress display (redrawn more often on a
+/// terminal), and the iterations dropped since the last tick.
+async fn tick(
+    state: Arc<ExecutionState>,
+    shared: Arc<Shared>,
+    display: Display,
+    started: Instant,
+    drops: Arc<Drops>,
+) {
     let period = if display.terminal {
         Duration::from_millis(250)
     } else {
@@ -819,6 +858,7 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display,
         interval.tick().await;
         n += 1;
         display.show(&state, started.elapsed());
+        drops.emit(&state, &shared);
         if !n.is_multiple_of(per_second) {
             continue;
         }
@@ -842,23 +882,40 @@ async fn tick(state: Arc<ExecutionState>, shared: Arc<Shared>, display: Display,
     }
 }
 
-fn emit_final(state: &ExecutionState, shared: &Shared, _max_vus: u64) {
-    let now = SystemTime::now();
-    let mut batch = Vec::new();
-    for s in &state.scenarios {
-        let dropped = s.dropped.load(Ordering::Relaxed);
-        if dropped > 0 {
+/// `dropped_iterations` as they happen: one sample (value 1, tagged with the scenario) per
+/// iteration dropped since the last call, so thresholds and outputs see them during the run
+/// as in k6; one batch per call, not a message per drop.
+#[derive(Default)]
+struct Drops {
+    /// Drops already sent, per scenario.
+    sent: std::sync::Mutex<Vec<u64>>,
+}
+
+impl Drops {
+    fn emit(&self, state: &ExecutionState, shared: &Shared) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        sent.resize(state.scenarios.len(), 0);
+        let now = SystemTime::now();
+        let mut batch = Vec::new();
+        for (s, sent) in state.scenarios.iter().zip(sent.iter_mut()) {
+            let dropped = s.dropped_so_far();
+            if dropped <= *sent {
+                continue;
+            }
             let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
-            batch.push(Sample {
-                metric: builtin::DROPPED_ITERATIONS,
-                tags,
-                value: dropped as f64,
-                time: now,
-            });
+            for _ in *sent..dropped {
+                batch.push(Sample {
+                    metric: builtin::DROPPED_ITERATIONS,
+                    tags: tags.clone(),
+                    value: 1.0,
+                    time: now,
+                });
+            }
+            *sent = dropped;
         }
-    }
-    if !batch.is_empty() {
-        let _ = shared.samples.send(batch);
+        if !batch.is_empty() {
+            let _ = shared.samples.send(batch);
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! k6's TLS options (`tlsVersion`, `tlsCipherSuites`, `tlsAuth`) and Go's `SSL_CERT_FILE`,
-//! read from the consolidated options and checked before the test starts.
+//! taken from the consolidated options and checked before the test starts.
 
 use rk6_http::{ClientCertPem, ClientConfig, TlsOptions, TlsSpec, TlsVersion};
-use serde_json::{Map, Value};
+use rk6_options::{Options, TlsAuth};
 
 /// The checked TLS settings of a run.
 pub struct Tls {
@@ -27,15 +27,15 @@ impl Tls {
 
 /// Reads and validates the TLS options; an error stops the run (exit 104, as k6).
 pub fn from_options(
-    options: &Map<String, Value>,
+    options: &Options,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Tls, String> {
-    let (min_version, max_version) = versions(options.get("tlsVersion"))?;
+    let versions = options.tls_version.clone().unwrap_or_default();
     let spec = TlsSpec {
-        min_version,
-        max_version,
-        cipher_suites: cipher_suites(options.get("tlsCipherSuites"))?,
-        client_certs: client_certs(options.get("tlsAuth"))?,
+        min_version: version(versions.min.as_deref())?,
+        max_version: version(versions.max.as_deref())?,
+        cipher_suites: options.tls_cipher_suites.clone().filter(|s| !s.is_empty()),
+        client_certs: client_certs(options.tls_auth.as_deref().unwrap_or_default())?,
     };
     let options = TlsOptions::new(&spec).map_err(|e| e.to_string())?;
     let mut warnings = options.warnings().to_vec();
@@ -57,98 +57,32 @@ pub fn from_options(
     })
 }
 
-fn version(v: &Value) -> Result<Option<TlsVersion>, String> {
+/// One end of `tlsVersion` (empty: any).
+fn version(v: Option<&str>) -> Result<Option<TlsVersion>, String> {
     match v {
-        Value::Null => Ok(None),
-        Value::String(s) if s.is_empty() => Ok(None),
-        Value::String(s) => TlsVersion::parse(s).map(Some).ok_or_else(|| {
+        None | Some("") => Ok(None),
+        Some(s) => TlsVersion::parse(s).map(Some).ok_or_else(|| {
             format!("tlsVersion: unknown TLS version \"{s}\" (use ssl3.0, tls1.0, tls1.1, tls1.2 or tls1.3)")
         }),
-        other => Err(format!("tlsVersion: a version must be a string, not {other}")),
     }
 }
 
-/// A string sets both ends; an object sets `min` and/or `max`.
-fn versions(v: Option<&Value>) -> Result<(Option<TlsVersion>, Option<TlsVersion>), String> {
-    match v {
-        None | Some(Value::Null) => Ok((None, None)),
-        Some(s @ Value::String(_)) => {
-            let v = version(s)?;
-            Ok((v, v))
-        }
-        Some(Value::Object(o)) => Ok((
-            version(o.get("min").unwrap_or(&Value::Null))?,
-            version(o.get("max").unwrap_or(&Value::Null))?,
-        )),
-        Some(other) => Err(format!(
-            "tlsVersion must be a string or {{min, max}}, not {other}"
-        )),
-    }
-}
-
-fn cipher_suites(v: Option<&Value>) -> Result<Option<Vec<String>>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(a)) if a.is_empty() => Ok(None),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|n| {
-                n.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| format!("tlsCipherSuites: {n} is not a cipher suite name"))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-        Some(other) => Err(format!(
-            "tlsCipherSuites must be an array of names, not {other}"
-        )),
-    }
-}
-
-fn client_certs(v: Option<&Value>) -> Result<Vec<ClientCertPem>, String> {
-    let entries = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(other) => return Err(format!("tlsAuth must be an array, not {other}")),
-    };
+fn client_certs(entries: &[TlsAuth]) -> Result<Vec<ClientCertPem>, String> {
     entries
         .iter()
         .enumerate()
         .map(|(i, e)| {
             let n = i + 1;
-            let text = |k: &str| -> Result<Option<String>, String> {
-                match e.get(k) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(format!("tlsAuth[{n}].{k} must be a string, not {other}")),
-                }
-            };
-            let required = |k: &str| {
-                text(k)?.filter(|s| !s.is_empty()).ok_or_else(|| {
+            let required = |k: &str, v: &Option<String>| {
+                v.clone().filter(|s| !s.is_empty()).ok_or_else(|| {
                     format!("tlsAuth[{n}]: {k} is missing (PEM text, e.g. open('{k}.pem'))")
                 })
             };
-            if !e.is_object() {
-                return Err(format!("tlsAuth[{n}] must be an object with cert and key"));
-            }
-            let domains = match e.get("domains") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(d)) => d
-                    .iter()
-                    .map(|x| x.as_str().map(str::to_string))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| format!("tlsAuth[{n}].domains must be strings"))?,
-                Some(other) => {
-                    return Err(format!(
-                        "tlsAuth[{n}].domains must be an array, not {other}"
-                    ))
-                }
-            };
             Ok(ClientCertPem {
-                domains,
-                cert: required("cert")?,
-                key: required("key")?,
-                password: text("password")?,
+                domains: e.domains.clone().unwrap_or_default(),
+                cert: required("cert", &e.cert)?,
+                key: required("key", &e.key)?,
+                password: e.password.clone(),
             })
         })
         .collect()
@@ -157,24 +91,36 @@ fn client_certs(v: Option<&Value>) -> Result<Vec<ClientCertPem>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    fn opts(v: Value) -> Result<Options, String> {
+        Options::from_json(&v)
+            .map(|l| l.options)
+            .map_err(|e| e.message)
+    }
 
     fn parse(v: Value) -> Result<Tls, String> {
-        from_options(v.as_object().unwrap(), |_| None)
+        from_options(&opts(v)?, |_| None)
     }
 
     #[test]
     fn versions_forms() {
+        let v = |v: Value| opts(json!({ "tlsVersion": v })).map(|o| o.tls_version.unwrap());
+        let both = v(json!("tls1.2")).unwrap();
         assert_eq!(
-            versions(Some(&json!("tls1.2"))).unwrap(),
-            (Some(TlsVersion::Tls12), Some(TlsVersion::Tls12))
+            (version(both.min.as_deref()), version(both.max.as_deref())),
+            (Ok(Some(TlsVersion::Tls12)), Ok(Some(TlsVersion::Tls12)))
         );
+        let max = v(json!({"max": "tls1.2"})).unwrap();
         assert_eq!(
-            versions(Some(&json!({"max": "tls1.2"}))).unwrap(),
-            (None, Some(TlsVersion::Tls12))
+            (version(max.min.as_deref()), version(max.max.as_deref())),
+            (Ok(None), Ok(Some(TlsVersion::Tls12)))
         );
-        assert!(versions(Some(&json!("tls9"))).unwrap_err().contains("tls9"));
-        assert!(versions(Some(&json!(12))).is_err());
+        assert!(parse(json!({"tlsVersion": "tls9"}))
+            .err()
+            .unwrap()
+            .contains("tls9"));
+        assert!(v(json!(12)).is_err());
         assert!(
             parse(json!({"tlsVersion": {"min": "tls1.0", "max": "tls1.1"}}))
                 .err()
@@ -211,14 +157,14 @@ mod tests {
         let file = dir.join("ca.pem");
         std::fs::write(&file, b"PEM").unwrap();
         let path = file.to_str().unwrap().to_string();
-        let t = from_options(&Map::new(), |k| {
+        let t = from_options(&Options::default(), |k| {
             (k == "SSL_CERT_FILE").then(|| path.clone())
         })
         .unwrap();
         let cfg = t.apply(ClientConfig::default());
         assert_eq!(cfg.extra_root_certs_pem, vec![b"PEM".to_vec()]);
         std::fs::remove_dir_all(&dir).unwrap();
-        let t = from_options(&Map::new(), |k| {
+        let t = from_options(&Options::default(), |k| {
             (k == "SSL_CERT_FILE").then(|| path.clone())
         })
         .unwrap();

@@ -33,8 +33,6 @@ mod vu;
 
 pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
 pub use program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
-pub use run_options::{
-    count_option, h2c_option, RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST,
-};
+pub use run_options::{RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST};
 pub use shared::Shared;
 pub use vu::{JsVu, JsVuFactory};

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use rk6_metrics::tags::{DEFAULT_SYSTEM_TAGS, OPT_IN_SYSTEM_TAGS};
-use serde_json::{Map, Value};
+use rk6_options::Options;
 
 fn is_system_tag(name: &str) -> bool {
     DEFAULT_SYSTEM_TAGS.contains(&name) || OPT_IN_SYSTEM_TAGS.contains(&name)
@@ -51,53 +51,15 @@ pub const DEFAULT_BATCH: usize = 20;
 /// See [`DEFAULT_BATCH`].
 pub const DEFAULT_BATCH_PER_HOST: usize = 6;
 
-/// An integer option such as `batch`: absent or null gives `default`; anything but a
-/// non-negative integer is an error naming the option, as k6 refuses such values.
-pub fn count_option(
-    options: &Map<String, Value>,
-    key: &str,
-    default: usize,
-) -> Result<usize, String> {
-    match options.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Number(n)) => n
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| format!("{key} must be a non-negative integer, got {n}")),
-        Some(v) => Err(format!("{key} must be a non-negative integer, got {v}")),
-    }
-}
-
-/// rk6's `h2c` option (HTTP/2 with prior knowledge for every plain `http://` request):
-/// absent or null is false; anything but a boolean is an error.
-pub fn h2c_option(options: &Map<String, Value>) -> Result<bool, String> {
-    match options.get("h2c") {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => Err(format!("h2c must be a boolean (true or false), got {v}")),
-    }
-}
-
 impl RunOptions {
-    /// Reads the options; the error names the bad value.
-    pub fn from_options(options: &Map<String, Value>) -> Result<RunOptions, String> {
-        let flag = |k: &str| options.get(k).and_then(Value::as_bool).unwrap_or(false);
-        let min_iteration_duration = match options.get("minIterationDuration") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                rk6_scheduler::duration_from_json(v)
-                    .map_err(|e| format!("minIterationDuration: {e}"))?,
-            )
-            .filter(|d| !d.is_zero()),
-        };
-        let system_tags = match options.get("systemTags") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) => {
+    /// Takes what VUs need from the consolidated options; the error names the bad value.
+    pub fn from_options(options: &Options) -> Result<RunOptions, String> {
+        let system_tags = match &options.system_tags {
+            None => None,
+            Some(items) => {
                 let mut enabled = Vec::new();
-                for item in items {
-                    let name = item
-                        .as_str()
-                        .ok_or_else(|| format!("systemTags: {item} is not a string"))?;
+                for name in items {
+                    let name = name.as_str();
                     if !is_system_tag(name) {
                         return Err(format!("systemTags: unknown system tag \"{name}\""));
                     }
@@ -119,17 +81,22 @@ impl RunOptions {
                     iter: enabled.contains(&"iter"),
                 })
             }
-            Some(v) => return Err(format!("systemTags must be an array of tag names, got {v}")),
         };
-        h2c_option(options)?;
+        let count = |n: Option<u64>, default: usize| {
+            n.map_or(default, |n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
         Ok(RunOptions {
-            throw: flag("throw"),
-            discard_response_bodies: flag("discardResponseBodies"),
-            min_iteration_duration,
+            throw: options.throw.unwrap_or(false),
+            discard_response_bodies: options.discard_response_bodies.unwrap_or(false),
+            // k6 sleeps for no time on a zero or negative minimum.
+            min_iteration_duration: options
+                .min_iteration_duration
+                .and_then(|d| d.to_std())
+                .filter(|d| !d.is_zero()),
             system_tags,
-            max_redirects_set: !matches!(options.get("maxRedirects"), None | Some(Value::Null)),
-            batch: count_option(options, "batch", DEFAULT_BATCH)?,
-            batch_per_host: count_option(options, "batchPerHost", DEFAULT_BATCH_PER_HOST)?,
+            max_redirects_set: options.max_redirects.is_some(),
+            batch: count(options.batch, DEFAULT_BATCH),
+            batch_per_host: count(options.batch_per_host, DEFAULT_BATCH_PER_HOST),
         })
     }
 }
@@ -139,12 +106,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn read(v: serde_json::Value) -> Result<RunOptions, String> {
+        RunOptions::from_options(&Options::from_json(&v).unwrap().options)
+    }
+
     #[test]
     fn reads_and_validates() {
-        let o = RunOptions::from_options(
-            json!({"throw": true, "minIterationDuration": "1s", "systemTags": ["status", "vu"]})
-                .as_object()
-                .unwrap(),
+        let o = read(
+            json!({"throw": true, "minIterationDuration": "1s", "systemTags": ["status", "vu"]}),
         )
         .unwrap();
         assert!(o.throw);
@@ -152,34 +121,21 @@ mod tests {
         let st = o.system_tags.unwrap();
         assert!(st.vu && !st.iter);
         assert!(st.disabled.contains(&"url") && !st.disabled.contains(&"status"));
-        let e = RunOptions::from_options(json!({"systemTags": ["nope"]}).as_object().unwrap())
-            .unwrap_err();
+        let e = read(json!({"systemTags": ["nope"]})).unwrap_err();
         assert!(e.contains("unknown system tag"), "{e}");
-        let e = RunOptions::from_options(json!({"systemTags": ["ip"]}).as_object().unwrap())
-            .unwrap_err();
+        let e = read(json!({"systemTags": ["ip"]})).unwrap_err();
         assert!(e.contains("not supported by rk6 yet"), "{e}");
+        let o = read(json!({"minIterationDuration": "-1s", "maxRedirects": 0})).unwrap();
+        assert_eq!(o.min_iteration_duration, None);
+        assert!(o.max_redirects_set);
     }
 
     #[test]
-    fn batch_limits_and_h2c_are_validated() {
-        let o = RunOptions::from_options(json!({}).as_object().unwrap()).unwrap();
+    fn batch_limits_default_like_k6() {
+        let o = read(json!({})).unwrap();
         assert_eq!((o.batch, o.batch_per_host), (20, 6));
-        let o = RunOptions::from_options(
-            json!({"batch": 2, "batchPerHost": 0, "h2c": true})
-                .as_object()
-                .unwrap(),
-        )
-        .unwrap();
+        assert!(!o.max_redirects_set);
+        let o = read(json!({"batch": 2, "batchPerHost": 0, "h2c": true})).unwrap();
         assert_eq!((o.batch, o.batch_per_host), (2, 0));
-        for bad in [
-            json!({"batch": "x"}),
-            json!({"batchPerHost": 2.5}),
-            json!({"batch": -1}),
-        ] {
-            let e = RunOptions::from_options(bad.as_object().unwrap()).unwrap_err();
-            assert!(e.contains("must be a non-negative integer"), "{e}");
-        }
-        let e = RunOptions::from_options(json!({"h2c": "yes"}).as_object().unwrap()).unwrap_err();
-        assert_eq!(e, "h2c must be a boolean (true or false), got \"yes\"");
     }
 }

@@ -222,11 +222,10 @@ mod tests {
 
     #[test]
     fn system_tags_filter_and_add_vu_iter() {
-        let opts = crate::RunOptions::from_options(
-            serde_json::json!({"systemTags": ["method", "vu", "iter"]})
-                .as_object()
-                .unwrap(),
-        )
+        let opts = crate::RunOptions::from_options(&rk6_options::Options {
+            system_tags: Some(vec!["method".into(), "vu".into(), "iter".into()]),
+            ..Default::default()
+        })
         .unwrap();
         let mut b = SampleBuffer::with_system_tags(opts.system_tags);
         b.set_iteration(7, 3);

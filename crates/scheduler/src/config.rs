@@ -1,12 +1,18 @@
-//! Scenario configuration: k6's `scenarios` option, the shortcut options that derive a
-//! `default` scenario, and their validation.
+//! Scenario configuration: what every scenario has whatever its executor (name, `exec`,
+//! `env`, `tags`, `startTime`, `gracefulStop`), the `default` scenario the shortcut options
+//! stand for, and validation. Each executor's own fields are read in its file under
+//! `executor/`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use rk6_options::{json, GoDuration, Options};
 use serde_json::{Map, Value};
 
-use crate::duration::{duration_from_json, format_duration};
+use crate::executor::{
+    ConstantArrivalRateConfig, ConstantVusConfig, ExecutorConfig, ExternallyControlledConfig,
+    PerVuIterationsConfig, RampingArrivalRateConfig, RampingVusConfig, SharedIterationsConfig,
+};
 use crate::segment::Stripe;
 
 /// A scenario configuration k6 would reject (the CLI exits with 104).
@@ -14,57 +20,83 @@ use crate::segment::Stripe;
 #[error("{0}")]
 pub struct ConfigError(pub String);
 
-fn bad(msg: impl Into<String>) -> ConfigError {
+pub(crate) fn bad(msg: impl Into<String>) -> ConfigError {
     ConfigError(msg.into())
 }
 
-/// What a scenario's VUs do; one variant per executor rk6 runs.
+/// What a scenario's VUs do; one variant per executor rk6 runs, holding that executor's
+/// configuration (see its file under `executor/`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Executor {
     /// A fixed number of iterations shared among VUs.
-    SharedIterations {
-        vus: u64,
-        iterations: u64,
-        max_duration: Duration,
-    },
+    SharedIterations(SharedIterationsConfig),
     /// Each VU runs the same number of iterations.
-    PerVuIterations {
-        vus: u64,
-        iterations: u64,
-        max_duration: Duration,
-    },
+    PerVuIterations(PerVuIterationsConfig),
     /// A fixed number of VUs loop for a duration.
-    ConstantVus { vus: u64, duration: Duration },
+    ConstantVus(ConstantVusConfig),
     /// The number of looping VUs follows linear stages.
-    RampingVus {
-        start_vus: u64,
-        stages: Vec<Stage>,
-        graceful_ramp_down: Duration,
-    },
+    RampingVus(RampingVusConfig),
     /// `rate` iterations start every `time_unit`, whether or not earlier ones finished.
-    ConstantArrivalRate {
-        rate: u64,
-        time_unit: Duration,
-        duration: Duration,
-        pre_allocated_vus: u64,
-        max_vus: u64,
-    },
+    ConstantArrivalRate(ConstantArrivalRateConfig),
     /// The arrival rate follows linear stages.
-    RampingArrivalRate {
-        start_rate: u64,
-        time_unit: Duration,
-        stages: Vec<Stage>,
-        pre_allocated_vus: u64,
-        max_vus: u64,
-    },
+    RampingArrivalRate(RampingArrivalRateConfig),
     /// VUs are set while the test runs, through the control API (`rk6 scale`).
-    ExternallyControlled {
-        vus: u64,
-        max_vus: u64,
-        /// `None` runs until stopped (k6's `duration: 0`).
-        duration: Option<Duration>,
-    },
+    ExternallyControlled(ExternallyControlledConfig),
 }
+
+/// Calls `$body` with the executor's configuration as `$c`, whatever its type.
+macro_rules! each {
+    ($executor:expr, $c:ident => $body:expr) => {
+        match $executor {
+            Executor::SharedIterations($c) => $body,
+            Executor::PerVuIterations($c) => $body,
+            Executor::ConstantVus($c) => $body,
+            Executor::RampingVus($c) => $body,
+            Executor::ConstantArrivalRate($c) => $body,
+            Executor::RampingArrivalRate($c) => $body,
+            Executor::ExternallyControlled($c) => $body,
+        }
+    };
+}
+
+/// Every executor's name, in k6's order, and its own keys.
+const EXECUTORS: &[(&str, &[&str])] = &[
+    (SharedIterationsConfig::NAME, SharedIterationsConfig::KEYS),
+    (PerVuIterationsConfig::NAME, PerVuIterationsConfig::KEYS),
+    (ConstantVusConfig::NAME, ConstantVusConfig::KEYS),
+    (RampingVusConfig::NAME, RampingVusConfig::KEYS),
+    (
+        ConstantArrivalRateConfig::NAME,
+        ConstantArrivalRateConfig::KEYS,
+    ),
+    (
+        RampingArrivalRateConfig::NAME,
+        RampingArrivalRateConfig::KEYS,
+    ),
+    (
+        ExternallyControlledConfig::NAME,
+        ExternallyControlledConfig::KEYS,
+    ),
+];
+
+/// The keys an executor of this name has of its own, in k6's order (`k6 inspect`).
+pub fn executor_keys(executor: &str) -> &'static [&'static str] {
+    EXECUTORS
+        .iter()
+        .find(|(n, _)| *n == executor)
+        .map_or(&[], |(_, keys)| keys)
+}
+
+/// Keys every scenario may have, in the order `k6 inspect` prints them (`options` aside).
+pub const COMMON_KEYS: &[&str] = &[
+    "executor",
+    "startTime",
+    "gracefulStop",
+    "env",
+    "exec",
+    "tags",
+    "options",
+];
 
 /// How this instance's execution segment splits a scenario (both full without a segment).
 #[derive(Debug, Clone, PartialEq)]
@@ -94,7 +126,70 @@ pub struct Stage {
     pub target: u64,
 }
 
-/// Parses k6's `stages` array.
+/// The fields of one scenario's configuration object, read with rk6-options' rules for
+/// each kind of value; errors name the scenario and the field.
+pub struct Fields<'a> {
+    /// The scenario's name.
+    pub name: &'a str,
+    obj: &'a Map<String, Value>,
+}
+
+impl Fields<'_> {
+    /// Whether the field is given.
+    pub fn has(&self, key: &str) -> bool {
+        self.obj.contains_key(key)
+    }
+
+    fn get(&self, key: &str) -> &Value {
+        self.obj.get(key).unwrap_or(&Value::Null)
+    }
+
+    /// An integer field; `default` when absent (`None`: the field is required).
+    pub fn int(&self, key: &str, default: Option<i64>) -> Result<i64, ConfigError> {
+        let name = self.name;
+        match json::int(self.get(key)) {
+            Ok(Some(n)) => Ok(n),
+            Ok(None) => default.ok_or_else(|| bad(format!("scenario {name}: {key} is required"))),
+            Err(e) => Err(bad(format!("scenario {name}: {}", e.naming(key)))),
+        }
+    }
+
+    /// A duration field, `default` when absent; negative values are returned for the
+    /// executor's own message.
+    pub fn signed_duration(
+        &self,
+        key: &str,
+        default: GoDuration,
+    ) -> Result<GoDuration, ConfigError> {
+        json::duration(self.get(key))
+            .map(|d| d.unwrap_or(default))
+            .map_err(|e| {
+                bad(format!(
+                    "scenario {}: {key}: {}",
+                    self.name,
+                    e.naming("duration")
+                ))
+            })
+    }
+
+    /// A duration field that may not be negative.
+    pub fn duration(&self, key: &str, default: Duration) -> Result<Duration, ConfigError> {
+        let d = self.signed_duration(key, GoDuration::from_std(default))?;
+        d.to_std().ok_or_else(|| {
+            bad(format!(
+                "scenario {}: the {key} can't be negative, but is {d}",
+                self.name
+            ))
+        })
+    }
+
+    /// A `stages` array.
+    pub fn stages(&self, key: &str) -> Result<Vec<Stage>, ConfigError> {
+        stages_from_json(self.get(key), self.name)
+    }
+}
+
+/// Parses k6's `stages` array of a scenario.
 pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigError> {
     let arr = value
         .as_array()
@@ -109,18 +204,34 @@ pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigE
                 "scenario {name}: json: unknown field \"{k}\" in stage {i}"
             )));
         }
-        let duration = obj
-            .get("duration")
-            .map(duration_from_json)
-            .transpose()
-            .map_err(|e| bad(format!("scenario {name}: stage {i}: {e}")))?
-            .ok_or_else(|| bad(format!("scenario {name}: stage {i} has no duration")))?;
-        let target = match obj.get("target") {
-            None => 0,
-            Some(v) => v
-                .as_u64()
-                .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
-                .ok_or_else(|| bad(format!("scenario {name}: stage {i}: target must be a non-negative integer, got {v}")))?,
+        let duration = json::duration(obj.get("duration").unwrap_or(&Value::Null))
+            .map_err(|e| {
+                bad(format!(
+                    "scenario {name}: stage {i}: {}",
+                    e.naming("duration")
+                ))
+            })?
+            .ok_or_else(|| bad(format!("scenario {name}: stage {i} has no duration")))?
+            .to_std()
+            .ok_or_else(|| {
+                bad(format!(
+                    "scenario {name}: stage {i}: the duration can't be negative"
+                ))
+            })?;
+        let target = match json::int(obj.get("target").unwrap_or(&Value::Null)) {
+            Ok(None) => 0,
+            Ok(Some(t)) if t >= 0 => t as u64,
+            Ok(Some(t)) => {
+                return Err(bad(format!(
+                    "scenario {name}: stage {i}: target must be a non-negative integer, got {t}"
+                )))
+            }
+            Err(e) => {
+                return Err(bad(format!(
+                    "scenario {name}: stage {i}: {}",
+                    e.naming("target")
+                )))
+            }
         };
         out.push(Stage { duration, target });
     }
@@ -153,25 +264,6 @@ pub struct Scenario {
     pub split: Split,
 }
 
-const EXECUTORS: &[&str] = &[
-    "shared-iterations",
-    "per-vu-iterations",
-    "constant-vus",
-    "ramping-vus",
-    "constant-arrival-rate",
-    "ramping-arrival-rate",
-    "externally-controlled",
-];
-const COMMON_KEYS: &[&str] = &[
-    "executor",
-    "startTime",
-    "gracefulStop",
-    "exec",
-    "env",
-    "tags",
-    "options",
-];
-
 impl Scenario {
     /// Parses one entry of the `scenarios` option.
     pub fn from_json(name: &str, value: &Value) -> Result<Scenario, ConfigError> {
@@ -193,29 +285,15 @@ impl Scenario {
             .get("executor")
             .and_then(Value::as_str)
             .ok_or_else(|| bad(format!("scenario {name}: executor type is required")))?;
-        if !EXECUTORS.contains(&executor) {
+        let Some((_, own_keys)) = EXECUTORS.iter().find(|(n, _)| *n == executor) else {
+            let names: Vec<&str> = EXECUTORS.iter().map(|(n, _)| *n).collect();
             return Err(bad(format!(
                 "scenario {name}: unknown executor type '{executor}'; valid types are: {}",
-                EXECUTORS.join(", ")
+                names.join(", ")
             )));
-        }
-        let own_keys: &[&str] = match executor {
-            "shared-iterations" | "per-vu-iterations" => &["vus", "iterations", "maxDuration"],
-            "constant-vus" => &["vus", "duration"],
-            "ramping-vus" => &["startVUs", "stages", "gracefulRampDown"],
-            "constant-arrival-rate" => {
-                &["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"]
-            }
-            "ramping-arrival-rate" => &[
-                "startRate",
-                "timeUnit",
-                "stages",
-                "preAllocatedVUs",
-                "maxVUs",
-            ],
-            _ => &["vus", "maxVUs", "duration"],
         };
-        if executor == "externally-controlled" && obj.contains_key("gracefulStop") {
+        let external = executor == ExternallyControlledConfig::NAME;
+        if external && obj.contains_key("gracefulStop") {
             return Err(bad(format!(
                 "scenario {name}: gracefulStop is not supported by the externally-controlled executor"
             )));
@@ -227,295 +305,72 @@ impl Scenario {
                 )));
             }
         }
-        let dur = |key: &str, default: Duration| -> Result<Duration, ConfigError> {
-            obj.get(key).map_or(Ok(default), |v| {
-                duration_from_json(v).map_err(|e| bad(format!("scenario {name}: {key}: {e}")))
-            })
-        };
-        let int = |key: &str, default: Option<i64>| -> Result<i64, ConfigError> {
-            match obj.get(key) {
-                None => default.ok_or_else(|| bad(format!("scenario {name}: {key} is required"))),
-                Some(v) => v
-                    .as_i64()
-                    .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "scenario {name}: {key} must be an integer, got {v}"
-                        ))
-                    }),
-            }
-        };
-        let executor_is_external = executor == "externally-controlled";
+        let f = Fields { name, obj };
         let executor = match executor {
-            "shared-iterations" | "per-vu-iterations" => {
-                let vus = int("vus", Some(1))?;
-                let iterations = int("iterations", Some(1))?;
-                let max_duration = dur("maxDuration", Duration::from_secs(600))?;
-                if vus <= 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of VUs must be more than 0"
-                    )));
-                }
-                if iterations <= 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of iterations must be more than 0"
-                    )));
-                }
-                if max_duration < Duration::from_secs(1) {
-                    return Err(bad(format!(
-                        "scenario {name}: the maxDuration must be at least 1s, but is {}",
-                        format_duration(max_duration)
-                    )));
-                }
-                let (vus, iterations) = (vus as u64, iterations as u64);
-                if executor == "shared-iterations" {
-                    if iterations < vus {
-                        return Err(bad(format!(
-                            "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
-                        )));
-                    }
-                    Executor::SharedIterations {
-                        vus,
-                        iterations,
-                        max_duration,
-                    }
-                } else {
-                    Executor::PerVuIterations {
-                        vus,
-                        iterations,
-                        max_duration,
-                    }
-                }
+            SharedIterationsConfig::NAME => Executor::SharedIterations(ExecutorConfig::parse(&f)?),
+            PerVuIterationsConfig::NAME => Executor::PerVuIterations(ExecutorConfig::parse(&f)?),
+            ConstantVusConfig::NAME => Executor::ConstantVus(ExecutorConfig::parse(&f)?),
+            RampingVusConfig::NAME => Executor::RampingVus(ExecutorConfig::parse(&f)?),
+            ConstantArrivalRateConfig::NAME => {
+                Executor::ConstantArrivalRate(ExecutorConfig::parse(&f)?)
             }
-            "ramping-vus" => {
-                let start_vus = int("startVUs", Some(1))?;
-                if start_vus < 0 {
-                    return Err(bad(format!("scenario {name}: startVUs can't be negative")));
-                }
-                let stages = stages_from_json(obj.get("stages").unwrap_or(&Value::Null), name)?;
-                if start_vus == 0 && stages.iter().all(|s| s.target == 0) {
-                    return Err(bad(format!(
-                        "scenario {name}: either startVUs or one of the stages' target values must be greater than 0"
-                    )));
-                }
-                Executor::RampingVus {
-                    start_vus: start_vus as u64,
-                    stages,
-                    graceful_ramp_down: dur("gracefulRampDown", Duration::from_secs(30))?,
-                }
+            RampingArrivalRateConfig::NAME => {
+                Executor::RampingArrivalRate(ExecutorConfig::parse(&f)?)
             }
-            "constant-arrival-rate" | "ramping-arrival-rate" => {
-                let time_unit = dur("timeUnit", Duration::from_secs(1))?;
-                if time_unit.is_zero() {
-                    return Err(bad(format!(
-                        "scenario {name}: the timeUnit must be more than 0"
-                    )));
-                }
-                let pre = int("preAllocatedVUs", None)?;
-                if pre < 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of preAllocatedVUs can't be negative"
-                    )));
-                }
-                let max = int("maxVUs", Some(pre))?;
-                if max < pre {
-                    return Err(bad(format!(
-                        "scenario {name}: maxVUs can't be less than preAllocatedVUs"
-                    )));
-                }
-                if max == 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of maxVUs must be more than 0"
-                    )));
-                }
-                let (pre_allocated_vus, max_vus) = (pre as u64, max as u64);
-                if executor == "constant-arrival-rate" {
-                    let rate = int("rate", None)?;
-                    if rate <= 0 {
-                        return Err(bad(format!(
-                            "scenario {name}: the rate must be more than 0"
-                        )));
-                    }
-                    if !obj.contains_key("duration") {
-                        return Err(bad(format!("scenario {name}: the duration is unspecified")));
-                    }
-                    let duration = dur("duration", Duration::ZERO)?;
-                    if duration < Duration::from_secs(1) {
-                        return Err(bad(format!(
-                            "scenario {name}: the duration must be at least 1s, but is {}",
-                            format_duration(duration)
-                        )));
-                    }
-                    Executor::ConstantArrivalRate {
-                        rate: rate as u64,
-                        time_unit,
-                        duration,
-                        pre_allocated_vus,
-                        max_vus,
-                    }
-                } else {
-                    let start_rate = int("startRate", Some(0))?;
-                    if start_rate < 0 {
-                        return Err(bad(format!("scenario {name}: startRate can't be negative")));
-                    }
-                    let stages = stages_from_json(obj.get("stages").unwrap_or(&Value::Null), name)?;
-                    Executor::RampingArrivalRate {
-                        start_rate: start_rate as u64,
-                        time_unit,
-                        stages,
-                        pre_allocated_vus,
-                        max_vus,
-                    }
-                }
-            }
-            "externally-controlled" => {
-                let vus = int("vus", Some(0))?;
-                let max = int("maxVUs", Some(vus))?;
-                if vus < 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of VUs can't be negative"
-                    )));
-                }
-                if max < vus {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of active VUs ({vus}) must be less than or equal to the number of maxVUs ({max})"
-                    )));
-                }
-                if max == 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of maxVUs must be more than 0"
-                    )));
-                }
-                if !obj.contains_key("duration") {
-                    return Err(bad(format!("scenario {name}: the duration is unspecified")));
-                }
-                let duration = dur("duration", Duration::ZERO)?;
-                Executor::ExternallyControlled {
-                    vus: vus as u64,
-                    max_vus: max as u64,
-                    duration: (!duration.is_zero()).then_some(duration),
-                }
-            }
-            _ => {
-                let vus = int("vus", Some(1))?;
-                if vus <= 0 {
-                    return Err(bad(format!(
-                        "scenario {name}: the number of VUs must be more than 0"
-                    )));
-                }
-                if !obj.contains_key("duration") {
-                    return Err(bad(format!("scenario {name}: the duration is unspecified")));
-                }
-                let duration = dur("duration", Duration::ZERO)?;
-                if duration < Duration::from_secs(1) {
-                    return Err(bad(format!(
-                        "scenario {name}: the duration must be at least 1s, but is {}",
-                        format_duration(duration)
-                    )));
-                }
-                Executor::ConstantVus {
-                    vus: vus as u64,
-                    duration,
-                }
-            }
+            _ => Executor::ExternallyControlled(ExecutorConfig::parse(&f)?),
         };
         let strings = |key: &str| -> Result<BTreeMap<String, String>, ConfigError> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(BTreeMap::new()),
-                Some(Value::Object(m)) => Ok(m
-                    .iter()
-                    .map(|(k, v)| {
-                        (
-                            k.clone(),
-                            v.as_str().map_or_else(|| v.to_string(), str::to_string),
-                        )
-                    })
-                    .collect()),
-                Some(v) => Err(bad(format!(
-                    "scenario {name}: {key} must be an object, got {v}"
-                ))),
-            }
+            json::string_map(f.get(key))
+                .map(Option::unwrap_or_default)
+                .map_err(|e| bad(format!("scenario {name}: {}", e.naming(key))))
         };
+        let exec = json::string(f.get("exec"))
+            .map_err(|e| bad(format!("scenario {name}: {}", e.naming("exec"))))?;
         Ok(Scenario {
             name: name.to_string(),
             executor,
-            start_time: dur("startTime", Duration::ZERO)?,
-            graceful_stop: if executor_is_external {
+            start_time: f.duration("startTime", Duration::ZERO)?,
+            graceful_stop: if external {
                 Duration::ZERO
             } else {
-                dur("gracefulStop", Duration::from_secs(30))?
+                f.duration("gracefulStop", Duration::from_secs(30))?
             },
-            exec: match obj.get("exec") {
-                None | Some(Value::Null) => "default".into(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => {
-                    return Err(bad(format!(
-                        "scenario {name}: exec must be a string, got {v}"
-                    )))
-                }
-            },
+            exec: exec.unwrap_or_else(|| "default".into()),
             env: strings("env")?,
             tags: strings("tags")?,
             split: Split::default(),
         })
     }
 
-    /// The most VUs this scenario uses at once in the whole test (every segment together).
-    fn total_max_vus(&self) -> u64 {
-        match self.executor {
-            Executor::SharedIterations { vus, .. }
-            | Executor::PerVuIterations { vus, .. }
-            | Executor::ConstantVus { vus, .. } => vus,
-            Executor::RampingVus {
-                start_vus,
-                ref stages,
-                ..
-            } => stages
-                .iter()
-                .map(|s| s.target)
-                .max()
-                .unwrap_or(0)
-                .max(start_vus),
-            Executor::ConstantArrivalRate { max_vus, .. }
-            | Executor::RampingArrivalRate { max_vus, .. }
-            | Executor::ExternallyControlled { max_vus, .. } => max_vus,
-        }
-    }
-
     /// The most VUs this instance runs for the scenario at once.
     pub fn max_vus(&self) -> u64 {
-        self.split.vus.scale(self.total_max_vus())
+        self.split
+            .vus
+            .scale(each!(&self.executor, c => c.total_max_vus()))
     }
 
     /// VUs the scenario has from its start; open-model executors add more, up to
     /// [`Scenario::max_vus`], when iterations would otherwise be dropped.
     pub fn initial_vus(&self) -> u64 {
-        match self.executor {
-            Executor::ConstantArrivalRate {
-                pre_allocated_vus, ..
-            }
-            | Executor::RampingArrivalRate {
-                pre_allocated_vus, ..
-            } => self.split.vus.scale(pre_allocated_vus),
-            _ => self.max_vus(),
+        match each!(&self.executor, c => c.pre_allocated_vus()) {
+            Some(pre) => self.split.vus.scale(pre),
+            None => self.max_vus(),
         }
     }
 
     /// VUs looping when an externally-controlled scenario starts (this instance's part).
     pub fn starting_vus(&self) -> u64 {
-        match self.executor {
-            Executor::ExternallyControlled { vus, .. } => self.split.vus.scale(vus),
+        match &self.executor {
+            Executor::ExternallyControlled(c) => self.split.vus.scale(c.vus),
             _ => self.initial_vus(),
         }
     }
 
     /// This instance's iterations: in all for shared-iterations, per VU for per-vu-iterations.
     pub fn iterations(&self) -> Option<u64> {
-        match self.executor {
-            Executor::SharedIterations { iterations, .. } => {
-                Some(self.split.iterations.scale(iterations))
-            }
-            Executor::PerVuIterations { iterations, .. } => Some(iterations),
+        match &self.executor {
+            Executor::SharedIterations(c) => Some(self.split.iterations.scale(c.iterations)),
+            Executor::PerVuIterations(c) => Some(c.iterations),
             _ => None,
         }
     }
@@ -523,14 +378,7 @@ impl Scenario {
     /// Restricts the scenario to this instance's execution segment (`vus` is the segment's
     /// stripe), dealing VUs and iterations as k6 does.
     pub fn apply_segment(&mut self, vus: &Stripe) {
-        // k6 deals shared iterations along how the VUs were dealt and arrival-rate slots
-        // along how maxVUs were; everything else along the segment itself.
-        let iterations = match self.executor {
-            Executor::SharedIterations { vus: n, .. } => vus.derive(n),
-            Executor::ConstantArrivalRate { max_vus, .. }
-            | Executor::RampingArrivalRate { max_vus, .. } => vus.derive(max_vus),
-            _ => vus.clone(),
-        };
+        let iterations = each!(&self.executor, c => c.iteration_stripe(vus));
         self.split = Split {
             vus: vus.clone(),
             iterations,
@@ -539,17 +387,7 @@ impl Scenario {
 
     /// How long the scenario hands out iterations (its `duration`, `maxDuration` or stages).
     pub fn run_time(&self) -> Duration {
-        match self.executor {
-            Executor::SharedIterations { max_duration, .. }
-            | Executor::PerVuIterations { max_duration, .. } => max_duration,
-            Executor::ConstantVus { duration, .. }
-            | Executor::ConstantArrivalRate { duration, .. } => duration,
-            Executor::RampingVus { ref stages, .. }
-            | Executor::RampingArrivalRate { ref stages, .. } => {
-                stages.iter().map(|s| s.duration).sum()
-            }
-            Executor::ExternallyControlled { duration, .. } => duration.unwrap_or(FOREVER),
-        }
+        each!(&self.executor, c => c.run_time())
     }
 
     /// How long the scenario may run from the test start: start time, run time and graceful stop.
@@ -559,15 +397,7 @@ impl Scenario {
 
     /// The executor name as k6 spells it.
     pub fn executor_name(&self) -> &'static str {
-        match self.executor {
-            Executor::SharedIterations { .. } => "shared-iterations",
-            Executor::PerVuIterations { .. } => "per-vu-iterations",
-            Executor::ConstantVus { .. } => "constant-vus",
-            Executor::RampingVus { .. } => "ramping-vus",
-            Executor::ConstantArrivalRate { .. } => "constant-arrival-rate",
-            Executor::RampingArrivalRate { .. } => "ramping-arrival-rate",
-            Executor::ExternallyControlled { .. } => "externally-controlled",
-        }
+        each!(&self.executor, c => c.name())
     }
 
     /// The one-line description k6 prints in its start banner (this instance's numbers).
@@ -580,186 +410,124 @@ impl Scenario {
         if !self.start_time.is_zero() {
             tail.push_str(&format!(
                 ", startTime: {}",
-                format_duration(self.start_time)
+                rk6_options::format_duration(self.start_time)
             ));
         }
         tail.push_str(&format!(
             ", gracefulStop: {}",
-            format_duration(self.graceful_stop)
+            rk6_options::format_duration(self.graceful_stop)
         ));
-        let vus = self.max_vus();
-        let rate_share = self.split.iterations.share();
-        match self.executor {
-            Executor::SharedIterations { max_duration, .. } => format!(
-                "{} iterations shared among {vus} VUs (maxDuration: {}{tail})",
-                self.iterations().unwrap_or(0),
-                format_duration(max_duration)
-            ),
-            Executor::PerVuIterations {
-                iterations,
-                max_duration,
-                ..
-            } => format!(
-                "{iterations} iterations for each of {vus} VUs (maxDuration: {}{tail})",
-                format_duration(max_duration)
-            ),
-            Executor::ConstantVus { duration, .. } => {
-                format!(
-                    "{vus} looping VUs for {} ({})",
-                    format_duration(duration),
-                    &tail[2..]
-                )
-            }
-            Executor::RampingVus {
-                ref stages,
-                graceful_ramp_down,
-                ..
-            } => format!(
-                "Up to {vus} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
-                format_duration(stages.iter().map(|s| s.duration).sum()),
-                stages.len(),
-                format_duration(graceful_ramp_down)
-            ),
-            Executor::ConstantArrivalRate {
-                rate,
-                time_unit,
-                duration,
-                ..
-            } => format!(
-                "{:.2} iterations/s for {} ({}{tail})",
-                rate as f64 * rate_share / time_unit.as_secs_f64(),
-                format_duration(duration),
-                vus_range(self.initial_vus(), vus)
-            ),
-            Executor::RampingArrivalRate {
-                start_rate,
-                time_unit,
-                ref stages,
-                ..
-            } => {
-                let peak = stages
-                    .iter()
-                    .map(|s| s.target)
-                    .max()
-                    .unwrap_or(0)
-                    .max(start_rate);
-                format!(
-                    "Up to {:.2} iterations/s for {} over {} stages ({}{tail})",
-                    peak as f64 * rate_share / time_unit.as_secs_f64(),
-                    format_duration(stages.iter().map(|s| s.duration).sum()),
-                    stages.len(),
-                    vus_range(self.initial_vus(), vus)
-                )
-            }
-            Executor::ExternallyControlled { duration, .. } => format!(
-                "Externally controlled execution with {} VUs, {vus} max VUs, {} duration",
-                self.starting_vus(),
-                format_duration(duration.unwrap_or(Duration::ZERO))
-            ),
-        }
+        each!(&self.executor, c => c.describe(self, &tail))
     }
 }
 
-/// Stands in for "until stopped" (externally-controlled `duration: 0`).
-const FOREVER: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
-
-fn vus_range(pre: u64, max: u64) -> String {
-    if pre == max {
-        format!("maxVUs: {max}")
-    } else {
-        format!("maxVUs: {pre}-{max}")
+/// The `default` scenario's configuration the shortcut options (`vus`, `duration`,
+/// `iterations`, `stages`) stand for, in k6's JSON form; `None` when `scenarios` is set.
+pub fn shortcut_scenario(options: &Options) -> Result<Option<Map<String, Value>>, ConfigError> {
+    if options.scenarios.is_some() {
+        return Ok(None);
     }
-}
-
-/// Turns consolidated options into the scenarios to run, deriving a `default` scenario from
-/// the shortcut options (`vus`, `duration`, `iterations`) as k6 does.
-/// Layering (a shortcut on a higher layer replacing `scenarios`) is the caller's job.
-pub fn scenarios_from_options(options: &Map<String, Value>) -> Result<Vec<Scenario>, ConfigError> {
-    let get = |k: &str| options.get(k).filter(|v| !v.is_null());
-    let stages = get("stages").filter(|v| v.as_array().is_none_or(|a| !a.is_empty()));
-    let iterations = get("iterations");
-    let duration = get("duration");
-    let vus = get("vus");
-    if let Some(scenarios) = get("scenarios") {
-        if iterations.is_some() || duration.is_some() || stages.is_some() {
-            return Err(bad(
-                "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously with `scenarios` is not allowed",
-            ));
-        }
-        let map = scenarios
-            .as_object()
-            .ok_or_else(|| bad("the `scenarios` option must be an object"))?;
-        let mut out = Vec::with_capacity(map.len());
-        for (name, cfg) in map {
-            out.push(Scenario::from_json(name, cfg)?);
-        }
-        if out.is_empty() {
-            return Err(bad("no scenarios are configured"));
-        }
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        return Ok(out);
-    }
-    let mut cfg = Map::new();
+    let stages = options.stages.as_ref().filter(|s| !s.is_empty());
+    let (iterations, duration, vus) = (options.iterations, options.duration, options.vus);
     if iterations.is_some() && stages.is_some() || duration.is_some() && stages.is_some() {
         return Err(bad(
             "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously is not allowed",
         ));
     }
+    let mut cfg = Map::new();
+    let vus = || vus.map(Value::from);
+    let text = |d: GoDuration| Value::String(d.to_string());
     if let Some(stages) = stages {
-        cfg.insert("executor".into(), "ramping-vus".into());
-        cfg.insert("stages".into(), stages.clone());
-        if let Some(v) = vus {
-            cfg.insert("startVUs".into(), v.clone());
+        cfg.insert("executor".into(), RampingVusConfig::NAME.into());
+        if let Some(v) = vus() {
+            cfg.insert("startVUs".into(), v);
         }
+        let stages = stages
+            .iter()
+            .map(|s| {
+                let mut m = Map::new();
+                m.insert("duration".into(), s.duration.map_or(Value::Null, text));
+                m.insert("target".into(), s.target.map_or(Value::Null, Value::from));
+                Value::Object(m)
+            })
+            .collect();
+        cfg.insert("stages".into(), Value::Array(stages));
     } else if let Some(iters) = iterations {
-        cfg.insert("executor".into(), "shared-iterations".into());
-        cfg.insert("iterations".into(), iters.clone());
-        if let Some(v) = vus {
-            cfg.insert("vus".into(), v.clone());
+        cfg.insert("executor".into(), SharedIterationsConfig::NAME.into());
+        if let Some(v) = vus() {
+            cfg.insert("vus".into(), v);
         }
+        cfg.insert("iterations".into(), iters.into());
         if let Some(d) = duration {
-            cfg.insert("maxDuration".into(), d.clone());
+            cfg.insert("maxDuration".into(), text(d));
         }
     } else if let Some(d) = duration {
-        let zero = duration_from_json(d).map(|d| d.is_zero()).unwrap_or(false);
-        if zero {
+        if d.as_nanos() <= 0 {
             return Err(bad(
                 "the duration must be more than 0 (an unlimited duration is not supported)",
             ));
         }
-        cfg.insert("executor".into(), "constant-vus".into());
-        cfg.insert("duration".into(), d.clone());
-        if let Some(v) = vus {
-            cfg.insert("vus".into(), v.clone());
+        cfg.insert("executor".into(), ConstantVusConfig::NAME.into());
+        if let Some(v) = vus() {
+            cfg.insert("vus".into(), v);
         }
+        cfg.insert("duration".into(), text(d));
     } else {
-        cfg.insert("executor".into(), "per-vu-iterations".into());
+        cfg.insert("executor".into(), PerVuIterationsConfig::NAME.into());
         cfg.insert("vus".into(), 1.into());
         cfg.insert("iterations".into(), 1.into());
     }
-    Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?])
+    Ok(Some(cfg))
+}
+
+/// Turns consolidated options into the scenarios to run, deriving a `default` scenario from
+/// the shortcut options as k6 does. Layering (a shortcut on a higher layer replacing
+/// `scenarios`) happened in rk6-options.
+pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, ConfigError> {
+    let Some(scenarios) = &options.scenarios else {
+        let cfg = shortcut_scenario(options)?.unwrap_or_default();
+        return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
+    };
+    if options.iterations.is_some()
+        || options.duration.is_some()
+        || options.stages.as_ref().is_some_and(|s| !s.is_empty())
+    {
+        return Err(bad(
+            "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously with `scenarios` is not allowed",
+        ));
+    }
+    let mut out = scenarios
+        .iter()
+        .map(|(name, cfg)| Scenario::from_json(name, cfg))
+        .collect::<Result<Vec<_>, _>>()?;
+    if out.is_empty() {
+        return Err(bad("no scenarios are configured"));
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn opts(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    /// Typed options from JSON, for tests.
+    pub(crate) fn opts(v: Value) -> Options {
+        Options::from_json(&v).unwrap().options
     }
 
     #[test]
     fn nothing_set_is_one_vu_one_iteration() {
-        let s = scenarios_from_options(&Map::new()).unwrap();
+        let s = scenarios_from_options(&Options::default()).unwrap();
         assert_eq!(s.len(), 1);
         assert_eq!(
             s[0].executor,
-            Executor::PerVuIterations {
+            Executor::PerVuIterations(PerVuIterationsConfig {
                 vus: 1,
                 iterations: 1,
                 max_duration: Duration::from_secs(600)
-            }
+            })
         );
         assert_eq!(
             s[0].description(),
@@ -781,6 +549,8 @@ mod tests {
             "2 looping VUs for 2s (gracefulStop: 30s)"
         );
         assert_eq!(s[0].max_duration(), Duration::from_secs(32));
+        let s = scenarios_from_options(&opts(json!({"duration": "1d"}))).unwrap();
+        assert_eq!(s[0].run_time(), Duration::from_secs(86_400));
     }
 
     #[test]
@@ -804,6 +574,35 @@ mod tests {
         let e =
             scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
         assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
+    }
+
+    #[test]
+    fn scenario_fields_use_the_shared_value_rules() {
+        let err = |v: Value| scenarios_from_options(&opts(v)).unwrap_err().0;
+        assert_eq!(
+            err(json!({"scenarios": {"a": {"executor": "shared-iterations", "vus": 1.5}}})),
+            "scenario a: vus: json: cannot unmarshal number 1.5 into an integer (int64)"
+        );
+        assert_eq!(
+            err(json!({"scenarios": {"a": {"executor": "shared-iterations", "iterations": true}}})),
+            "scenario a: iterations must be an integer, got true"
+        );
+        assert_eq!(
+            err(json!({"scenarios": {"a": {"executor": "ramping-vus", "stages": [{"duration": "1s", "target": 1e20}]}}})),
+            "scenario a: stage 0: target: json: cannot unmarshal number 100000000000000000000 into an integer (int64)"
+        );
+        assert_eq!(
+            err(json!({"scenarios": {"a": {"executor": "shared-iterations", "tags": {"x": 1}}}})),
+            "scenario a: tags must be an object of strings, got 1 for \"x\""
+        );
+        assert_eq!(
+            err(json!({"scenarios": {"a": {"executor": "shared-iterations", "startTime": "-1s"}}})),
+            "scenario a: the startTime can't be negative, but is -1s"
+        );
+        // k6 reads integers given as strings, and days.
+        let s = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "shared-iterations", "vus": "2", "iterations": 2, "maxDuration": "1d"}}}))).unwrap();
+        assert_eq!(s[0].max_vus(), 2);
+        assert_eq!(s[0].run_time(), Duration::from_secs(86_400));
     }
 
     #[test]

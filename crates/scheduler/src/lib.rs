@@ -8,7 +8,6 @@
 //! [`ExecutionState`] exposes live counters to the progress display and metrics ticker.
 
 pub mod config;
-pub mod duration;
 pub mod executor;
 pub mod job;
 pub mod lag;
@@ -18,9 +17,11 @@ pub mod segment;
 pub mod state;
 pub mod vu;
 
-pub use config::{scenarios_from_options, ConfigError, Executor, Scenario};
-pub use duration::{duration_from_json, format_duration, parse_duration, DurationError};
-pub use executor::IterationSource;
+pub use config::{
+    executor_keys, scenarios_from_options, shortcut_scenario, ConfigError, Executor, Scenario,
+    COMMON_KEYS,
+};
+pub use executor::{ExecutorConfig, IterationSource};
 pub use job::Job;
 pub use lag::LagMonitor;
 pub use pool::{LocalPool, Pool, ThreadPool};

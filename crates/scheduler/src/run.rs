@@ -133,6 +133,9 @@ async fn run_scenario(
             _ = stop.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = abort.cancelled() => { interrupt.cancel(); all_done(&mut loops).await; break }
             _ = tokio::time::sleep(TICK) => {
+                counters
+                    .schedule_dropped
+                    .store(source.dropped_so_far(), Ordering::Relaxed);
                 counters.elapsed_us.store(
                     start.elapsed().min(source.run_time()).as_micros() as u64,
                     Ordering::Relaxed,
@@ -153,6 +156,9 @@ async fn run_scenario(
         start.elapsed().min(source.run_time()).as_micros() as u64,
         Ordering::Relaxed,
     );
+    // The schedule's drops move into `dropped`: cleared first, so that `dropped_so_far` may
+    // lag for a moment but never counts one twice.
+    counters.schedule_dropped.store(0, Ordering::Relaxed);
     counters
         .dropped
         .fetch_add(source.dropped(), Ordering::Relaxed);
@@ -198,6 +204,7 @@ mod tests {
 
     use super::*;
     use crate::config::scenarios_from_options;
+    use crate::config::tests::opts;
     use crate::pool::LocalPool;
     use crate::vu::{Iteration, IterationOutcome, Vu, VuFactory};
 
@@ -258,7 +265,7 @@ mod tests {
         work_ms: u64,
         stripe: &crate::Stripe,
     ) -> Outcome {
-        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options.as_object().unwrap())
+        let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(&opts(options))
             .unwrap()
             .into_iter()
             .map(|mut s| {
@@ -558,11 +565,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn externally_controlled_follows_its_target() {
         let scenarios = vec![Arc::new(
-            scenarios_from_options(
-                json!({"scenarios": {"e": {"executor": "externally-controlled", "vus": 1, "maxVUs": 4, "duration": "3s"}}})
-                    .as_object()
-                    .unwrap(),
-            )
+            scenarios_from_options(&opts(
+                json!({"scenarios": {"e": {"executor": "externally-controlled", "vus": 1, "maxVUs": 4, "duration": "3s"}}}),
+            ))
             .unwrap()
             .remove(0),
         )];
@@ -617,7 +622,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn stop_interrupts_everything() {
         let scenarios = vec![Arc::new(
-            scenarios_from_options(json!({"vus": 3, "duration": "1m"}).as_object().unwrap())
+            scenarios_from_options(&opts(json!({"vus": 3, "duration": "1m"})))
                 .unwrap()
                 .remove(0),
         )];

@@ -17,8 +17,12 @@ pub struct ScenarioState {
     pub completed: AtomicU64,
     /// Iterations cut short by a stop.
     pub interrupted: AtomicU64,
-    /// Iterations that were planned but never started (k6's `dropped_iterations`).
+    /// Iterations that were planned but never started (k6's `dropped_iterations`): those
+    /// known to the VUs while running, and the schedule's once the scenario is done.
     pub dropped: AtomicU64,
+    /// Planned starts the schedule has let pass so far with no free VU (arrival-rate
+    /// executors), refreshed while the scenario runs; part of `dropped` once it is done.
+    pub schedule_dropped: AtomicU64,
     /// Elapsed time of this scenario in µs since its own start (0 before it starts).
     pub elapsed_us: AtomicU64,
     /// Set once the scenario has finished.
@@ -39,10 +43,21 @@ impl ScenarioState {
             completed: AtomicU64::new(0),
             interrupted: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            schedule_dropped: AtomicU64::new(0),
             elapsed_us: AtomicU64::new(0),
             done: std::sync::atomic::AtomicBool::new(false),
             started_at_unix_ms: AtomicU64::new(0),
             target_vus,
+        }
+    }
+
+    /// Iterations dropped so far (as they happen, for `dropped_iterations` samples).
+    pub fn dropped_so_far(&self) -> u64 {
+        let dropped = self.dropped.load(Ordering::Relaxed);
+        if self.done.load(Ordering::Relaxed) {
+            dropped
+        } else {
+            dropped + self.schedule_dropped.load(Ordering::Relaxed)
         }
     }
 

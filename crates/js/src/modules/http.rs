@@ -221,7 +221,7 @@ impl Params {
             Some(v) => {
                 let s = v.to_string(ctx)?.to_std_string_escaped();
                 Some(
-                    rk6_scheduler::parse_duration(&s)
+                    rk6_options::parse_duration(&s)
                         .map_err(|e| JsNativeError::typ().with_message(e.to_string()))?,
                 )
             }

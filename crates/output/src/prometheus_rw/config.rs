@@ -129,7 +129,7 @@ impl RwConfig {
             })?;
         let push_interval = match env("K6_PROMETHEUS_RW_PUSH_INTERVAL") {
             None => DEFAULT_PUSH_INTERVAL,
-            Some(s) => rk6_scheduler::parse_duration(&s)
+            Some(s) => rk6_options::parse_duration(&s)
                 .ok()
                 .filter(|d| !d.is_zero())
                 .ok_or_else(|| {
@@ -202,18 +202,14 @@ impl RwConfig {
     }
 }
 
-/// A boolean variable in Go's `strconv.ParseBool` spellings.
+/// A boolean variable in Go's `strconv.ParseBool` spellings, as k6's output reads them.
 fn bool_var(env: &dyn Fn(&str) -> Option<String>, key: &str) -> Result<Option<bool>, OutputError> {
     let Some(v) = env(key) else {
         return Ok(None);
     };
-    match v.as_str() {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Some(true)),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Some(false)),
-        _ => Err(OutputError::InvalidArgument(format!(
-            "invalid {key} \"{v}\": use true or false"
-        ))),
-    }
+    rk6_options::text::go_bool(&v).map(Some).map_err(|_| {
+        OutputError::InvalidArgument(format!("invalid {key} \"{v}\": use true or false"))
+    })
 }
 
 #[cfg(test)]

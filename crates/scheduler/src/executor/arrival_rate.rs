@@ -1,5 +1,6 @@
-//! `constant-arrival-rate` and `ramping-arrival-rate`: iterations start on a planned schedule
-//! (an open model); an iteration whose start time passes with no free VU is dropped.
+//! The schedule of `constant-arrival-rate` and `ramping-arrival-rate`: iterations start on
+//! a planned schedule (an open model); an iteration whose start time passes with no free VU
+//! is dropped. The fields both executors share are read here too.
 
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -7,8 +8,46 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::{IterationSource, Next};
-use crate::config::Stage;
+use crate::config::{bad, ConfigError, Fields, Stage};
 use crate::segment::Stripe;
+
+/// `timeUnit`, `preAllocatedVUs` and `maxVUs` of both arrival-rate executors, checked.
+pub(super) fn pool_fields(f: &Fields) -> Result<(Duration, u64, u64), ConfigError> {
+    let name = f.name;
+    let time_unit = f.duration("timeUnit", Duration::from_secs(1))?;
+    if time_unit.is_zero() {
+        return Err(bad(format!(
+            "scenario {name}: the timeUnit must be more than 0"
+        )));
+    }
+    let pre = f.int("preAllocatedVUs", None)?;
+    if pre < 0 {
+        return Err(bad(format!(
+            "scenario {name}: the number of preAllocatedVUs can't be negative"
+        )));
+    }
+    let max = f.int("maxVUs", Some(pre))?;
+    if max < pre {
+        return Err(bad(format!(
+            "scenario {name}: maxVUs can't be less than preAllocatedVUs"
+        )));
+    }
+    if max == 0 {
+        return Err(bad(format!(
+            "scenario {name}: the number of maxVUs must be more than 0"
+        )));
+    }
+    Ok((time_unit, pre as u64, max as u64))
+}
+
+/// The banner's `maxVUs: pre-max` (one number when they are equal).
+pub(super) fn vus_range(pre: u64, max: u64) -> String {
+    if pre == max {
+        format!("maxVUs: {max}")
+    } else {
+        format!("maxVUs: {pre}-{max}")
+    }
+}
 
 /// How late a free VU may pick up a planned iteration before it counts as dropped: a VU that
 /// frees up a hair after the planned instant is the same VU a timer would have woken.
@@ -178,6 +217,10 @@ impl IterationSource for ArrivalRate {
             + self
                 .own_planned
                 .saturating_sub(self.stripe.scale(claims.next))
+    }
+
+    fn dropped_so_far(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).dropped
     }
 
     fn run_time(&self) -> Duration {

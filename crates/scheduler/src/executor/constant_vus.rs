@@ -5,7 +5,70 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
+use crate::config::{bad, ConfigError, Fields, Scenario};
+use rk6_options::format_duration;
+
+/// `constant-vus`' own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantVusConfig {
+    /// VUs looping.
+    pub vus: u64,
+    /// How long they loop.
+    pub duration: Duration,
+}
+
+impl ExecutorConfig for ConstantVusConfig {
+    const NAME: &'static str = "constant-vus";
+    const KEYS: &'static [&'static str] = &["vus", "duration"];
+
+    fn parse(f: &Fields) -> Result<Self, ConfigError> {
+        let name = f.name;
+        let vus = f.int("vus", Some(1))?;
+        if vus <= 0 {
+            return Err(bad(format!(
+                "scenario {name}: the number of VUs must be more than 0"
+            )));
+        }
+        Ok(ConstantVusConfig {
+            vus: vus as u64,
+            duration: at_least_a_second(f, "duration")?,
+        })
+    }
+
+    fn total_max_vus(&self) -> u64 {
+        self.vus
+    }
+
+    fn run_time(&self) -> Duration {
+        self.duration
+    }
+
+    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+        format!(
+            "{} looping VUs for {} ({})",
+            sc.max_vus(),
+            format_duration(self.duration),
+            &tail[2..]
+        )
+    }
+}
+
+/// A required duration of at least 1 s (`duration` of the constant executors).
+pub(super) fn at_least_a_second(f: &Fields, key: &str) -> Result<Duration, ConfigError> {
+    let name = f.name;
+    if !f.has(key) {
+        return Err(bad(format!("scenario {name}: the {key} is unspecified")));
+    }
+    let d = f.signed_duration(key, rk6_options::GoDuration::ZERO)?;
+    match d.to_std() {
+        Some(std) if std >= Duration::from_secs(1) => Ok(std),
+        _ => Err(bad(format!(
+            "scenario {name}: the {key} must be at least 1s, but is {d}"
+        ))),
+    }
+}
 
 pub(super) struct ConstantVus {
     next: AtomicU64,

@@ -7,8 +7,77 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
+use crate::config::{bad, ConfigError, Fields, Scenario};
 use crate::state::ExecutionState;
+use rk6_options::format_duration;
+
+/// `externally-controlled`' own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternallyControlledConfig {
+    /// VUs looping at the start.
+    pub vus: u64,
+    /// The most VUs the control API may ask for.
+    pub max_vus: u64,
+    /// `None` runs until stopped (k6's `duration: 0`).
+    pub duration: Option<Duration>,
+}
+
+/// Stands in for "until stopped" (externally-controlled `duration: 0`).
+const FOREVER: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+impl ExecutorConfig for ExternallyControlledConfig {
+    const NAME: &'static str = "externally-controlled";
+    const KEYS: &'static [&'static str] = &["vus", "duration", "maxVUs"];
+
+    fn parse(f: &Fields) -> Result<Self, ConfigError> {
+        let name = f.name;
+        let vus = f.int("vus", Some(0))?;
+        let max = f.int("maxVUs", Some(vus))?;
+        if vus < 0 {
+            return Err(bad(format!(
+                "scenario {name}: the number of VUs can't be negative"
+            )));
+        }
+        if max < vus {
+            return Err(bad(format!(
+                "scenario {name}: the number of active VUs ({vus}) must be less than or equal to the number of maxVUs ({max})"
+            )));
+        }
+        if max == 0 {
+            return Err(bad(format!(
+                "scenario {name}: the number of maxVUs must be more than 0"
+            )));
+        }
+        if !f.has("duration") {
+            return Err(bad(format!("scenario {name}: the duration is unspecified")));
+        }
+        let duration = f.duration("duration", Duration::ZERO)?;
+        Ok(ExternallyControlledConfig {
+            vus: vus as u64,
+            max_vus: max as u64,
+            duration: (!duration.is_zero()).then_some(duration),
+        })
+    }
+
+    fn total_max_vus(&self) -> u64 {
+        self.max_vus
+    }
+
+    fn run_time(&self) -> Duration {
+        self.duration.unwrap_or(FOREVER)
+    }
+
+    fn describe(&self, sc: &Scenario, _tail: &str) -> String {
+        format!(
+            "Externally controlled execution with {} VUs, {} max VUs, {} duration",
+            sc.starting_vus(),
+            sc.max_vus(),
+            format_duration(self.duration.unwrap_or(Duration::ZERO))
+        )
+    }
+}
 
 /// How often a VU beyond the current target looks again whether it is needed.
 const POLL: Duration = Duration::from_millis(20);

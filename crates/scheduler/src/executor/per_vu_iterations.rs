@@ -5,7 +5,52 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
+use crate::config::{ConfigError, Fields, Scenario};
+use rk6_options::format_duration;
+
+/// `per-vu-iterations`' own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerVuIterationsConfig {
+    /// VUs, each running `iterations`.
+    pub vus: u64,
+    /// Iterations of each VU.
+    pub iterations: u64,
+    /// The longest the scenario runs.
+    pub max_duration: Duration,
+}
+
+impl ExecutorConfig for PerVuIterationsConfig {
+    const NAME: &'static str = "per-vu-iterations";
+    const KEYS: &'static [&'static str] = &["vus", "iterations", "maxDuration"];
+
+    fn parse(f: &Fields) -> Result<Self, ConfigError> {
+        let (vus, iterations, max_duration) = super::shared_iterations::iteration_fields(f)?;
+        Ok(PerVuIterationsConfig {
+            vus,
+            iterations,
+            max_duration,
+        })
+    }
+
+    fn total_max_vus(&self) -> u64 {
+        self.vus
+    }
+
+    fn run_time(&self) -> Duration {
+        self.max_duration
+    }
+
+    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+        format!(
+            "{} iterations for each of {} VUs (maxDuration: {}{tail})",
+            self.iterations,
+            sc.max_vus(),
+            format_duration(self.max_duration)
+        )
+    }
+}
 
 pub(super) struct PerVuIterations {
     per_vu: u64,

@@ -5,9 +5,70 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
 use crate::config::Stage;
+use crate::config::{bad, ConfigError, Fields, Scenario};
 use crate::segment::Stripe;
+use rk6_options::format_duration;
+
+/// `ramping-vus`' own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RampingVusConfig {
+    /// VUs at the start.
+    pub start_vus: u64,
+    /// The ramps.
+    pub stages: Vec<Stage>,
+    /// Time a ramped-down VU's iteration gets before it is interrupted.
+    pub graceful_ramp_down: Duration,
+}
+
+impl ExecutorConfig for RampingVusConfig {
+    const NAME: &'static str = "ramping-vus";
+    const KEYS: &'static [&'static str] = &["startVUs", "stages", "gracefulRampDown"];
+
+    fn parse(f: &Fields) -> Result<Self, ConfigError> {
+        let name = f.name;
+        let start_vus = f.int("startVUs", Some(1))?;
+        if start_vus < 0 {
+            return Err(bad(format!("scenario {name}: startVUs can't be negative")));
+        }
+        let stages = f.stages("stages")?;
+        if start_vus == 0 && stages.iter().all(|s| s.target == 0) {
+            return Err(bad(format!(
+                "scenario {name}: either startVUs or one of the stages' target values must be greater than 0"
+            )));
+        }
+        Ok(RampingVusConfig {
+            start_vus: start_vus as u64,
+            stages,
+            graceful_ramp_down: f.duration("gracefulRampDown", Duration::from_secs(30))?,
+        })
+    }
+
+    fn total_max_vus(&self) -> u64 {
+        self.stages
+            .iter()
+            .map(|s| s.target)
+            .max()
+            .unwrap_or(0)
+            .max(self.start_vus)
+    }
+
+    fn run_time(&self) -> Duration {
+        self.stages.iter().map(|s| s.duration).sum()
+    }
+
+    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+        format!(
+            "Up to {} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
+            sc.max_vus(),
+            format_duration(self.run_time()),
+            self.stages.len(),
+            format_duration(self.graceful_ramp_down)
+        )
+    }
+}
 
 pub(super) struct RampingVus {
     start: Instant,

@@ -5,7 +5,87 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::ExecutorConfig;
 use super::{IterationSource, Next};
+use crate::config::{bad, ConfigError, Fields, Scenario};
+use crate::segment::Stripe;
+use rk6_options::format_duration;
+
+/// `shared-iterations`' own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedIterationsConfig {
+    /// VUs sharing the iterations.
+    pub vus: u64,
+    /// Iterations in all (the whole test's).
+    pub iterations: u64,
+    /// The longest the scenario runs.
+    pub max_duration: Duration,
+}
+
+impl ExecutorConfig for SharedIterationsConfig {
+    const NAME: &'static str = "shared-iterations";
+    const KEYS: &'static [&'static str] = &["vus", "iterations", "maxDuration"];
+
+    fn parse(f: &Fields) -> Result<Self, ConfigError> {
+        let (vus, iterations, max_duration) = iteration_fields(f)?;
+        if iterations < vus {
+            return Err(bad(format!(
+                "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
+            )));
+        }
+        Ok(SharedIterationsConfig {
+            vus,
+            iterations,
+            max_duration,
+        })
+    }
+
+    fn total_max_vus(&self) -> u64 {
+        self.vus
+    }
+
+    /// k6 deals shared iterations along how the VUs were dealt.
+    fn iteration_stripe(&self, vus: &Stripe) -> Stripe {
+        vus.derive(self.vus)
+    }
+
+    fn run_time(&self) -> Duration {
+        self.max_duration
+    }
+
+    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+        format!(
+            "{} iterations shared among {} VUs (maxDuration: {}{tail})",
+            sc.iterations().unwrap_or(0),
+            sc.max_vus(),
+            format_duration(self.max_duration)
+        )
+    }
+}
+
+/// `vus`, `iterations` and `maxDuration` of the two iteration-count executors, checked.
+pub(super) fn iteration_fields(f: &Fields) -> Result<(u64, u64, Duration), ConfigError> {
+    let name = f.name;
+    let vus = f.int("vus", Some(1))?;
+    let iterations = f.int("iterations", Some(1))?;
+    let max_duration = f.signed_duration("maxDuration", rk6_options::GoDuration::from_secs(600))?;
+    if vus <= 0 {
+        return Err(bad(format!(
+            "scenario {name}: the number of VUs must be more than 0"
+        )));
+    }
+    if iterations <= 0 {
+        return Err(bad(format!(
+            "scenario {name}: the number of iterations must be more than 0"
+        )));
+    }
+    match max_duration.to_std() {
+        Some(d) if d >= Duration::from_secs(1) => Ok((vus as u64, iterations as u64, d)),
+        _ => Err(bad(format!(
+            "scenario {name}: the maxDuration must be at least 1s, but is {max_duration}"
+        ))),
+    }
+}
 
 pub(super) struct SharedIterations {
     total: u64,

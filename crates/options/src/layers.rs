@@ -1,0 +1,426 @@
+//! The option layers below the command line — the `--config` file, the script's `options`
+//! and the `K6_*` environment — and their consolidation: defaults < config file < script <
+//! environment < flags.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::OptionsError;
+use crate::options::{is_known, Dns, Options, Stage, TlsAuth};
+use crate::text;
+
+/// Keys k6 accepts in a config file that are not script options (rk6 ignores them).
+const CONFIG_FILE_ONLY: &[&str] = &[
+    "out",
+    "linger",
+    "noUsageReport",
+    "webDashboard",
+    "collectors",
+];
+
+/// The script's options and what k6 warns about in them.
+#[derive(Debug, Clone, Default)]
+pub struct ScriptLayer {
+    /// The options the script sets.
+    pub options: Options,
+    /// Keys k6 does not know (warned about, then ignored); `localIPs` is one of them in a
+    /// script, as k6 reads it from flags and the environment only.
+    pub unknown: Vec<String>,
+}
+
+/// Reads a script's exported `options` (`{}` when it exports none).
+pub fn script_layer(exported: &Value) -> Result<ScriptLayer, OptionsError> {
+    let exported = match exported {
+        Value::Null => &Value::Object(Default::default()),
+        v => v,
+    };
+    let layer = Options::from_json(exported)?;
+    // k6 reads localIPs from flags and the environment only: in a script it is unknown.
+    let unknown = exported
+        .as_object()
+        .map(|m| {
+            m.keys()
+                .filter(|k| !is_known(k) || *k == "localIPs")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut options = layer.options;
+    options.local_ips = None;
+    Ok(ScriptLayer { options, unknown })
+}
+
+/// Reads a `--config` file (k6's JSON format: options plus a few keys of its own).
+pub fn config_file(path: &Path) -> Result<Options, OptionsError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        OptionsError::invalid(format!(
+            "couldn't read the config file {}: {e}",
+            path.display()
+        ))
+    })?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        OptionsError::invalid(format!(
+            "couldn't parse the config file {}: {e}",
+            path.display()
+        ))
+    })?;
+    let Value::Object(mut m) = value else {
+        return Err(OptionsError::invalid(format!(
+            "the config file {} must hold a JSON object",
+            path.display()
+        )));
+    };
+    for k in CONFIG_FILE_ONLY {
+        m.remove(*k);
+    }
+    if let Some(k) = m.keys().find(|k| !is_known(k)) {
+        return Err(OptionsError::invalid(format!(
+            "the config file {}: json: unknown field \"{k}\"",
+            path.display()
+        )));
+    }
+    let mut options = Options::from_json(&Value::Object(m))
+        .map_err(|e| {
+            OptionsError::invalid(format!("the config file {}: {}", path.display(), e.message))
+        })?
+        .options;
+    // Flags and the environment only, as in k6.
+    options.local_ips = None;
+    Ok(options)
+}
+
+/// The options set by `K6_*` environment variables (those of k6 that rk6 honours).
+pub fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Options, OptionsError> {
+    let mut o = Options::default();
+    let bad = |var: &str, e: &dyn std::fmt::Display| OptionsError::invalid(format!("{var}: {e}"));
+    let boolean = |var: &str| -> Result<Option<bool>, OptionsError> {
+        env(var).map_or(Ok(None), |v| text::boolean(&v).map_err(|e| bad(var, &e)))
+    };
+    let int = |var: &str| -> Result<Option<i64>, OptionsError> {
+        env(var).map_or(Ok(None), |v| text::opt_int(&v).map_err(|e| bad(var, &e)))
+    };
+    let count = |var: &str| -> Result<Option<u64>, OptionsError> {
+        int(var)?
+            .map(|n| {
+                u64::try_from(n).map_err(|_| {
+                    OptionsError::invalid(format!("{var} must be a non-negative integer, got {n}"))
+                })
+            })
+            .transpose()
+    };
+    let duration =
+        |var: &str| env(var).map_or(Ok(None), |v| text::duration(&v).map_err(|e| bad(var, &e)));
+    let string = |var: &str| env(var).and_then(|v| text::string(&v));
+    let list = |var: &str| env(var).map(|v| text::list(&v));
+
+    o.paused = boolean("K6_PAUSED")?;
+    o.vus = int("K6_VUS")?;
+    o.duration = duration("K6_DURATION")?;
+    o.iterations = int("K6_ITERATIONS")?;
+    if let Some(v) = env("K6_STAGES") {
+        o.stages = Some(stages_text(&v).map_err(|e| bad("K6_STAGES", &e))?);
+    }
+    o.no_setup = boolean("K6_NO_SETUP")?;
+    o.setup_timeout = duration("K6_SETUP_TIMEOUT")?;
+    o.no_teardown = boolean("K6_NO_TEARDOWN")?;
+    o.teardown_timeout = duration("K6_TEARDOWN_TIMEOUT")?;
+    o.rps = int("K6_RPS")?;
+    if let Some(v) = env("K6_DNS") {
+        o.dns = Dns::from_text(&v).map_err(|e| bad("K6_DNS", &e))?;
+    }
+    o.max_redirects = int("K6_MAX_REDIRECTS")?;
+    // An empty K6_USER_AGENT leaves the option unset, as in k6.
+    o.user_agent = string("K6_USER_AGENT");
+    o.batch = count("K6_BATCH")?;
+    o.batch_per_host = count("K6_BATCH_PER_HOST")?;
+    o.http_debug = string("K6_HTTP_DEBUG");
+    o.insecure_skip_tls_verify = boolean("K6_INSECURE_SKIP_TLS_VERIFY")?;
+    o.tls_cipher_suites = list("K6_TLS_CIPHER_SUITES");
+    if let Some(v) = env("K6_TLSAUTH") {
+        let auth: Vec<TlsAuth> = serde_json::from_str(&v).map_err(|e| bad("K6_TLSAUTH", &e))?;
+        o.tls_auth = Some(auth);
+    }
+    o.throw = boolean("K6_THROW")?;
+    o.blacklist_ips = list("K6_BLACKLIST_IPS");
+    o.block_hostnames = list("K6_BLOCK_HOSTNAMES");
+    o.no_connection_reuse = boolean("K6_NO_CONNECTION_REUSE")?;
+    o.no_vu_connection_reuse = boolean("K6_NO_VU_CONNECTION_REUSE")?;
+    o.min_iteration_duration = duration("K6_MIN_ITERATION_DURATION")?;
+    o.summary_trend_stats = list("K6_SUMMARY_TREND_STATS");
+    o.summary_time_unit = string("K6_SUMMARY_TIME_UNIT");
+    o.system_tags = list("K6_SYSTEM_TAGS");
+    if let Some(v) = env("K6_TAGS") {
+        o.tags = Some(tags_text(&v).map_err(|e| bad("K6_TAGS", &e))?);
+    }
+    o.metric_samples_buffer_size = int("K6_METRIC_SAMPLES_BUFFER_SIZE")?;
+    o.no_cookies_reset = boolean("K6_NO_COOKIES_RESET")?;
+    o.discard_response_bodies = boolean("K6_DISCARD_RESPONSE_BODIES")?;
+    o.local_ips = string("K6_LOCAL_IPS");
+    o.summary_mode = string("K6_SUMMARY_MODE");
+    Ok(o)
+}
+
+/// k6's `--stage`/`K6_STAGES` form `30s:10,1m:0` (duration:target; no target is 0).
+pub fn stages_text(v: &str) -> Result<Vec<Stage>, String> {
+    v.split(',')
+        .map(|part| {
+            let (d, t) = part.split_once(':').unwrap_or((part, "0"));
+            let malformed = || format!("\"{part}\" is not duration:target");
+            let duration = text::duration(d.trim()).map_err(|_| malformed())?;
+            let target = text::int(t.trim()).map_err(|_| malformed())?;
+            if duration.is_none() {
+                return Err(malformed());
+            }
+            Ok(Stage {
+                duration,
+                target: Some(target),
+            })
+        })
+        .collect()
+}
+
+/// envconfig's map form `a:1,b:2`.
+fn tags_text(v: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    v.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|pair| match pair.split(':').collect::<Vec<_>>()[..] {
+            [k, v] => Ok((k.to_string(), v.to_string())),
+            _ => Err(format!("invalid map item: \"{pair}\"")),
+        })
+        .collect()
+}
+
+/// The options in effect and what layering decided on the way.
+#[derive(Debug, Clone, Default)]
+pub struct Consolidated {
+    /// The options in effect.
+    pub options: Options,
+    /// Warnings to print (a shortcut replacing scenarios).
+    pub warnings: Vec<String>,
+}
+
+/// Merges the layers, lowest first, each named as k6 names it in its warning (`config`,
+/// `script`, `env`, `cli`). A layer that sets an execution shortcut replaces the `scenarios`
+/// of the layers below it, with k6's warning; one that sets `scenarios` drops their
+/// shortcuts. Every other option is taken from the highest layer that sets it (`dns` field
+/// by field).
+pub fn consolidate(layers: Vec<(&str, Options)>) -> Consolidated {
+    let mut options = Options::default();
+    let mut warnings = Vec::new();
+    for (name, layer) in layers {
+        if layer.sets_shortcut() && options.scenarios.is_some() {
+            options.scenarios = None;
+            warnings.push(format!(
+                "\"{name}\" level configuration overrode scenarios configuration entirely"
+            ));
+        }
+        if layer.scenarios.is_some() {
+            options.duration = None;
+            options.iterations = None;
+            options.stages = None;
+        }
+        options.apply(layer);
+    }
+    let only_empty_stages = options.stages.as_ref().is_some_and(Vec::is_empty)
+        && options.scenarios.is_none()
+        && options.duration.is_none()
+        && options.iterations.is_none();
+    if only_empty_stages {
+        warnings.push(
+            "`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"
+                .into(),
+        );
+    }
+    Consolidated { options, warnings }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn layer(v: Value) -> Options {
+        Options::from_json(&v).unwrap().options
+    }
+
+    #[test]
+    fn cli_beats_env_beats_script() {
+        let script = layer(json!({"vus": 2, "iterations": 2, "userAgent": "script-ua"}));
+        let env = |k: &str| (k == "K6_USER_AGENT").then(|| "env-ua".to_string());
+        let cli = layer(json!({"vus": 5, "iterations": 10}));
+        let c = consolidate(vec![
+            ("script", script.clone()),
+            ("env", env_layer(&env).unwrap()),
+            ("cli", cli),
+        ]);
+        assert_eq!(c.options.vus, Some(5));
+        assert_eq!(c.options.iterations, Some(10));
+        assert_eq!(c.options.user_agent.as_deref(), Some("env-ua"));
+        let c = consolidate(vec![
+            ("script", script),
+            ("env", env_layer(&no_env).unwrap()),
+        ]);
+        assert_eq!(c.options.vus, Some(2));
+    }
+
+    #[test]
+    fn a_shortcut_replaces_lower_scenarios_with_k6s_warning() {
+        let script = layer(json!({"scenarios": {"a": {"executor": "shared-iterations"}}}));
+        let cli = layer(json!({"duration": "1s"}));
+        let c = consolidate(vec![("script", script.clone()), ("cli", cli)]);
+        assert!(c.options.scenarios.is_none());
+        assert_eq!(
+            c.warnings,
+            ["\"cli\" level configuration overrode scenarios configuration entirely"]
+        );
+        let env = |k: &str| (k == "K6_ITERATIONS").then(|| "3".to_string());
+        let c = consolidate(vec![("script", script), ("env", env_layer(&env).unwrap())]);
+        assert_eq!(
+            c.warnings,
+            ["\"env\" level configuration overrode scenarios configuration entirely"]
+        );
+    }
+
+    #[test]
+    fn shortcuts_of_different_layers_add_up() {
+        // rk6 keeps script iterations with a CLI duration (shared-iterations with a
+        // maxDuration); see docs/compatibility.md.
+        let c = consolidate(vec![
+            ("script", layer(json!({"vus": 2, "iterations": 5}))),
+            ("cli", layer(json!({"duration": "1s"}))),
+        ]);
+        assert_eq!(c.options.iterations, Some(5));
+        assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(1)));
+    }
+
+    #[test]
+    fn stages_without_a_duration_are_dropped_with_k6s_warning() {
+        let c = consolidate(vec![("script", layer(json!({"stages": [{"target": 1}]})))]);
+        assert_eq!(c.options.stages, Some(vec![]));
+        assert_eq!(
+            c.warnings,
+            ["`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"]
+        );
+    }
+
+    #[test]
+    fn unknown_script_options_are_found() {
+        let s = script_layer(&json!({"vus": 1, "vuss": 2, "thresholds": {}})).unwrap();
+        assert_eq!(s.unknown, ["vuss"]);
+        let s = script_layer(&json!({"localIPs": "127.0.0.2", "x": 1})).unwrap();
+        assert_eq!(s.unknown, ["localIPs", "x"]);
+        assert_eq!(s.options.local_ips, None, "a script cannot set localIPs");
+    }
+
+    #[test]
+    fn config_file_is_the_lowest_layer() {
+        let dir = std::env::temp_dir().join(format!("rk6-options-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.json");
+        std::fs::write(
+            &path,
+            r#"{"vus": 7, "duration": "9s", "userAgent": "from-config", "out": ["json=x"], "localIPs": "127.0.0.2"}"#,
+        )
+        .unwrap();
+        let config = config_file(&path).unwrap();
+        assert_eq!(config.local_ips, None);
+        let c = consolidate(vec![
+            ("config", config.clone()),
+            ("script", layer(json!({"vus": 2}))),
+        ]);
+        assert_eq!(c.options.vus, Some(2), "script beats config");
+        assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(9)));
+        assert_eq!(c.options.user_agent.as_deref(), Some("from-config"));
+        // Script scenarios replace the config's shortcut.
+        let c = consolidate(vec![
+            ("config", config),
+            (
+                "script",
+                layer(json!({"scenarios": {"a": {"executor": "shared-iterations"}}})),
+            ),
+        ]);
+        assert_eq!(c.options.duration, None);
+        std::fs::write(&path, r#"{"vuss": 1}"#).unwrap();
+        let e = config_file(&path).unwrap_err();
+        assert!(e.message.contains("unknown field \"vuss\""), "{e}");
+        std::fs::write(&path, r#"{"vus": "x"}"#).unwrap();
+        let e = config_file(&path).unwrap_err();
+        assert!(
+            e.message.ends_with("vus must be an integer, got \"x\""),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn env_values_use_k6s_text_rules() {
+        let env = |k: &str| match k {
+            "K6_STAGES" => Some("1s:2,3s".to_string()),
+            "K6_SUMMARY_TREND_STATS" => Some("avg, p(99)".to_string()),
+            "K6_NO_SETUP" => Some("true".to_string()),
+            "K6_DNS" => Some("select=first".to_string()),
+            "K6_BLACKLIST_IPS" => Some("10.0.0.0/8, 127.0.0.2/32".to_string()),
+            "K6_TAGS" => Some("a:1,b:2".to_string()),
+            "K6_RPS" => Some("7".to_string()),
+            "K6_USER_AGENT" => Some(String::new()),
+            _ => None,
+        };
+        let o = env_layer(&env).unwrap();
+        let stages = o.stages.unwrap();
+        assert_eq!(stages[1].duration, Some(crate::GoDuration::from_secs(3)));
+        assert_eq!(stages[1].target, Some(0));
+        assert_eq!(o.summary_trend_stats.unwrap(), ["avg", "p(99)"]);
+        assert_eq!(o.no_setup, Some(true));
+        assert_eq!(o.dns.select.as_deref(), Some("first"));
+        assert_eq!(o.blacklist_ips.unwrap(), ["10.0.0.0/8", "127.0.0.2/32"]);
+        assert_eq!(o.tags.unwrap()["b"], "2");
+        assert_eq!(o.rps, Some(7));
+        assert_eq!(o.user_agent, None, "empty is unset");
+    }
+
+    #[test]
+    fn bad_env_values_are_rejected() {
+        for (var, value, msg) in [
+            ("K6_VUS", "many", "K6_VUS: \"many\" is not an integer"),
+            ("K6_VUS", " 2", "K6_VUS: \" 2\" is not an integer"),
+            (
+                "K6_NO_SETUP",
+                "1",
+                "K6_NO_SETUP: \"1\" is not true or false",
+            ),
+            ("K6_THROW", "yes", "K6_THROW: \"yes\" is not true or false"),
+            ("K6_DURATION", "x", "K6_DURATION: invalid duration \"x\""),
+            (
+                "K6_BATCH",
+                "-1",
+                "K6_BATCH must be a non-negative integer, got -1",
+            ),
+            ("K6_DNS", "select", "K6_DNS: no value for key select"),
+            (
+                "K6_STAGES",
+                "1s:x",
+                "K6_STAGES: \"1s:x\" is not duration:target",
+            ),
+        ] {
+            let env = |k: &str| (k == var).then(|| value.to_string());
+            let e = env_layer(&env).unwrap_err();
+            assert_eq!(e.message, msg);
+            assert_eq!(e.code, crate::ExitCode::InvalidConfig);
+        }
+        let env = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
+        assert!(env_layer(&env)
+            .unwrap_err()
+            .message
+            .starts_with("K6_TLSAUTH: "));
+        let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
+        assert_eq!(
+            env_layer(&env).unwrap().tls_auth.unwrap()[0].key.as_deref(),
+            Some("k")
+        );
+    }
+}

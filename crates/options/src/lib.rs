@@ -1,0 +1,23 @@
+//! k6's options for rk6 (k6's `lib.Options`): one typed [`Options`] built once from the
+//! layers — defaults < `--config` file < script `options` < `K6_*` environment < flags —
+//! and validated once, with k6's messages and exit codes.
+//!
+//! Every kind of value has one parser here, used by every option of that kind and by the
+//! scheduler's scenario fields: [`json`] for values from a script or a config file,
+//! [`text`] for the environment, [`duration`] for k6's durations. A value of the wrong type
+//! is refused with a message naming the option.
+
+pub mod duration;
+pub mod error;
+pub mod exit;
+pub mod json;
+pub mod layers;
+pub mod options;
+pub mod text;
+mod validate;
+
+pub use duration::{format_duration, parse_duration, parse_go_duration, DurationError, GoDuration};
+pub use error::OptionsError;
+pub use exit::ExitCode;
+pub use layers::{config_file, consolidate, env_layer, script_layer, Consolidated, ScriptLayer};
+pub use options::{Dns, Options, Stage, TlsAuth, TlsVersions, INSPECT_KEYS};

@@ -1,0 +1,223 @@
+//! Option values of every kind — right and wrong JSON types, k6's integer, duration and
+//! boolean rules, in a script, a config file and the `K6_*` environment — accepted or
+//! refused by rk6 as k6 1.1 accepts or refuses them, with the same exit code.
+
+use std::process::Command;
+
+use super::k6;
+use crate::{rk6_env, Dir};
+
+/// (options literal, extra environment): each is run as `export const options = …` with a
+/// default function that does nothing.
+const CASES: &[(&str, &[(&str, &str)])] = &[
+    // booleans: true, false or null only
+    ("{iterations: 1, noConnectionReuse: 'x'}", &[]),
+    ("{iterations: 1, noConnectionReuse: 1}", &[]),
+    ("{iterations: 1, noConnectionReuse: null}", &[]),
+    ("{iterations: 1, paused: 'true'}", &[]),
+    ("{iterations: 1, throw: 1}", &[]),
+    ("{iterations: 1, discardResponseBodies: 'yes'}", &[]),
+    ("{iterations: 1, insecureSkipTLSVerify: 'false'}", &[]),
+    // strings
+    ("{iterations: 1, userAgent: 1}", &[]),
+    ("{iterations: 1, userAgent: true}", &[]),
+    ("{iterations: 1, userAgent: ''}", &[]),
+    ("{iterations: 1, httpDebug: true}", &[]),
+    ("{iterations: 1, summaryTimeUnit: 1}", &[]),
+    // integers: whole numbers in int64, decimal strings, '' unset
+    ("{iterations: 1, maxRedirects: true}", &[]),
+    ("{iterations: 1, maxRedirects: '3'}", &[]),
+    ("{iterations: 1, maxRedirects: 'x'}", &[]),
+    ("{iterations: 1, maxRedirects: 1.5}", &[]),
+    ("{iterations: 1, maxRedirects: ''}", &[]),
+    ("{iterations: 1, vus: 'x'}", &[]),
+    ("{iterations: 1, vus: '1'}", &[]),
+    ("{iterations: 1, vus: 1e20}", &[]),
+    ("{iterations: '1'}", &[]),
+    ("{iterations: 1e20}", &[]),
+    ("{iterations: 1, batch: 2.5}", &[]),
+    ("{iterations: 1, batch: '3'}", &[]),
+    ("{iterations: 1, rps: 'x'}", &[]),
+    ("{iterations: 1, metricSamplesBufferSize: 'x'}", &[]),
+    (
+        "{stages: [{duration: '1s', target: 100000000000000000000}]}",
+        &[],
+    ),
+    ("{stages: [{duration: '1s', target: 1.5}]}", &[]),
+    ("{stages: [{duration: '1s', target: -1}]}", &[]),
+    // durations: Go strings with k6's days, numbers as milliseconds
+    ("{iterations: 1, setupTimeout: '1d'}", &[]),
+    ("{iterations: 1, setupTimeout: '1.5d'}", &[]),
+    ("{iterations: 1, setupTimeout: '-1s'}", &[]),
+    ("{iterations: 1, setupTimeout: 0}", &[]),
+    ("{iterations: 1, setupTimeout: 1500}", &[]),
+    ("{iterations: 1, setupTimeout: true}", &[]),
+    ("{iterations: 1, setupTimeout: '10x'}", &[]),
+    ("{iterations: 1, teardownTimeout: '-1s'}", &[]),
+    ("{iterations: 1, minIterationDuration: true}", &[]),
+    ("{iterations: 1, minIterationDuration: 'x'}", &[]),
+    ("{duration: true}", &[]),
+    ("{duration: '-1s'}", &[]),
+    ("{stages: [{duration: true, target: 1}]}", &[]),
+    ("{stages: [{target: 1}]}", &[]),
+    // lists and maps
+    ("{iterations: 1, tags: {a: 1}}", &[]),
+    ("{iterations: 1, tags: 'a'}", &[]),
+    ("{iterations: 1, tags: {a: 'b'}}", &[]),
+    ("{iterations: 1, stages: 'x'}", &[]),
+    ("{iterations: 1, summaryTrendStats: 'avg'}", &[]),
+    ("{iterations: 1, summaryTrendStats: [1]}", &[]),
+    ("{iterations: 1, summaryTrendStats: ['avg', 'foo']}", &[]),
+    ("{iterations: 1, systemTags: 'status'}", &[]),
+    ("{iterations: 1, thresholds: 'x'}", &[]),
+    ("{iterations: 1, thresholds: {http_reqs: 'count>0'}}", &[]),
+    ("{iterations: 1, hosts: 'x'}", &[]),
+    ("{iterations: 1, hosts: {'a.test': 1}}", &[]),
+    ("{iterations: 1, blockHostnames: 'x'}", &[]),
+    ("{iterations: 1, blacklistIPs: [1]}", &[]),
+    ("{iterations: 1, dns: 'x'}", &[]),
+    ("{iterations: 1, dns: {ttl: 5}}", &[]),
+    ("{iterations: 1, dns: {ttl: '1d'}}", &[]),
+    ("{iterations: 1, tlsVersion: 12}", &[]),
+    ("{iterations: 1, tlsCipherSuites: 'x'}", &[]),
+    ("{iterations: 1, tlsAuth: 'x'}", &[]),
+    ("{iterations: 1, executionSegment: 1}", &[]),
+    ("{iterations: 1, executionSegment: 'x'}", &[]),
+    ("{iterations: 1, ext: 'x'}", &[]),
+    ("{iterations: 1, scenarios: 'x'}", &[]),
+    // scenario fields follow the same rules
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: '1', iterations: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: 1.5, iterations: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', vus: 1, iterations: 1e20}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', maxDuration: '1d'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', maxDuration: true}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', exec: 1}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', tags: {x: 1}}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', env: {x: 1}}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', startTime: '-1s'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'shared-iterations', gracefulStop: '-1s'}}}",
+        &[],
+    ),
+    ("{scenarios: {a: {executor: 1}}}", &[]),
+    (
+        "{scenarios: {a: {executor: 'constant-vus', vus: 1, duration: '-1s'}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'ramping-vus', stages: [{duration: '1s', target: 1e20}]}}}",
+        &[],
+    ),
+    // K6_* text: booleans are exactly true/false, integers Go's ParseInt, durations k6's
+    ("{iterations: 1}", &[("K6_NO_SETUP", "true")]),
+    ("{iterations: 1}", &[("K6_NO_SETUP", "1")]),
+    ("{iterations: 1}", &[("K6_NO_SETUP", "True")]),
+    ("{iterations: 1}", &[("K6_NO_SETUP", "")]),
+    ("{iterations: 1}", &[("K6_INSECURE_SKIP_TLS_VERIFY", "yes")]),
+    ("{iterations: 1}", &[("K6_THROW", "1")]),
+    ("{iterations: 1}", &[("K6_VUS", "x")]),
+    ("{iterations: 1}", &[("K6_VUS", " 2")]),
+    ("{iterations: 1}", &[("K6_VUS", "1.5")]),
+    ("{iterations: 1}", &[("K6_ITERATIONS", "1e3")]),
+    ("{iterations: 1}", &[("K6_SETUP_TIMEOUT", "1d")]),
+    ("{iterations: 1}", &[("K6_SETUP_TIMEOUT", "x")]),
+    ("{iterations: 1}", &[("K6_DURATION", "x")]),
+    ("{iterations: 1}", &[("K6_MIN_ITERATION_DURATION", "x")]),
+    ("{iterations: 1}", &[("K6_SUMMARY_TREND_STATS", "avg,foo")]),
+    ("{iterations: 1}", &[("K6_METRIC_SAMPLES_BUFFER_SIZE", "x")]),
+];
+
+/// Config files (`-c`): the same types, and the file's own errors.
+const CONFIG_CASES: &[&str] = &[
+    r#"{"vus": "x"}"#,
+    r#"{"vus": 1e20}"#,
+    r#"{"noConnectionReuse": "x"}"#,
+    r#"{"setupTimeout": "1d"}"#,
+    r#"{"summaryTrendStats": ["foo"]}"#,
+    r#"[1]"#,
+];
+
+fn k6_code(bin: &str, dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> i32 {
+    let mut cmd = Command::new(bin);
+    cmd.args(["run", "-q", "--no-summary", "--address", "127.0.0.1:0"])
+        .args(args)
+        .env("K6_NO_USAGE_REPORT", "true")
+        .current_dir(&dir.0);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run k6");
+    out.status.code().unwrap_or(-1)
+}
+
+fn rk6_code(dir: &Dir, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let mut all = vec!["run", "-q", "--no-summary", "--address", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let run = rk6_env(&all, &dir.0, env);
+    (run.code, run.stderr)
+}
+
+#[test]
+fn option_values_are_accepted_or_refused_as_k6_does() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("options-parity");
+    let mut differences = Vec::new();
+    for (i, (options, env)) in CASES.iter().enumerate() {
+        let name = format!("s{i}.js");
+        let path = dir.write(
+            &name,
+            &format!("export const options = {options};\nexport default function () {{}}\n"),
+        );
+        let path = path.to_str().unwrap();
+        let theirs = k6_code(&bin, &dir, &[path], env);
+        let (ours, stderr) = rk6_code(&dir, &[path], env);
+        if ours != theirs {
+            differences.push(format!(
+                "{options} {env:?}: k6 {theirs}, rk6 {ours}: {}",
+                stderr.lines().last().unwrap_or("")
+            ));
+        }
+    }
+    let script = dir.write("c.js", "export default function () {}\n");
+    let script = script.to_str().unwrap();
+    for (i, config) in CONFIG_CASES.iter().enumerate() {
+        let file = dir.write(&format!("c{i}.json"), config);
+        let args = ["-c", file.to_str().unwrap(), script];
+        let theirs = k6_code(&bin, &dir, &args, &[]);
+        let (ours, stderr) = rk6_code(&dir, &args, &[]);
+        if ours != theirs {
+            differences.push(format!(
+                "config {config}: k6 {theirs}, rk6 {ours}: {}",
+                stderr.lines().last().unwrap_or("")
+            ));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
