@@ -8,33 +8,21 @@
 //! that VU (see `docs/design/001-vu-execution-model.md`). [`Lifecycle`] runs `setup`,
 //! `teardown` and `handleSummary` on a VU of its own.
 
-mod coroutine;
-mod event_loop;
-mod gc_pacing;
-mod globals;
 mod host;
-mod json_parse;
-mod json_path;
-mod lifecycle;
-mod loader;
+mod json;
 pub mod log;
 mod modules;
-mod nesting;
-mod program;
-mod require;
 mod run_options;
-mod runtime;
-mod samples;
+mod script;
 mod shared;
 #[cfg(test)]
 mod test_js;
-mod typescript;
 mod vu;
 
-pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
-pub use program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use run_options::{
     count_option, h2c_option, RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST,
 };
+pub use script::program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;
+pub use vu::lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
 pub use vu::{JsVu, JsVuFactory};

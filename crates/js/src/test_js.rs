@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::log::Logger;
-use crate::program::{Program, ScriptError};
-use crate::runtime::Runtime;
+use crate::script::program::{Program, ScriptError};
 use crate::shared::Shared;
+use crate::vu::runtime::Runtime;
 
 /// Evaluates `src` as the init context of VU 1 (promise jobs included) and returns its
 /// exported `options` object as JSON: tests put what they observed there.

@@ -14,7 +14,7 @@ use hmac::Hmac;
 
 use super::encoding::{is_integer_kind, require_bytes, typed_array_window, Variant};
 use super::Export;
-use crate::runtime::array_buffer;
+use crate::vu::runtime::array_buffer;
 
 pub(super) fn functions() -> Vec<Export> {
     vec![
@@ -324,7 +324,7 @@ pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
         )
         .property(js_string!("randomUUID"), random_uuid, Attribute::all())
         .build();
-    let subtle = super::subtle::object(ctx);
+    let subtle = super::webcrypto::object(ctx);
     crypto.set(js_string!("subtle"), subtle, false, ctx)?;
     ctx.register_global_property(js_string!("crypto"), crypto, Attribute::all())
 }

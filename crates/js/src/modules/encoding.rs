@@ -10,7 +10,7 @@ use boa_engine::object::builtins::{JsArrayBuffer, JsTypedArray};
 use boa_engine::{Context, JsNativeError, JsResult, JsString, JsValue, NativeFunction};
 
 use super::Export;
-use crate::runtime::array_buffer;
+use crate::vu::runtime::array_buffer;
 
 pub(super) fn functions() -> Vec<Export> {
     vec![

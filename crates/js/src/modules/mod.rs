@@ -1,23 +1,15 @@
 //! k6's built-in modules. Each is a synthetic ES module whose default export is an object
 //! holding the same functions as its named exports.
 
-mod compression;
-mod cookie_jar;
 pub(crate) mod crypto;
 mod data;
 mod encoding;
 mod execution;
 pub(crate) mod html;
-mod http;
-pub(crate) mod http_concurrent;
-mod http_debug;
-mod http_samples;
+pub(crate) mod http;
 mod k6;
 mod metrics;
-mod multipart;
-pub(crate) mod response;
-mod subtle;
-mod vu_tags;
+mod webcrypto;
 
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
@@ -65,7 +57,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/metrics" => Ok(metrics::module(ctx)),
         "k6/data" => Ok(data::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
-        "k6/timers" => Ok(synthetic(crate::event_loop::functions(), ctx)),
+        "k6/timers" => Ok(synthetic(crate::host::event_loop::functions(), ctx)),
         "k6/html" => Ok(html::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {

@@ -11,7 +11,7 @@ use http::Method;
 use super::document::{self, Doc, Value};
 use super::selection::parse;
 use crate::modules::prop;
-use crate::runtime::{define, plain_object};
+use crate::vu::runtime::{define, plain_object};
 
 /// A request to make: method, absolute URL and, for forms sent in the body, the fields.
 pub(crate) struct Navigation {

@@ -197,7 +197,7 @@ fn hop_pairs<'a>(
 }
 
 fn push_hop(
-    samples: &mut crate::samples::SampleBuffer,
+    samples: &mut crate::host::samples::SampleBuffer,
     tags: &rk6_metrics::TagSet,
     t: &rk6_http::Timings,
     ok: Option<bool>,

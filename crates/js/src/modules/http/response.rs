@@ -19,12 +19,12 @@ use http::Method;
 use rk6_http::{HttpError, Timings};
 use rustc_hash::FxHashMap;
 
-use super::html;
-use super::http::ResponseType;
+use super::ResponseType;
 use crate::host::Host;
+use crate::json::{parse as json_parse, path as json_path};
 use crate::log::Level;
-use crate::runtime::{array_buffer, define, plain_object};
-use crate::{json_parse, json_path};
+use crate::modules::html;
+use crate::vu::runtime::{array_buffer, define, plain_object};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -232,7 +232,7 @@ pub(super) fn build(
     };
     // k6's fields are writable and enumerable but not configurable, in this order (so
     // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does).
-    crate::gc_pacing::held(parts.native_size());
+    crate::host::gc_pacing::held(parts.native_size());
     let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
     let mut init = ObjectInitializer::with_native_data_and_proto(
         Lazy {
@@ -579,9 +579,9 @@ fn navigate(
     opts: Option<&JsObject>,
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let params = super::prop(opts, "params", ctx)?;
+    let params = crate::modules::prop(opts, "params", ctx)?;
     let url = JsValue::from(JsString::from(nav.url));
-    super::http::send(
+    super::send(
         ctx,
         nav.method,
         Some(&url),

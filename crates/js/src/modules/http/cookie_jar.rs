@@ -11,8 +11,8 @@ use boa_engine::{
 };
 use rk6_http::{CookieJar, SharedJar};
 
-use super::prop;
 use crate::host::Host;
+use crate::modules::prop;
 
 /// The object `http.cookieJar()` returns: a handle on the VU's own jar.
 #[derive(Trace, Finalize, JsData)]

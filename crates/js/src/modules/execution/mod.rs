@@ -1,6 +1,8 @@
 //! `k6/execution`: live information about the VU, its scenario, the instance and the test,
 //! plus `test.abort()` and `test.fail()`.
 
+mod vu_tags;
+
 use std::sync::atomic::Ordering;
 
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
@@ -11,7 +13,7 @@ use boa_engine::{
 };
 
 use crate::host::Host;
-use crate::runtime::aborted_error;
+use crate::vu::runtime::aborted_error;
 
 type Getter = fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>;
 
@@ -44,10 +46,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
         ctx,
     );
     let metrics = object_with_getters(
-        &[
-            ("tags", vu_tags_getter),
-            ("metadata", super::vu_tags::metadata),
-        ],
+        &[("tags", vu_tags_getter), ("metadata", vu_tags::metadata)],
         ctx,
     );
     let _ = vu.set(js_string!("metrics"), metrics, false, ctx);
@@ -97,7 +96,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
 }
 
 fn vu_tags_getter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    super::vu_tags::tags_object(ctx)
+    vu_tags::tags_object(ctx)
 }
 
 fn vu_id(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {

@@ -15,12 +15,12 @@ use boa_engine::{js_string, Context, JsError, JsObject, JsResult, JsString, JsVa
 use rk6_metrics::builtin;
 use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
 
-use crate::globals;
 use crate::host::{Host, Phase, ScenarioTags};
-use crate::loader::Loader;
 use crate::log::Level;
-use crate::program::{ScriptError, ScriptErrorKind};
+use crate::script::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
+use crate::vu::globals;
+use crate::vu::loader::Loader;
 
 /// Nested JavaScript calls allowed before a call fails, instead of overflowing the VU's
 /// native stack. Boa runs JS-to-JS calls without native recursion, and calls that pass
@@ -80,13 +80,13 @@ impl Runtime {
         ctx.insert_data(host.clone());
         globals::install(&mut ctx, vu_id, &shared.program.env)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
-        crate::require::install(&mut ctx)
+        crate::vu::require::install(&mut ctx)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         let module = loader
             .parse_file(&shared.program.main, &mut ctx)
             .map_err(|e| script_error(&e, &mut ctx))?;
         let promise = module.load_link_evaluate(&mut ctx);
-        crate::event_loop::drive(&mut ctx).map_err(|e| script_error(&e, &mut ctx))?;
+        crate::host::event_loop::drive(&mut ctx).map_err(|e| script_error(&e, &mut ctx))?;
         match promise.state() {
             PromiseState::Fulfilled(_) => {}
             PromiseState::Rejected(v) => {
@@ -237,13 +237,13 @@ impl Runtime {
             .set_iteration(host.vu_id, vu_iteration);
         let data = self.setup_arg();
         let start = Instant::now();
-        let mut result = crate::event_loop::call_settled(&f, &[data], &mut self.ctx);
+        let mut result = crate::host::event_loop::call_settled(&f, &[data], &mut self.ctx);
         if let Some(min) = host.shared.run.min_iteration_duration {
             // `minIterationDuration`: the rest of the time is slept, inside the iteration.
             let left = min.saturating_sub(start.elapsed());
             if !left.is_zero() {
                 if let Err(e) = host.block_on("minIterationDuration", tokio::time::sleep(left)) {
-                    result = Err(crate::event_loop::Uncaught {
+                    result = Err(crate::host::event_loop::Uncaught {
                         error: e,
                         in_promise: false,
                     });
@@ -325,7 +325,7 @@ impl Runtime {
             return Ok(None);
         };
         self.enter_lifecycle("setup");
-        let v = crate::event_loop::call(&f, &[], &mut self.ctx);
+        let v = crate::host::event_loop::call(&f, &[], &mut self.ctx);
         self.host
             .samples
             .borrow_mut()
@@ -350,7 +350,7 @@ impl Runtime {
         };
         self.enter_lifecycle("teardown");
         let data = self.setup_arg();
-        let v = crate::event_loop::call(&f, &[data], &mut self.ctx);
+        let v = crate::host::event_loop::call(&f, &[data], &mut self.ctx);
         self.host
             .samples
             .borrow_mut()
@@ -376,7 +376,7 @@ impl Runtime {
     pub(crate) fn handle_summary(
         &mut self,
         data: &serde_json::Value,
-    ) -> Result<Option<crate::lifecycle::SummaryOutputs>, ScriptError> {
+    ) -> Result<Option<crate::vu::lifecycle::SummaryOutputs>, ScriptError> {
         let Some(f) = self.function("handleSummary") else {
             return Ok(None);
         };
@@ -391,7 +391,7 @@ impl Runtime {
                 define(&obj, js_string!("setup_data"), JsValue::undefined());
             }
         }
-        let v = crate::event_loop::call(&f, &[arg], &mut self.ctx)
+        let v = crate::host::event_loop::call(&f, &[arg], &mut self.ctx)
             .map_err(|e| script_error(&e, &mut self.ctx))?;
         let Some(obj) = v.as_object() else {
             return Err(ScriptError::new(
@@ -500,7 +500,7 @@ fn recursion_overflow(err: &JsError, ctx: &mut Context) -> String {
 }
 
 /// A stack frame `at f (/x.ts:L:C)` of a transpiled module, with the `.ts` position.
-fn map_frame(frame: &str, program: &crate::program::Program) -> String {
+fn map_frame(frame: &str, program: &crate::script::program::Program) -> String {
     let mapped = (|| {
         let inner = frame.strip_suffix(')')?;
         let open = inner.rfind('(')?;

@@ -1,5 +1,10 @@
 //! Per-VU host state, reachable from every native function through the JS context.
 
+pub(crate) mod coroutine;
+pub(crate) mod event_loop;
+pub(crate) mod gc_pacing;
+pub(crate) mod samples;
+
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -7,8 +12,8 @@ use std::sync::Arc;
 use boa_engine::{Context, JsNativeError, JsResult};
 use rk6_http::Client;
 
-use crate::coroutine::{BlockError, Suspender};
-use crate::samples::SampleBuffer;
+use crate::host::coroutine::{BlockError, Suspender};
+use crate::host::samples::SampleBuffer;
 use crate::shared::Shared;
 
 /// Where the VU's code is running; some calls are only allowed in some phases.
@@ -52,7 +57,7 @@ pub(crate) struct Host {
     /// The VU's HTTP client; shared by the requests of a batch and pending `asyncRequest`s.
     pub(crate) http: Rc<Client>,
     /// `http.asyncRequest` calls not settled yet.
-    pub(crate) async_calls: crate::modules::http_concurrent::AsyncCalls,
+    pub(crate) async_calls: crate::modules::http::batch::AsyncCalls,
     pub(crate) samples: RefCell<SampleBuffer>,
     /// Current group path: "" at the root, "::a::b" inside nested groups.
     pub(crate) group: RefCell<String>,
@@ -62,14 +67,14 @@ pub(crate) struct Host {
     /// State of the seeded `Math.random` (`randomSeed`).
     pub(crate) rng: Cell<u64>,
     /// Prototype and getters shared by this VU's response objects, made on first use.
-    pub(crate) response_kit: RefCell<Option<Rc<crate::modules::response::Kit>>>,
+    pub(crate) response_kit: RefCell<Option<Rc<crate::modules::http::response::Kit>>>,
     /// The last URL string requested, as given and parsed (a script's URLs repeat).
     pub(crate) last_url: RefCell<Option<(boa_engine::JsString, String, url::Url)>>,
     /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
     /// `None` once a script disables it with `null`.
     pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
     /// Pending `setTimeout`/`setInterval` callbacks.
-    pub(crate) timers: crate::event_loop::Timers,
+    pub(crate) timers: crate::host::event_loop::Timers,
     /// Tags the script set on the VU (`exec.vu.tags`), added to all its later samples.
     pub(crate) vu_tags: RefCell<Vec<(String, String)>>,
     /// The `exec.vu.tags` Proxy and its target, made on first use.
@@ -160,7 +165,7 @@ impl Host {
         };
         match result {
             Ok(v) => Ok(v),
-            Err(BlockError::Interrupted) => Err(crate::runtime::interrupted_error()),
+            Err(BlockError::Interrupted) => Err(crate::vu::runtime::interrupted_error()),
             Err(BlockError::NotInCoroutine) => Err(JsNativeError::error()
                 .with_message(format!("{what} is not supported in the init context"))
                 .into()),
@@ -196,7 +201,7 @@ impl Host {
     /// Fails with an uncatchable error if the current iteration was interrupted.
     pub(crate) fn check_interrupted(&self) -> JsResult<()> {
         match &*self.suspender.borrow() {
-            Some(s) if s.is_interrupted() => Err(crate::runtime::interrupted_error()),
+            Some(s) if s.is_interrupted() => Err(crate::vu::runtime::interrupted_error()),
             _ => Ok(()),
         }
     }

@@ -23,7 +23,10 @@ pub(super) fn log(host: &Host, dumps: &[Dump]) {
     let mut id = (usize::MAX, String::new());
     for dump in dumps {
         if id.0 != dump.hop {
-            id = (dump.hop, super::crypto::random_uuid().unwrap_or_default());
+            id = (
+                dump.hop,
+                crate::modules::crypto::random_uuid().unwrap_or_default(),
+            );
         }
         host.shared.logger.log_bytes(
             Level::Info,

@@ -10,7 +10,7 @@ use boa_engine::module::{ModuleLoader, Referrer};
 use boa_engine::{Context, JsError, JsNativeError, JsResult, Module, Source};
 
 use crate::modules;
-use crate::program::{Program, ScriptError, ScriptErrorKind};
+use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 
 /// Loads modules for one VU's context; each module is parsed once per context.
 pub(crate) struct Loader {

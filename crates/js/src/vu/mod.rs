@@ -1,13 +1,19 @@
 //! The scheduler's view of a JS VU: a [`Runtime`] inside its coroutine.
 
+pub(crate) mod globals;
+pub(crate) mod lifecycle;
+pub(crate) mod loader;
+pub(crate) mod require;
+pub(crate) mod runtime;
+
 use std::sync::Arc;
 
 use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory};
 use tokio_util::sync::CancellationToken;
 
-use crate::coroutine::CoCell;
-use crate::runtime::Runtime;
+use crate::host::coroutine::CoCell;
 use crate::shared::Shared;
+use crate::vu::runtime::Runtime;
 
 /// Creates JS VUs on worker threads.
 pub struct JsVuFactory {
@@ -41,7 +47,7 @@ impl JsVu {
         let cell = CoCell::new(runtime, |rt, suspender| {
             *rt.host.suspender.borrow_mut() = Some(suspender);
         })?;
-        crate::gc_pacing::vu_added();
+        crate::host::gc_pacing::vu_added();
         Ok(JsVu {
             cell,
             iterations: 0,
@@ -71,7 +77,7 @@ impl Vu for JsVu {
                 .cell
                 .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
                 .await;
-            crate::gc_pacing::collect_if_due();
+            crate::host::gc_pacing::collect_if_due();
             out
         }
     }
@@ -79,6 +85,6 @@ impl Vu for JsVu {
 
 impl Drop for JsVu {
     fn drop(&mut self) {
-        crate::gc_pacing::vu_removed();
+        crate::host::gc_pacing::vu_removed();
     }
 }

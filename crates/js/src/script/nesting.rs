@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::program::{ScriptError, ScriptErrorKind};
-use crate::typescript::line_col;
+use crate::script::program::{ScriptError, ScriptErrorKind};
+use crate::script::typescript::line_col;
 
 /// Deepest `(`, `[`, `{` and template `${` nesting accepted.
 pub(crate) const MAX_DEPTH: usize = 200;

@@ -10,7 +10,7 @@ use std::fmt;
 use boa_engine::{Context, JsValue};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::json_parse::Seed;
+use crate::json::parse::Seed;
 
 /// Selects `path` in the JSON document `bytes`: `Ok(None)` when nothing matches (k6 returns
 /// `undefined`), serde_json's error when the document is not JSON.

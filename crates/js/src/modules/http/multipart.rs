@@ -9,7 +9,7 @@ use boa_engine::{js_string, Context, JsData, JsObject, JsResult, JsString, JsVal
 use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 
-use super::http::arg;
+use super::arg;
 use crate::host::Host;
 
 /// Marks the objects `http.file()` returns, so bodies holding one become multipart.

@@ -1,6 +1,14 @@
 //! The `k6/http` module: request functions turning JS arguments into an `rk6_http::Request`,
 //! and samples for every hop of the response.
 
+pub(crate) mod batch;
+mod compression;
+mod cookie_jar;
+mod debug;
+mod multipart;
+pub(crate) mod response;
+mod samples;
+
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -17,12 +25,12 @@ use bytes::Bytes;
 use http::Method;
 use rk6_http::{Auth, Request, Response, SharedJar};
 
-use super::cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
-use super::http_samples::{emit, emit_refused, without_credentials};
-use super::multipart::{file, multipart_body};
-use super::{compression, prop, response, Export};
+use super::{prop, Export};
 use crate::host::{Host, Phase, StatusRanges};
 use crate::log::Level;
+use cookie_jar::{cookie_jar, new_cookie_jar, OwnJar, VuJar};
+use multipart::{file, multipart_body};
+use samples::{emit, emit_refused, without_credentials};
 
 /// k6/http's string constants, in k6's export order.
 const CONSTANTS: &[(&str, &str)] = &[
@@ -668,7 +676,7 @@ pub(super) fn finish(
         None => host.expected_statuses.borrow().clone(),
     };
     emit(host, &tags, &resp, callback.as_deref(), auth);
-    super::http_debug::log(host, &resp.debug);
+    debug::log(host, &resp.debug);
     if resp.too_many_redirects && !redirects_set && !host.shared.run.max_redirects_set {
         let text = format!(
             "Stopped after {} redirects and returned the redirection; pass {{ redirects: n }} in request params or set global maxRedirects to silence this",
@@ -979,14 +987,14 @@ fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
             }
         }
     }
-    let limits = super::http_concurrent::Limits {
+    let limits = batch::Limits {
         total: host.shared.run.batch,
         per_host: host.shared.run.batch_per_host,
     };
     let mut responses = host
         .block_on(
             "Making http requests",
-            super::http_concurrent::run_batch(&host.http, requests, limits),
+            batch::run_batch(&host.http, requests, limits),
         )?
         .into_iter();
     let mut values = Vec::with_capacity(metas.len());

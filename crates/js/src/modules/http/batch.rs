@@ -12,7 +12,7 @@ use boa_engine::builtins::promise::ResolvingFunctions;
 use boa_engine::{Context, JsResult};
 use rk6_http::{Client, Request, Response};
 
-use super::http::{settle_async, Meta};
+use super::{settle_async, Meta};
 
 /// A request future of the VU's client.
 type Call<'a> = Pin<Box<dyn Future<Output = Response> + 'a>>;

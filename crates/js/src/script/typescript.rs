@@ -10,7 +10,7 @@ use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
 use oxc::transformer::{TransformOptions, Transformer};
 
-use crate::program::{ScriptError, ScriptErrorKind};
+use crate::script::program::{ScriptError, ScriptErrorKind};
 
 /// Whether `path` names a TypeScript module rk6 transpiles.
 pub(crate) fn is_typescript(path: &Path) -> bool {

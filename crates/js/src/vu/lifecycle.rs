@@ -8,9 +8,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::log::Logger;
-use crate::program::{Program, ScriptError, ScriptErrorKind};
-use crate::runtime::Runtime;
+use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
+use crate::vu::runtime::Runtime;
 use crate::vu::JsVu;
 
 /// Boa's parser is recursive: init runs on a thread with a big stack.

@@ -9,7 +9,7 @@ use boa_engine::{js_string, Context, JsNativeError, JsResult, JsString, JsValue,
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
-use crate::runtime::{array_buffer, define, plain_object};
+use crate::vu::runtime::{array_buffer, define, plain_object};
 
 /// Installs the globals into a fresh context.
 pub(crate) fn install(
@@ -56,11 +56,11 @@ pub(crate) fn install(
     ctx.register_global_property(js_string!("__ENV"), env_obj, Attribute::all())?;
     ctx.register_global_property(js_string!("__VU"), vu_id as f64, Attribute::all())?;
     ctx.register_global_callable(js_string!("open"), 2, NativeFunction::from_fn_ptr(open))?;
-    crate::event_loop::install(ctx)?;
+    crate::host::event_loop::install(ctx)?;
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
     crate::modules::crypto::install_global(ctx)?;
-    crate::json_parse::install(ctx)?;
+    crate::json::parse::install(ctx)?;
     Ok(())
 }
 

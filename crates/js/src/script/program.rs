@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::typescript::{is_typescript, PositionMap};
+use crate::script::typescript::{is_typescript, PositionMap};
 
 /// What kind of script failure this is; decides the exit code at the edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,9 +110,9 @@ impl Program {
         }
         let data = self.read(path)?;
         let text = String::from_utf8_lossy(&data);
-        crate::nesting::check(path, &text, is_typescript(path))?;
+        crate::script::nesting::check(path, &text, is_typescript(path))?;
         let source = if is_typescript(path) {
-            let out = crate::typescript::transpile(path, &text)?;
+            let out = crate::script::typescript::transpile(path, &text)?;
             Source {
                 code: out.code.into_bytes().into(),
                 map: Some(out.map),
