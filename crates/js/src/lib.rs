@@ -17,6 +17,7 @@ mod script;
 mod shared;
 #[cfg(test)]
 mod test_js;
+mod value;
 mod vu;
 
 pub use run_options::{

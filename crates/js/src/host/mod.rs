@@ -57,7 +57,7 @@ pub(crate) struct Host {
     /// The VU's HTTP client; shared by the requests of a batch and pending `asyncRequest`s.
     pub(crate) http: Rc<Client>,
     /// `http.asyncRequest` calls not settled yet.
-    pub(crate) async_calls: crate::modules::http::batch::AsyncCalls,
+    pub(crate) async_calls: crate::modules::http::AsyncCalls,
     pub(crate) samples: RefCell<SampleBuffer>,
     /// Current group path: "" at the root, "::a::b" inside nested groups.
     pub(crate) group: RefCell<String>,
@@ -165,7 +165,7 @@ impl Host {
         };
         match result {
             Ok(v) => Ok(v),
-            Err(BlockError::Interrupted) => Err(crate::vu::runtime::interrupted_error()),
+            Err(BlockError::Interrupted) => Err(crate::value::interrupted_error()),
             Err(BlockError::NotInCoroutine) => Err(JsNativeError::error()
                 .with_message(format!("{what} is not supported in the init context"))
                 .into()),
@@ -201,7 +201,7 @@ impl Host {
     /// Fails with an uncatchable error if the current iteration was interrupted.
     pub(crate) fn check_interrupted(&self) -> JsResult<()> {
         match &*self.suspender.borrow() {
-            Some(s) if s.is_interrupted() => Err(crate::vu::runtime::interrupted_error()),
+            Some(s) if s.is_interrupted() => Err(crate::value::interrupted_error()),
             _ => Ok(()),
         }
     }

@@ -14,7 +14,7 @@ use boa_engine::property::PropertyDescriptor;
 use boa_engine::{js_string, Context, JsResult, JsString, JsValue, NativeFunction};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::vu::runtime::{define, plain_object};
+use crate::value::{define, plain_object};
 
 /// Replaces `JSON.parse` in `ctx` with the fast parser, falling back to the original.
 pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {

@@ -13,8 +13,8 @@ use hmac::digest::{FixedOutput, KeyInit, Update};
 use hmac::Hmac;
 
 use super::encoding::{is_integer_kind, require_bytes, typed_array_window, Variant};
-use super::Export;
-use crate::vu::runtime::array_buffer;
+use super::synthetic::Export;
+use crate::value::array_buffer;
 
 pub(super) fn functions() -> Vec<Export> {
     vec![

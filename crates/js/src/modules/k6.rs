@@ -6,7 +6,8 @@ use boa_engine::property::PropertyKey;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
 use rk6_metrics::builtin;
 
-use super::Export;
+use super::args::string_map;
+use super::synthetic::Export;
 use crate::host::Host;
 
 pub(super) fn functions() -> Vec<Export> {
@@ -28,7 +29,7 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             .with_message("check() needs an object of named checks as its second argument")
             .into());
     };
-    let extra = super::http::string_map(args.get(2), ctx)?;
+    let extra = string_map(args.get(2), ctx)?;
     let mut all = true;
     for key in sets.own_property_keys(ctx)? {
         if matches!(key, PropertyKey::Symbol(_)) {

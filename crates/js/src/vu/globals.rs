@@ -9,7 +9,7 @@ use boa_engine::{js_string, Context, JsNativeError, JsResult, JsString, JsValue,
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
-use crate::vu::runtime::{array_buffer, define, plain_object};
+use crate::value::{array_buffer, define, plain_object};
 
 /// Installs the globals into a fresh context.
 pub(crate) fn install(

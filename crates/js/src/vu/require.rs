@@ -12,8 +12,8 @@ use boa_engine::{
 };
 
 use crate::host::{Host, Phase};
+use crate::value::{define, plain_object};
 use crate::vu::loader::{native, with_location};
-use crate::vu::runtime::{define, plain_object};
 
 /// Installs the global `require`, resolving relative paths against the entry script.
 pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {

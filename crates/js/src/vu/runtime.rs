@@ -7,11 +7,9 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use boa_engine::builtins::promise::PromiseState;
-use boa_engine::error::{EngineError, PanicError, RuntimeLimitError};
+use boa_engine::error::{EngineError, RuntimeLimitError};
 use boa_engine::object::builtins::JsArrayBuffer;
-use boa_engine::object::ObjectInitializer;
-use boa_engine::property::{PropertyDescriptor, PropertyKey};
-use boa_engine::{js_string, Context, JsError, JsObject, JsResult, JsString, JsValue};
+use boa_engine::{js_string, Context, JsError, JsObject, JsString, JsValue};
 use rk6_metrics::builtin;
 use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
 
@@ -19,6 +17,7 @@ use crate::host::{Host, Phase, ScenarioTags};
 use crate::log::Level;
 use crate::script::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
+use crate::value::{abort_reason, define, is_interrupted};
 use crate::vu::globals;
 use crate::vu::loader::Loader;
 
@@ -27,31 +26,6 @@ use crate::vu::loader::Loader;
 /// through natives (`map`, `JSON.stringify`, getters) count too; the coroutine stack is
 /// sized for this limit.
 pub(crate) const RECURSION_LIMIT: usize = 2048;
-
-const INTERRUPTED: &str = "rk6: iteration interrupted";
-const ABORTED: &str = "rk6: test aborted: ";
-
-/// The uncatchable error natives return to unwind an interrupted iteration.
-pub(crate) fn interrupted_error() -> JsError {
-    EngineError::Panic(PanicError::new(INTERRUPTED)).into()
-}
-
-/// The uncatchable error `exec.test.abort(reason)` unwinds the script with.
-pub(crate) fn aborted_error(reason: &str) -> JsError {
-    EngineError::Panic(PanicError::new(format!("{ABORTED}{reason}"))).into()
-}
-
-fn is_interrupted(err: &JsError) -> bool {
-    matches!(err.as_engine(), Some(EngineError::Panic(p)) if p.message() == INTERRUPTED)
-}
-
-/// The reason given to `exec.test.abort`, if `err` is that abort.
-fn abort_reason(err: &JsError) -> Option<&str> {
-    match err.as_engine() {
-        Some(EngineError::Panic(p)) => p.message().strip_prefix(ABORTED),
-        _ => None,
-    }
-}
 
 /// A VU's context after its init code ran.
 pub(crate) struct Runtime {
@@ -533,29 +507,4 @@ fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
         ScriptErrorKind::Exception
     };
     ScriptError::new(kind, describe(err, ctx).trim_end().to_string())
-}
-
-/// Makes an `ArrayBuffer` holding `bytes`.
-pub(crate) fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
-    let block = boa_engine::object::builtins::AlignedVec::from_iter(0, bytes.iter().copied());
-    Ok(JsArrayBuffer::from_byte_block(block, ctx)?.into())
-}
-
-/// Sets a plain writable, enumerable data property on an object the host just made (no
-/// setters or frozen objects to honour, so the full `[[DefineOwnProperty]]` is not needed).
-pub(crate) fn define(obj: &JsObject, key: impl Into<PropertyKey>, value: impl Into<JsValue>) {
-    obj.insert_property(
-        key,
-        PropertyDescriptor::builder()
-            .value(value)
-            .writable(true)
-            .enumerable(true)
-            .configurable(true),
-    );
-}
-
-/// A new ordinary object. Boa's `JsObject::with_object_proto` gives each object a unique
-/// shape, which is slow to build; objects from `ObjectInitializer` share shapes.
-pub(crate) fn plain_object(ctx: &mut Context) -> JsObject {
-    ObjectInitializer::new(ctx).build()
 }

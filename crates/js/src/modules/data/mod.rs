@@ -25,7 +25,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     let object = ObjectInitializer::new(ctx)
         .property(js_string!("SharedArray"), shared_array, Attribute::all())
         .build();
-    super::from_object(object, vec![js_string!("SharedArray")], ctx)
+    super::synthetic::from_object(object, vec![js_string!("SharedArray")], ctx)
 }
 
 fn error(message: &str) -> JsError {

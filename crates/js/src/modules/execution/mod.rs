@@ -13,7 +13,7 @@ use boa_engine::{
 };
 
 use crate::host::Host;
-use crate::vu::runtime::aborted_error;
+use crate::value::aborted_error;
 
 type Getter = fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>;
 
@@ -92,7 +92,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     let names = ["vu", "scenario", "instance", "test"]
         .map(JsString::from)
         .to_vec();
-    super::from_object(object, names, ctx)
+    super::synthetic::from_object(object, names, ctx)
 }
 
 fn vu_tags_getter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {

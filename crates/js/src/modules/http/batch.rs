@@ -1,21 +1,23 @@
-//! Requests of one VU that run at the same time: `http.batch` (bounded by k6's `batch` and
-//! `batchPerHost`) and pending `http.asyncRequest`s (driven by every wait of the VU and
-//! settled by its event loop).
+//! `http.batch`: requests of one VU that run at the same time, bounded by k6's `batch` and
+//! `batchPerHost`.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::task::{Context as TaskContext, Poll};
+use std::task::Poll;
 
-use boa_engine::builtins::promise::ResolvingFunctions;
-use boa_engine::{Context, JsResult};
+use boa_engine::object::builtins::JsArray;
+use boa_engine::property::PropertyKey;
+use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsValue};
+use http::Method;
 use rk6_http::{Client, Request, Response};
 
-use super::{settle_async, Meta};
+use super::request::{finish, prepare, Prep, Prepared};
+use super::url_tag::UrlTag;
+use crate::host::Host;
 
 /// A request future of the VU's client.
-type Call<'a> = Pin<Box<dyn Future<Output = Response> + 'a>>;
+pub(super) type Call<'a> = Pin<Box<dyn Future<Output = Response> + 'a>>;
 
 /// `http.batch` parallelism (k6 options `batch` and `batchPerHost`; 0 means no limit).
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +27,7 @@ pub(crate) struct Limits {
 }
 
 /// The origin a request counts against for `batchPerHost`.
-fn host_of(req: &Request) -> (String, u16) {
+pub(super) fn host_of(req: &Request) -> (String, u16) {
     (
         req.url.host_str().unwrap_or_default().to_owned(),
         req.url.port_or_known_default().unwrap_or(0),
@@ -97,87 +99,122 @@ pub(crate) async fn run_batch(
         .collect()
 }
 
-/// One `http.asyncRequest` in flight or finished but not settled yet.
-struct AsyncCall {
-    call: Option<Call<'static>>,
-    done: Option<Response>,
-    meta: Meta,
-    resolvers: ResolvingFunctions,
+/// One `http.batch` item as `(method, url, body, params)`.
+pub(super) fn batch_item(
+    item: &JsValue,
+    ctx: &mut Context,
+) -> JsResult<(Method, JsValue, Option<JsValue>, Option<JsValue>)> {
+    fn some(v: JsValue) -> Option<JsValue> {
+        (!v.is_undefined()).then_some(v)
+    }
+    let obj = match item.as_object() {
+        Some(o) if o.downcast_ref::<UrlTag>().is_none() => o,
+        _ => return Ok((Method::GET, item.clone(), None, None)),
+    };
+    let (method, url, body, params) = if obj.is_array() {
+        (
+            obj.get(0, ctx)?,
+            obj.get(1, ctx)?,
+            obj.get(2, ctx)?,
+            obj.get(3, ctx)?,
+        )
+    } else {
+        (
+            obj.get(js_string!("method"), ctx)?,
+            obj.get(js_string!("url"), ctx)?,
+            obj.get(js_string!("body"), ctx)?,
+            obj.get(js_string!("params"), ctx)?,
+        )
+    };
+    let method = if method.is_undefined() || method.is_null() {
+        Method::GET
+    } else {
+        let m = method.to_string(ctx)?.to_std_string_escaped();
+        Method::from_bytes(m.to_ascii_uppercase().as_bytes()).map_err(|_| {
+            JsNativeError::typ().with_message(format!("invalid HTTP method \"{m}\""))
+        })?
+    };
+    Ok((method, url, some(body), some(params)))
 }
 
-/// The VU's pending `http.asyncRequest`s.
-#[derive(Default)]
-pub(crate) struct AsyncCalls {
-    calls: RefCell<Vec<AsyncCall>>,
-}
-
-impl AsyncCalls {
-    /// Registers a started request whose promise `resolvers` settle.
-    pub(super) fn start(&self, call: Call<'static>, meta: Meta, resolvers: ResolvingFunctions) {
-        self.calls.borrow_mut().push(AsyncCall {
-            call: Some(call),
-            done: None,
-            meta,
-            resolvers,
+/// `http.batch(requests)`: an array gives an array of responses, an object an object keyed
+/// like the input. The requests run concurrently, at most `batch` at once and `batchPerHost`
+/// per host; responses come back in request order.
+pub(super) fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let Some(reqs) = a.first().and_then(JsValue::as_object) else {
+        return Err(JsNativeError::typ()
+            .with_message("http.batch expects an array or an object of requests")
+            .into());
+    };
+    let mut keys: Vec<PropertyKey> = Vec::new();
+    let items: Vec<JsValue> = if reqs.is_array() {
+        let len = reqs.get(js_string!("length"), ctx)?.to_number(ctx)? as u32;
+        (0..len)
+            .map(|i| reqs.get(i, ctx))
+            .collect::<JsResult<_>>()?
+    } else {
+        for key in reqs.own_property_keys(ctx)? {
+            if !matches!(key, PropertyKey::Symbol(_)) {
+                keys.push(key);
+            }
+        }
+        keys.iter()
+            .map(|k| reqs.get(k.clone(), ctx))
+            .collect::<JsResult<_>>()?
+    };
+    let mut preps = Vec::with_capacity(items.len());
+    for item in &items {
+        let (method, url, body, params) = batch_item(item, ctx)?;
+        preps.push(prepare(
+            ctx,
+            method,
+            Some(&url),
+            body.as_ref(),
+            params.as_ref(),
+        )?);
+    }
+    let host = Host::of(ctx);
+    let mut metas = Vec::with_capacity(preps.len());
+    let mut requests = Vec::with_capacity(preps.len());
+    for prep in preps {
+        match prep {
+            Prep::Done(v) => metas.push(Err(v)),
+            Prep::Send(Prepared { req, meta }) => {
+                requests.push(req);
+                metas.push(Ok(meta));
+            }
+        }
+    }
+    let limits = Limits {
+        total: host.shared.run.batch,
+        per_host: host.shared.run.batch_per_host,
+    };
+    let mut responses = host
+        .block_on(
+            "Making http requests",
+            run_batch(&host.http, requests, limits),
+        )?
+        .into_iter();
+    let mut values = Vec::with_capacity(metas.len());
+    for meta in metas {
+        values.push(match meta {
+            Err(v) => v,
+            Ok(meta) => {
+                let resp = responses.next().expect("one response per request");
+                finish(&host, meta, resp, ctx)?
+            }
         });
     }
-
-    /// No request pending.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.calls.borrow().is_empty()
-    }
-
-    /// Polls the requests still running; true when at least one is finished.
-    pub(crate) fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
-        let mut calls = self.calls.borrow_mut();
-        let mut any = false;
-        for c in calls.iter_mut() {
-            if let Some(call) = &mut c.call {
-                if let Poll::Ready(resp) = call.as_mut().poll(cx) {
-                    c.done = Some(resp);
-                    c.call = None;
-                }
-            }
-            any |= c.done.is_some();
+    if reqs.is_array() {
+        let out = JsArray::new(ctx)?;
+        for v in values {
+            out.push(v, ctx)?;
         }
-        any
+        return Ok(out.into());
     }
-
-    /// Waits until a request finishes, or until `until` if given.
-    pub(crate) async fn wait(&self, until: Option<tokio::time::Instant>) {
-        let mut sleep = until.map(|t| Box::pin(tokio::time::sleep_until(t)));
-        poll_fn(|cx| {
-            if self.poll(cx) {
-                return Poll::Ready(());
-            }
-            match &mut sleep {
-                Some(s) => s.as_mut().poll(cx),
-                None => Poll::Pending,
-            }
-        })
-        .await
+    let out = JsObject::with_object_proto(ctx.intrinsics());
+    for (key, v) in keys.into_iter().zip(values) {
+        out.create_data_property_or_throw(key, v, ctx)?;
     }
-
-    /// Settles every finished request (samples, then its promise); true if any was.
-    pub(crate) fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
-        let done: Vec<AsyncCall> = {
-            let mut calls = self.calls.borrow_mut();
-            if !calls.iter().any(|c| c.done.is_some()) {
-                return Ok(false);
-            }
-            let (done, running) = calls.drain(..).partition(|c| c.done.is_some());
-            *calls = running;
-            done
-        };
-        for c in done {
-            let resp = c.done.expect("partitioned on done");
-            settle_async(c.meta, resp, &c.resolvers, ctx)?;
-        }
-        Ok(true)
-    }
-
-    /// Drops every pending request (the call they belong to ended with an error).
-    pub(crate) fn clear(&self) {
-        self.calls.borrow_mut().clear();
-    }
+    Ok(out.into())
 }

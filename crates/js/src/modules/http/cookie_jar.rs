@@ -12,7 +12,7 @@ use boa_engine::{
 use rk6_http::{CookieJar, SharedJar};
 
 use crate::host::Host;
-use crate::modules::prop;
+use crate::modules::args::prop;
 
 /// The object `http.cookieJar()` returns: a handle on the VU's own jar.
 #[derive(Trace, Finalize, JsData)]

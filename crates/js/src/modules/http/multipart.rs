@@ -9,8 +9,8 @@ use boa_engine::{js_string, Context, JsData, JsObject, JsResult, JsString, JsVal
 use boa_gc::{Finalize, Trace};
 use bytes::Bytes;
 
-use super::arg;
 use crate::host::Host;
+use crate::modules::args::arg;
 
 /// Marks the objects `http.file()` returns, so bodies holding one become multipart.
 #[derive(Trace, Finalize, JsData)]

@@ -24,7 +24,7 @@ use crate::host::Host;
 use crate::json::{parse as json_parse, path as json_path};
 use crate::log::Level;
 use crate::modules::html;
-use crate::vu::runtime::{array_buffer, define, plain_object};
+use crate::value::{array_buffer, define, plain_object};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -579,9 +579,9 @@ fn navigate(
     opts: Option<&JsObject>,
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let params = crate::modules::prop(opts, "params", ctx)?;
+    let params = crate::modules::args::prop(opts, "params", ctx)?;
     let url = JsValue::from(JsString::from(nav.url));
-    super::send(
+    super::request::send(
         ctx,
         nav.method,
         Some(&url),

@@ -2,7 +2,7 @@
 
 use boa_engine::{js_string, Context, JsError, JsObject, JsString};
 
-use crate::vu::runtime::{define, plain_object};
+use crate::value::{define, plain_object};
 
 /// The `DOMException` names WebCrypto uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use boa_engine::{js_string, Context, Finalize, JsData, JsObject, JsString, JsVal
 
 use super::algorithm::{KeyAlgorithm, Usage};
 use super::error::{fail, ErrorName, Fail};
-use crate::vu::runtime::{define, plain_object};
+use crate::value::{define, plain_object};
 
 /// The internal slots of a secret `CryptoKey`.
 #[derive(Debug, Clone, Trace, Finalize, JsData)]

@@ -19,7 +19,7 @@ use self::algorithm::{check_usages, unsupported, AesMode, Hash, KeyAlgorithm, Na
 use self::error::{fail, ErrorName, Fail};
 use self::key::SecretKey;
 use super::encoding::typed_array_window;
-use crate::vu::runtime::{array_buffer, define, plain_object};
+use crate::value::{array_buffer, define, plain_object};
 
 type Method = fn(&[JsValue], &mut Context) -> Result<JsValue, Fail>;
 
