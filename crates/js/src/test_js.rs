@@ -9,6 +9,24 @@ use crate::script::program::{Program, ScriptError};
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
 
+/// Run-wide state for a trivial script, for tests that need a `Host` but no script.
+pub(crate) fn shared() -> Arc<Shared> {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "rk6-js-shared-{}-{}.js",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&path, "export default function () {}\n").expect("write script");
+    let program = Program::load(&path, BTreeMap::new()).expect("load script");
+    let _ = std::fs::remove_file(&path);
+    Shared::for_init(
+        program,
+        Arc::new(rk6_metrics::Registry::new()),
+        Logger::new(false),
+    )
+}
+
 /// Evaluates `src` as the init context of VU 1 (promise jobs included) and returns its
 /// exported `options` object as JSON: tests put what they observed there.
 pub(crate) fn run(src: &str) -> Result<serde_json::Value, ScriptError> {

@@ -1,155 +1,165 @@
-//! The per-VU event loop: timers (`setTimeout`, `setInterval` and their `clear*`, global and
-//! in `k6/timers`) and the promise job queue.
+//! The per-VU event loop: the promise job queue, and the work modules leave pending after a
+//! call into the script returns (timers, `http.asyncRequest`s in flight).
 //!
 //! As in k6, a call into the script (an iteration, `setup`, `teardown`, `handleSummary`, the
 //! init code) is over only when its pending async work is: [`drive`] runs promise jobs, then
-//! waits for the earliest timer or `http.asyncRequest` response — suspending only this VU,
-//! like `sleep` — fires or settles it, runs the jobs it queued, and so on until no timer and
-//! no request is left. An interrupted iteration drops its timers and requests.
+//! waits for the earliest timer or in-flight request — suspending only this VU, like
+//! `sleep` — fires or settles it, runs the jobs it queued, and so on until nothing is
+//! pending. An interrupted iteration drops what was pending. Modules register what they keep
+//! pending as a [`Pending`] source, so the loop knows no module.
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
-use std::time::Duration;
+use std::cell::RefCell;
+use std::future::{poll_fn, Future};
+use std::rc::Rc;
+use std::task::{Context as TaskContext, Poll};
 
 use boa_engine::builtins::promise::PromiseState;
 use boa_engine::object::builtins::JsPromise;
-use boa_engine::{
-    js_string, Context, JsError, JsNativeError, JsObject, JsResult, JsValue, NativeFunction,
-};
+use boa_engine::{Context, JsError, JsObject, JsResult, JsValue};
 use tokio::time::Instant;
 
 use crate::host::{Host, Phase};
 
-/// One pending timer.
-struct Timer {
-    id: u32,
-    callback: JsObject,
-    args: Vec<JsValue>,
-    /// Set for `setInterval`: the timer is re-armed after each run.
-    every: Option<Duration>,
+/// Work a module keeps pending for the event loop: background futures (requests in
+/// flight) that finish by themselves and are then settled in JS, and timed work (timers).
+pub(crate) trait Pending {
+    /// Names the wait in the error of the init context, where a VU cannot wait.
+    fn what(&self) -> &'static str;
+    /// Background work is in flight (it may also be finished and not settled yet).
+    fn in_flight(&self) -> bool {
+        false
+    }
+    /// Drives the background work with the waker in `cx`; true once some of it finished.
+    fn poll(&self, _cx: &mut TaskContext<'_>) -> bool {
+        false
+    }
+    /// Settles finished background work in JS (its promises); true if any was.
+    fn settle(&self, _ctx: &mut Context) -> JsResult<bool> {
+        Ok(false)
+    }
+    /// When the earliest timed work is due.
+    fn next_due(&self) -> Option<Instant> {
+        None
+    }
+    /// Runs the timed work that is due, and the promise jobs each run queues.
+    fn run_due(&self, _ctx: &mut Context) -> JsResult<()> {
+        Ok(())
+    }
+    /// Drops everything pending: the call it belongs to ended with an error.
+    fn clear(&self);
 }
 
-/// A VU's pending timers, ordered by when they are due (then by creation, as in browsers).
+/// The pending-work sources of one VU, in the order modules registered them.
 #[derive(Default)]
-pub(crate) struct Timers {
-    next_id: Cell<u32>,
-    queue: RefCell<BTreeMap<(Instant, u32), Timer>>,
+pub(crate) struct EventLoop {
+    sources: RefCell<Vec<Rc<dyn Pending>>>,
 }
 
-impl Timers {
-    fn add(&self, callback: JsObject, args: Vec<JsValue>, delay: Duration, every: bool) -> u32 {
-        let id = self.next_id.get().wrapping_add(1).max(1);
-        self.next_id.set(id);
-        let due = Instant::now() + delay;
-        self.queue.borrow_mut().insert(
-            (due, id),
-            Timer {
-                id,
-                callback,
-                args,
-                every: every.then_some(delay),
-            },
-        );
-        id
+impl EventLoop {
+    /// Adds a module's source; the VU keeps it for its whole life.
+    pub(crate) fn register(&self, source: Rc<dyn Pending>) {
+        self.sources.borrow_mut().push(source);
     }
 
-    fn remove(&self, id: u32) {
-        self.queue.borrow_mut().retain(|_, t| t.id != id);
+    /// Polls the background work in flight; called by every wait of the VU, so requests
+    /// keep going while it waits for anything else. True once some of it finished.
+    pub(crate) fn poll_in_flight(&self, cx: &mut TaskContext<'_>) -> bool {
+        let mut any = false;
+        for s in self.sources.borrow().iter() {
+            if s.in_flight() {
+                any |= s.poll(cx);
+            }
+        }
+        any
     }
 
-    /// Drops every pending timer (the iteration was interrupted).
-    pub(crate) fn clear(&self) {
-        self.queue.borrow_mut().clear();
+    /// Source `i`, taken out of the list before JS runs: JS may import a module, which
+    /// registers its source.
+    fn source(&self, i: usize) -> Option<Rc<dyn Pending>> {
+        self.sources.borrow().get(i).cloned()
+    }
+
+    fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
+        let mut any = false;
+        let mut i = 0;
+        while let Some(s) = self.source(i) {
+            any |= s.settle(ctx)?;
+            i += 1;
+        }
+        Ok(any)
+    }
+
+    fn run_due(&self, ctx: &mut Context) -> JsResult<()> {
+        let mut i = 0;
+        while let Some(s) = self.source(i) {
+            s.run_due(ctx)?;
+            i += 1;
+        }
+        Ok(())
     }
 
     fn next_due(&self) -> Option<Instant> {
-        self.queue.borrow().keys().next().map(|(at, _)| *at)
+        self.sources
+            .borrow()
+            .iter()
+            .filter_map(|s| s.next_due())
+            .min()
     }
 
-    fn pop_due(&self, now: Instant) -> Option<Timer> {
-        let mut q = self.queue.borrow_mut();
-        let key = *q.keys().next().filter(|(at, _)| *at <= now)?;
-        q.remove(&key)
+    /// What is in flight, if anything.
+    fn in_flight(&self) -> Option<&'static str> {
+        let sources = self.sources.borrow();
+        sources.iter().find(|s| s.in_flight()).map(|s| s.what())
     }
-}
 
-/// The timer functions, as globals and as `k6/timers` exports.
-pub(crate) fn functions() -> Vec<(&'static str, usize, NativeFunction)> {
-    vec![
-        ("setTimeout", 2, NativeFunction::from_fn_ptr(set_timeout)),
-        ("clearTimeout", 1, NativeFunction::from_fn_ptr(clear_timer)),
-        ("setInterval", 2, NativeFunction::from_fn_ptr(set_interval)),
-        ("clearInterval", 1, NativeFunction::from_fn_ptr(clear_timer)),
-    ]
-}
+    /// Waits until some background work finishes, or until `until` if given.
+    async fn wait(&self, until: Option<Instant>) {
+        let mut sleep = until.map(|t| Box::pin(tokio::time::sleep_until(t)));
+        poll_fn(|cx| {
+            if self.poll_in_flight(cx) {
+                return Poll::Ready(());
+            }
+            match &mut sleep {
+                Some(s) => s.as_mut().poll(cx),
+                None => Poll::Pending,
+            }
+        })
+        .await
+    }
 
-fn schedule(args: &[JsValue], ctx: &mut Context, every: bool) -> JsResult<JsValue> {
-    let name = if every { "setInterval" } else { "setTimeout" };
-    let callback = args.first().and_then(JsValue::as_callable).ok_or_else(|| {
-        JsNativeError::typ().with_message(format!("{name}'s callback isn't a function"))
-    })?;
-    let ms = match args.get(1) {
-        Some(v) if !v.is_undefined() => v.to_number(ctx)?,
-        _ => 0.0,
-    };
-    let delay = if ms.is_finite() && ms > 0.0 {
-        Duration::from_secs_f64(ms / 1000.0)
-    } else {
-        Duration::ZERO
-    };
-    let rest = args.get(2..).map(<[JsValue]>::to_vec).unwrap_or_default();
-    let id = Host::of(ctx).timers.add(callback, rest, delay, every);
-    Ok(JsValue::from(id))
-}
-
-fn set_timeout(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    schedule(args, ctx, false)
-}
-
-fn set_interval(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    schedule(args, ctx, true)
-}
-
-fn clear_timer(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    if let Some(id) = args.first().filter(|v| v.is_number()) {
-        let id = id.to_number(ctx)?;
-        if id.fract() == 0.0 && (1.0..=f64::from(u32::MAX)).contains(&id) {
-            Host::of(ctx).timers.remove(id as u32);
+    /// Drops everything pending.
+    pub(crate) fn clear(&self) {
+        let mut i = 0;
+        while let Some(s) = self.source(i) {
+            s.clear();
+            i += 1;
         }
     }
-    Ok(JsValue::undefined())
 }
 
-/// Installs the timer globals.
-pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
-    for (name, len, f) in functions() {
-        ctx.register_global_callable(js_string!(name), len, f)?;
-    }
-    Ok(())
-}
-
-/// Runs the VU's promise jobs and timers until none is left.
+/// Runs the VU's promise jobs and pending work until nothing is left.
 pub(crate) fn drive(ctx: &mut Context) -> JsResult<()> {
     let host = Host::of(ctx);
     let result = run(&host, ctx);
     if result.is_err() {
         // An exception or interruption ends the call; its leftover work goes with it.
-        host.timers.clear();
-        host.async_calls.clear();
+        host.event_loop.clear();
     }
     result
 }
 
 fn run(host: &Host, ctx: &mut Context) -> JsResult<()> {
+    let pending = &host.event_loop;
     loop {
         ctx.run_jobs()?;
-        if host.async_calls.settle(ctx)? {
+        if pending.settle(ctx)? {
             continue;
         }
-        let due = host.timers.next_due();
-        if !host.async_calls.is_empty() {
-            // Requests run until one finishes or a timer is due, whichever comes first.
-            host.block_on("http.asyncRequest", host.async_calls.wait(due))?;
+        let due = pending.next_due();
+        if let Some(what) = pending.in_flight() {
+            // Background work runs until some finishes or timed work is due, whichever is
+            // first.
+            host.block_on(what, pending.wait(due))?;
         } else {
             let Some(due) = due else {
                 return Ok(());
@@ -158,24 +168,7 @@ fn run(host: &Host, ctx: &mut Context) -> JsResult<()> {
                 wait_until(host, due)?;
             }
         }
-        while let Some(timer) = host.timers.pop_due(Instant::now()) {
-            if let Some(every) = timer.every {
-                // Re-armed before the call so that the callback can clear it.
-                host.timers.queue.borrow_mut().insert(
-                    (Instant::now() + every, timer.id),
-                    Timer {
-                        id: timer.id,
-                        callback: timer.callback.clone(),
-                        args: timer.args.clone(),
-                        every: timer.every,
-                    },
-                );
-            }
-            timer
-                .callback
-                .call(&JsValue::undefined(), &timer.args, ctx)?;
-            ctx.run_jobs()?;
-        }
+        pending.run_due(ctx)?;
     }
 }
 
@@ -232,9 +225,7 @@ pub(crate) fn call_settled(
     let value = match f.call(&JsValue::undefined(), args, ctx) {
         Ok(v) => v,
         Err(e) => {
-            let host = Host::of(ctx);
-            host.timers.clear();
-            host.async_calls.clear();
+            Host::of(ctx).event_loop.clear();
             return Err(thrown(e));
         }
     };

@@ -3,6 +3,7 @@
 pub(crate) mod coroutine;
 pub(crate) mod event_loop;
 pub(crate) mod gc_pacing;
+pub(crate) mod instances;
 pub(crate) mod samples;
 
 use std::cell::{Cell, RefCell};
@@ -44,9 +45,6 @@ pub(crate) struct IterationInfo {
     pub(crate) vu_iteration_in_scenario: u64,
 }
 
-/// Inclusive ranges of HTTP statuses a response callback treats as expected.
-pub(crate) type StatusRanges = Rc<[(u16, u16)]>;
-
 /// Everything a VU's natives need besides the JS context itself.
 pub(crate) struct Host {
     pub(crate) vu_id: u64,
@@ -56,29 +54,18 @@ pub(crate) struct Host {
     pub(crate) phase: Cell<Phase>,
     /// The VU's HTTP client; shared by the requests of a batch and pending `asyncRequest`s.
     pub(crate) http: Rc<Client>,
-    /// `http.asyncRequest` calls not settled yet.
-    pub(crate) async_calls: crate::modules::http::AsyncCalls,
+    /// Work modules left pending (timers, requests in flight).
+    pub(crate) event_loop: event_loop::EventLoop,
+    /// The modules' per-VU state.
+    instances: instances::Instances,
     pub(crate) samples: RefCell<SampleBuffer>,
     /// Current group path: "" at the root, "::a::b" inside nested groups.
     pub(crate) group: RefCell<String>,
     pub(crate) scenario: RefCell<ScenarioTags>,
     pub(crate) data_sent: Cell<u64>,
     pub(crate) data_received: Cell<u64>,
-    /// State of the seeded `Math.random` (`randomSeed`).
-    pub(crate) rng: Cell<u64>,
-    /// Prototype and getters shared by this VU's response objects, made on first use.
-    pub(crate) response_kit: RefCell<Option<Rc<crate::modules::http::response::Kit>>>,
-    /// The last URL string requested, as given and parsed (a script's URLs repeat).
-    pub(crate) last_url: RefCell<Option<(boa_engine::JsString, String, url::Url)>>,
-    /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
-    /// `None` once a script disables it with `null`.
-    pub(crate) expected_statuses: RefCell<Option<StatusRanges>>,
-    /// Pending `setTimeout`/`setInterval` callbacks.
-    pub(crate) timers: crate::host::event_loop::Timers,
     /// Tags the script set on the VU (`exec.vu.tags`), added to all its later samples.
     pub(crate) vu_tags: RefCell<Vec<(String, String)>>,
-    /// The `exec.vu.tags` Proxy and its target, made on first use.
-    pub(crate) vu_tags_object: RefCell<Option<(boa_engine::JsObject, boa_engine::JsObject)>>,
 }
 
 impl Drop for Host {
@@ -99,19 +86,14 @@ impl Host {
             suspender: RefCell::new(None),
             phase: Cell::new(Phase::Init),
             http: Rc::new(http),
-            async_calls: Default::default(),
+            event_loop: Default::default(),
+            instances: Default::default(),
             samples: RefCell::new(samples),
             group: RefCell::default(),
             scenario: RefCell::default(),
             data_sent: Cell::new(0),
             data_received: Cell::new(0),
-            rng: Cell::new(0),
-            response_kit: RefCell::new(None),
-            last_url: RefCell::new(None),
-            expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
-            timers: Default::default(),
             vu_tags: RefCell::default(),
-            vu_tags_object: RefCell::default(),
         })
     }
 
@@ -120,6 +102,11 @@ impl Host {
         ctx.get_data::<Rc<Host>>()
             .expect("every rk6 context has a host")
             .clone()
+    }
+
+    /// This VU's instance of a module's state, made on first use.
+    pub(crate) fn instance<T: instances::ModuleInstance>(&self) -> Rc<T> {
+        self.instances.get(self)
     }
 
     /// Waits for `fut` from synchronous JS, suspending only this VU. `what` names the call
@@ -150,12 +137,10 @@ impl Host {
     ) -> JsResult<F::Output> {
         let suspender = self.suspender.borrow().clone();
         let mut fut = std::pin::pin!(fut);
-        // Pending `asyncRequest`s keep going while the VU waits for anything else.
-        let calls = &self.async_calls;
+        // Background work (`asyncRequest`s) keeps going while the VU waits for anything else.
+        let pending = &self.event_loop;
         let fut = std::pin::pin!(std::future::poll_fn(|cx| {
-            if !calls.is_empty() {
-                calls.poll(cx);
-            }
+            pending.poll_in_flight(cx);
             fut.as_mut().poll(cx)
         }));
         let result = match suspender {

@@ -11,6 +11,7 @@ pub(crate) mod http;
 mod k6;
 mod metrics;
 mod synthetic;
+pub(crate) mod timers;
 mod webcrypto;
 
 use boa_engine::{Context, JsNativeError, JsResult, Module};
@@ -49,14 +50,14 @@ const REMOVED: &[(&str, &str)] = &[
 /// Builds the module `spec` ("k6", "k6/http", ...) in `ctx`.
 pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
     match spec {
-        "k6" => Ok(synthetic(k6::functions(), ctx)),
+        "k6" => Ok(synthetic(k6::functions(ctx), ctx)),
         "k6/http" => Ok(http::module(ctx)),
         "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),
         "k6/data" => Ok(data::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
-        "k6/timers" => Ok(synthetic(crate::host::event_loop::functions(), ctx)),
+        "k6/timers" => Ok(synthetic(timers::functions(ctx), ctx)),
         "k6/html" => Ok(html::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {

@@ -56,7 +56,7 @@ pub(crate) fn install(
     ctx.register_global_property(js_string!("__ENV"), env_obj, Attribute::all())?;
     ctx.register_global_property(js_string!("__VU"), vu_id as f64, Attribute::all())?;
     ctx.register_global_callable(js_string!("open"), 2, NativeFunction::from_fn_ptr(open))?;
-    crate::host::event_loop::install(ctx)?;
+    crate::modules::timers::install(ctx)?;
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
     crate::modules::crypto::install_global(ctx)?;

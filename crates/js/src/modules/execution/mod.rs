@@ -18,14 +18,22 @@ use crate::value::aborted_error;
 type Getter = fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>;
 
 fn object_with_getters(getters: &[(&str, Getter)], ctx: &mut Context) -> JsObject {
+    let getters: Vec<_> = getters
+        .iter()
+        .map(|(name, f)| (*name, NativeFunction::from_fn_ptr(*f)))
+        .collect();
+    object_with(getters, ctx)
+}
+
+fn object_with(getters: Vec<(&str, NativeFunction)>, ctx: &mut Context) -> JsObject {
     let realm = ctx.realm().clone();
     let mut init = ObjectInitializer::new(ctx);
     for (name, f) in getters {
-        let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(*f))
+        let getter = FunctionObjectBuilder::new(&realm, f)
             .name(JsString::from(format!("get {name}").as_str()))
             .build();
         init.accessor(
-            JsString::from(*name),
+            JsString::from(name),
             Some(getter),
             None,
             Attribute::ENUMERABLE | Attribute::CONFIGURABLE,
@@ -35,18 +43,29 @@ fn object_with_getters(getters: &[(&str, Getter)], ctx: &mut Context) -> JsObjec
 }
 
 pub(super) fn module(ctx: &mut Context) -> Module {
-    let vu = object_with_getters(
-        &[
-            ("idInInstance", vu_id),
-            ("idInTest", vu_id_in_test),
-            ("iterationInInstance", vu_iteration_in_instance),
-            ("iterationInScenario", vu_iteration_in_scenario),
-            ("tags", vu_tags_getter),
+    // One live tags object per VU, behind both `vu.tags` and `vu.metrics.tags`.
+    let tags = vu_tags::TagsObject::new();
+    let vu = object_with(
+        vec![
+            ("idInInstance", NativeFunction::from_fn_ptr(vu_id)),
+            ("idInTest", NativeFunction::from_fn_ptr(vu_id_in_test)),
+            (
+                "iterationInInstance",
+                NativeFunction::from_fn_ptr(vu_iteration_in_instance),
+            ),
+            (
+                "iterationInScenario",
+                NativeFunction::from_fn_ptr(vu_iteration_in_scenario),
+            ),
+            ("tags", tags.getter()),
         ],
         ctx,
     );
-    let metrics = object_with_getters(
-        &[("tags", vu_tags_getter), ("metadata", vu_tags::metadata)],
+    let metrics = object_with(
+        vec![
+            ("tags", tags.getter()),
+            ("metadata", NativeFunction::from_fn_ptr(vu_tags::metadata)),
+        ],
         ctx,
     );
     let _ = vu.set(js_string!("metrics"), metrics, false, ctx);
@@ -93,10 +112,6 @@ pub(super) fn module(ctx: &mut Context) -> Module {
         .map(JsString::from)
         .to_vec();
     super::synthetic::from_object(object, names, ctx)
-}
-
-fn vu_tags_getter(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    vu_tags::tags_object(ctx)
 }
 
 fn vu_id(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {

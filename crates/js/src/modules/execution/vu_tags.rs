@@ -6,48 +6,68 @@
 //! update the tag list the VU's samples are built from.
 
 use boa_engine::object::builtins::JsProxyBuilder;
-use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsValue};
+use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsValue, NativeFunction};
+use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 
 use crate::host::Host;
 
-/// The VU's tags object, made on first use and refreshed with the current scenario and group.
-pub(crate) fn tags_object(ctx: &mut Context) -> JsResult<JsValue> {
-    let host = Host::of(ctx);
-    let cached = host.vu_tags_object.borrow().clone();
-    let (target, proxy) = match cached {
-        Some(pair) => pair,
-        None => {
-            let target = JsObject::with_object_proto(ctx.intrinsics());
-            let proxy: JsObject = JsProxyBuilder::new(target.clone())
-                .set(set_trap)
-                .delete_property(delete_trap)
-                .define_property(define_trap)
-                .build(ctx)?
-                .into();
-            *host.vu_tags_object.borrow_mut() = Some((target.clone(), proxy.clone()));
-            (target, proxy)
-        }
-    };
-    // System-level tags may have changed since the last read (another scenario or group);
-    // the VU's own tags win over them, as in the samples.
-    let mut current: Vec<(String, String)> = host.shared.tags.clone();
-    {
-        let scenario = host.scenario.borrow();
-        current.extend(scenario.tags.iter().cloned());
-        if !scenario.name.is_empty() {
-            current.push(("scenario".into(), scenario.name.clone()));
-        }
-        current.push(("group".into(), host.group.borrow().clone()));
+/// The VU's tags object: the Proxy and its target, made on first read.
+#[derive(Clone, Trace, Finalize)]
+pub(super) struct TagsObject(Gc<GcRefCell<Option<(JsObject, JsObject)>>>);
+
+impl TagsObject {
+    /// A tags object not made yet.
+    pub(super) fn new() -> TagsObject {
+        TagsObject(Gc::new(GcRefCell::new(None)))
     }
-    current.extend(host.vu_tags.borrow().iter().cloned());
-    for (k, v) in current {
-        target.create_data_property_or_throw(
-            js_string!(k.as_str()),
-            js_string!(v.as_str()),
-            ctx,
-        )?;
+
+    /// The getter of `exec.vu.tags` (and of `exec.vu.metrics.tags`, the same object).
+    pub(super) fn getter(&self) -> NativeFunction {
+        NativeFunction::from_copy_closure_with_captures(
+            |_, _, tags: &TagsObject, ctx| tags.refreshed(ctx),
+            self.clone(),
+        )
     }
-    Ok(proxy.into())
+
+    /// The proxy, refreshed with the current scenario and group.
+    fn refreshed(&self, ctx: &mut Context) -> JsResult<JsValue> {
+        let host = Host::of(ctx);
+        let cached = self.0.borrow().clone();
+        let (target, proxy) = match cached {
+            Some(pair) => pair,
+            None => {
+                let target = JsObject::with_object_proto(ctx.intrinsics());
+                let proxy: JsObject = JsProxyBuilder::new(target.clone())
+                    .set(set_trap)
+                    .delete_property(delete_trap)
+                    .define_property(define_trap)
+                    .build(ctx)?
+                    .into();
+                *self.0.borrow_mut() = Some((target.clone(), proxy.clone()));
+                (target, proxy)
+            }
+        };
+        // System-level tags may have changed since the last read (another scenario or group);
+        // the VU's own tags win over them, as in the samples.
+        let mut current: Vec<(String, String)> = host.shared.tags.clone();
+        {
+            let scenario = host.scenario.borrow();
+            current.extend(scenario.tags.iter().cloned());
+            if !scenario.name.is_empty() {
+                current.push(("scenario".into(), scenario.name.clone()));
+            }
+            current.push(("group".into(), host.group.borrow().clone()));
+        }
+        current.extend(host.vu_tags.borrow().iter().cloned());
+        for (k, v) in current {
+            target.create_data_property_or_throw(
+                js_string!(k.as_str()),
+                js_string!(v.as_str()),
+                ctx,
+            )?;
+        }
+        Ok(proxy.into())
+    }
 }
 
 /// k6 accepts strings, numbers and booleans as tag values and stores their string form.

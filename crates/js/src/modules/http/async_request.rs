@@ -2,7 +2,7 @@
 //! of the VU and settled by its event loop.
 
 use std::cell::RefCell;
-use std::future::{poll_fn, Future};
+use std::rc::Rc;
 use std::task::{Context as TaskContext, Poll};
 
 use boa_engine::builtins::promise::ResolvingFunctions;
@@ -11,6 +11,7 @@ use boa_engine::{Context, JsResult, JsValue};
 use rk6_http::Response;
 
 use super::batch::Call;
+use super::instance::Http;
 use super::request::{finish, method_arg, prepare, Meta, Prep, Prepared};
 use crate::host::Host;
 use crate::modules::args::arg;
@@ -18,8 +19,14 @@ use crate::modules::args::arg;
 /// `http.asyncRequest`: the request as a promise. The request starts at once and runs while
 /// the VU's JS goes on; the event loop (and any other wait of the VU) drives it, and settles
 /// the promise when the response is complete, so several asyncRequests overlap.
-pub(super) fn async_request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let prepared = method_arg(a, ctx).and_then(|m| prepare(ctx, m, a.get(1), arg(a, 2), arg(a, 3)));
+pub(super) fn async_request(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let prepared =
+        method_arg(a, ctx).and_then(|m| prepare(http, ctx, m, a.get(1), arg(a, 2), arg(a, 3)));
     match prepared {
         Ok(Prep::Done(v)) => Ok(JsPromise::resolve(v, ctx)?.into()),
         Ok(Prep::Send(p)) => {
@@ -27,7 +34,7 @@ pub(super) fn async_request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> Js
             let host = Host::of(ctx);
             let client = host.http.clone();
             let Prepared { req, meta } = p;
-            host.async_calls.start(
+            http.async_calls.start(
                 Box::pin(async move { client.send(req).await }),
                 meta,
                 resolvers,
@@ -42,13 +49,14 @@ pub(super) fn async_request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> Js
 
 /// Settles one finished `asyncRequest`: samples, then its promise.
 pub(super) fn settle_async(
+    http: &Http,
     meta: Meta,
     resp: Response,
     resolvers: &ResolvingFunctions,
     ctx: &mut Context,
 ) -> JsResult<()> {
     let host = Host::of(ctx);
-    match finish(&host, meta, resp, ctx) {
+    match finish(http, &host, meta, resp, ctx) {
         Ok(v) => resolvers.resolve.call(&JsValue::undefined(), &[v], ctx)?,
         Err(e) => {
             let e = e.into_opaque(ctx)?;
@@ -104,23 +112,8 @@ impl AsyncCalls {
         any
     }
 
-    /// Waits until a request finishes, or until `until` if given.
-    pub(crate) async fn wait(&self, until: Option<tokio::time::Instant>) {
-        let mut sleep = until.map(|t| Box::pin(tokio::time::sleep_until(t)));
-        poll_fn(|cx| {
-            if self.poll(cx) {
-                return Poll::Ready(());
-            }
-            match &mut sleep {
-                Some(s) => s.as_mut().poll(cx),
-                None => Poll::Pending,
-            }
-        })
-        .await
-    }
-
     /// Settles every finished request (samples, then its promise); true if any was.
-    pub(crate) fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
+    pub(crate) fn settle(&self, http: &Http, ctx: &mut Context) -> JsResult<bool> {
         let done: Vec<AsyncCall> = {
             let mut calls = self.calls.borrow_mut();
             if !calls.iter().any(|c| c.done.is_some()) {
@@ -132,7 +125,7 @@ impl AsyncCalls {
         };
         for c in done {
             let resp = c.done.expect("partitioned on done");
-            settle_async(c.meta, resp, &c.resolvers, ctx)?;
+            settle_async(http, c.meta, resp, &c.resolvers, ctx)?;
         }
         Ok(true)
     }

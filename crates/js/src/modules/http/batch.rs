@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::Poll;
 
 use boa_engine::object::builtins::JsArray;
@@ -12,6 +13,7 @@ use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsValue}
 use http::Method;
 use rk6_http::{Client, Request, Response};
 
+use super::instance::Http;
 use super::request::{finish, prepare, Prep, Prepared};
 use super::url_tag::UrlTag;
 use crate::host::Host;
@@ -140,7 +142,12 @@ pub(super) fn batch_item(
 /// `http.batch(requests)`: an array gives an array of responses, an object an object keyed
 /// like the input. The requests run concurrently, at most `batch` at once and `batchPerHost`
 /// per host; responses come back in request order.
-pub(super) fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+pub(super) fn batch(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let Some(reqs) = a.first().and_then(JsValue::as_object) else {
         return Err(JsNativeError::typ()
             .with_message("http.batch expects an array or an object of requests")
@@ -166,6 +173,7 @@ pub(super) fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<J
     for item in &items {
         let (method, url, body, params) = batch_item(item, ctx)?;
         preps.push(prepare(
+            http,
             ctx,
             method,
             Some(&url),
@@ -201,7 +209,7 @@ pub(super) fn batch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<J
             Err(v) => v,
             Ok(meta) => {
                 let resp = responses.next().expect("one response per request");
-                finish(&host, meta, resp, ctx)?
+                finish(http, &host, meta, resp, ctx)?
             }
         });
     }

@@ -7,7 +7,10 @@ use boa_engine::object::ObjectInitializer;
 use boa_engine::{js_string, Context, JsData, JsNativeError, JsResult, JsValue};
 use boa_gc::{Finalize, Trace};
 
-use crate::host::{Host, StatusRanges};
+use super::instance::Http;
+
+/// Inclusive ranges of HTTP statuses a response callback treats as expected.
+pub(crate) type StatusRanges = Rc<[(u16, u16)]>;
 
 /// The callback object `http.expectedStatuses(...)` returns.
 #[derive(Trace, Finalize, JsData)]
@@ -81,11 +84,12 @@ pub(super) fn callback_from_js(v: &JsValue) -> JsResult<Option<StatusRanges>> {
 
 /// `http.setResponseCallback(cb)`: this VU's callback for every later request.
 pub(super) fn set_response_callback(
+    http: &Rc<Http>,
     _: &JsValue,
     a: &[JsValue],
-    ctx: &mut Context,
+    _: &mut Context,
 ) -> JsResult<JsValue> {
     let cb = callback_from_js(&a.first().cloned().unwrap_or_default())?;
-    *Host::of(ctx).expected_statuses.borrow_mut() = cb;
+    *http.expected_statuses.borrow_mut() = cb;
     Ok(JsValue::undefined())
 }

@@ -10,6 +10,7 @@ mod callback;
 mod compression;
 mod cookie_jar;
 mod debug;
+mod instance;
 mod multipart;
 mod params;
 mod request;
@@ -17,7 +18,13 @@ pub(crate) mod response;
 mod samples;
 mod url_tag;
 
+use std::rc::Rc;
+
 use boa_engine::{Context, Module, NativeFunction};
+
+use crate::host::instances::native;
+use crate::host::Host;
+use instance::Http;
 
 use crate::modules::synthetic::{synthetic_with, Export};
 use async_request::async_request;
@@ -28,7 +35,6 @@ use multipart::file;
 use request::{del, get, head, options, patch, post, put, request};
 use url_tag::url_tag;
 
-pub(crate) use async_request::AsyncCalls;
 pub(crate) use params::ResponseType;
 
 /// k6/http's string constants, in k6's export order.
@@ -56,35 +62,33 @@ const CONSTANTS: &[(&str, &str)] = &[
     ("OCSP_REASON_AA_COMPROMISE", "aa_compromise"),
 ];
 
-/// The `k6/http` module: constants first, then the functions (as k6 lists them).
+/// The `k6/http` module of the VU `ctx` belongs to: constants first, then the functions
+/// (as k6 lists them).
 pub(super) fn module(ctx: &mut Context) -> Module {
-    synthetic_with(CONSTANTS, functions(), ctx)
+    let http = Host::of(ctx).instance::<Http>();
+    synthetic_with(CONSTANTS, functions(&http), ctx)
 }
 
-fn functions() -> Vec<Export> {
+fn functions(http: &Rc<Http>) -> Vec<Export> {
     vec![
         ("url", 1, NativeFunction::from_fn_ptr(url_tag)),
         ("cookieJar", 0, NativeFunction::from_fn_ptr(cookie_jar)),
         ("CookieJar", 0, NativeFunction::from_fn_ptr(new_cookie_jar)),
         ("file", 3, NativeFunction::from_fn_ptr(file)),
-        ("get", 2, NativeFunction::from_fn_ptr(get)),
-        ("head", 2, NativeFunction::from_fn_ptr(head)),
-        ("post", 3, NativeFunction::from_fn_ptr(post)),
-        ("put", 3, NativeFunction::from_fn_ptr(put)),
-        ("patch", 3, NativeFunction::from_fn_ptr(patch)),
-        ("del", 3, NativeFunction::from_fn_ptr(del)),
-        ("options", 3, NativeFunction::from_fn_ptr(options)),
-        ("request", 4, NativeFunction::from_fn_ptr(request)),
-        (
-            "asyncRequest",
-            4,
-            NativeFunction::from_fn_ptr(async_request),
-        ),
-        ("batch", 1, NativeFunction::from_fn_ptr(batch)),
+        ("get", 2, native(http, get)),
+        ("head", 2, native(http, head)),
+        ("post", 3, native(http, post)),
+        ("put", 3, native(http, put)),
+        ("patch", 3, native(http, patch)),
+        ("del", 3, native(http, del)),
+        ("options", 3, native(http, options)),
+        ("request", 4, native(http, request)),
+        ("asyncRequest", 4, native(http, async_request)),
+        ("batch", 1, native(http, batch)),
         (
             "setResponseCallback",
             1,
-            NativeFunction::from_fn_ptr(set_response_callback),
+            native(http, set_response_callback),
         ),
         (
             "expectedStatuses",

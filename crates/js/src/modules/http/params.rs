@@ -7,8 +7,8 @@ use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue};
 use rk6_http::{Auth, SharedJar};
 
 use super::callback::callback_from_js;
+use super::callback::StatusRanges;
 use super::cookie_jar::{OwnJar, VuJar};
-use crate::host::StatusRanges;
 use crate::modules::args::{prop, string_map};
 
 /// What the response body becomes in JS.

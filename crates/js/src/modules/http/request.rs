@@ -9,34 +9,71 @@ use http::Method;
 use rk6_http::{Auth, Request, Response};
 
 use super::body::body_from_js;
+use super::callback::StatusRanges;
+use super::instance::Http;
 use super::params::{Params, ResponseType};
 use super::samples::{emit, emit_refused, without_credentials};
 use super::url_tag::UrlTag;
 use super::{compression, debug, response};
-use crate::host::{Host, Phase, StatusRanges};
+use crate::host::{Host, Phase};
 use crate::log::Level;
 use crate::modules::args::arg;
 
-pub(super) fn get(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::GET, a.first(), None, arg(a, 1))
+pub(super) fn get(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::GET, a.first(), None, arg(a, 1))
 }
-pub(super) fn head(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::HEAD, a.first(), None, arg(a, 1))
+pub(super) fn head(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::HEAD, a.first(), None, arg(a, 1))
 }
-pub(super) fn post(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::POST, a.first(), arg(a, 1), arg(a, 2))
+pub(super) fn post(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::POST, a.first(), arg(a, 1), arg(a, 2))
 }
-pub(super) fn put(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::PUT, a.first(), arg(a, 1), arg(a, 2))
+pub(super) fn put(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::PUT, a.first(), arg(a, 1), arg(a, 2))
 }
-pub(super) fn patch(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::PATCH, a.first(), arg(a, 1), arg(a, 2))
+pub(super) fn patch(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::PATCH, a.first(), arg(a, 1), arg(a, 2))
 }
-pub(super) fn del(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::DELETE, a.first(), arg(a, 1), arg(a, 2))
+pub(super) fn del(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::DELETE, a.first(), arg(a, 1), arg(a, 2))
 }
-pub(super) fn options(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    send(ctx, Method::OPTIONS, a.first(), arg(a, 1), arg(a, 2))
+pub(super) fn options(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    send(http, ctx, Method::OPTIONS, a.first(), arg(a, 1), arg(a, 2))
 }
 
 pub(super) fn method_arg(a: &[JsValue], ctx: &mut Context) -> JsResult<Method> {
@@ -53,9 +90,14 @@ pub(super) fn method_arg(a: &[JsValue], ctx: &mut Context) -> JsResult<Method> {
     })
 }
 
-pub(super) fn request(_: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+pub(super) fn request(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let method = method_arg(a, ctx)?;
-    send(ctx, method, a.get(1), arg(a, 2), arg(a, 3))
+    send(http, ctx, method, a.get(1), arg(a, 2), arg(a, 3))
 }
 
 /// A request ready to be sent, and what turns its response into JS.
@@ -87,23 +129,25 @@ pub(super) enum Prep {
 }
 
 pub(super) fn send(
+    http: &Http,
     ctx: &mut Context,
     method: Method,
     url: Option<&JsValue>,
     body: Option<&JsValue>,
     params: Option<&JsValue>,
 ) -> JsResult<JsValue> {
-    let Prepared { req, meta } = match prepare(ctx, method, url, body, params)? {
+    let Prepared { req, meta } = match prepare(http, ctx, method, url, body, params)? {
         Prep::Done(v) => return Ok(v),
         Prep::Send(p) => p,
     };
     let host = Host::of(ctx);
     let resp = host.block_on("Making http requests", host.http.send(req))?;
-    finish(&host, meta, resp, ctx)
+    finish(http, &host, meta, resp, ctx)
 }
 
 /// Turns JS arguments into a request (checks the phase, the params and the URL).
 pub(super) fn prepare(
+    http: &Http,
     ctx: &mut Context,
     method: Method,
     url: Option<&JsValue>,
@@ -136,12 +180,12 @@ pub(super) fn prepare(
         None => match url.and_then(JsValue::as_string) {
             // Scripts mostly request the same few URL strings: reuse the last parse.
             Some(js) => {
-                let hit = match &*host.last_url.borrow() {
+                let hit = match &*http.last_url.borrow() {
                     Some((k, text, parsed)) if *k == js => Some((text.clone(), parsed.clone())),
                     _ => None,
                 };
                 if let Some((text, parsed)) = hit {
-                    return prepare_body(host, method, text, Ok(parsed), params, body, ctx);
+                    return prepare_body(http, host, method, text, Ok(parsed), params, body, ctx);
                 }
                 js.to_std_string_escaped()
             }
@@ -154,13 +198,15 @@ pub(super) fn prepare(
     };
     let parsed = url::Url::parse(&url_text);
     if let (Ok(u), Some(js)) = (&parsed, url.and_then(JsValue::as_string)) {
-        *host.last_url.borrow_mut() = Some((js.clone(), url_text.clone(), u.clone()));
+        *http.last_url.borrow_mut() = Some((js.clone(), url_text.clone(), u.clone()));
     }
-    prepare_body(host, method, url_text, parsed, params, body, ctx)
+    prepare_body(http, host, method, url_text, parsed, params, body, ctx)
 }
 
 /// The rest of [`prepare`], once the URL is known: body, headers, compression.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn prepare_body(
+    http: &Http,
     host: Rc<Host>,
     method: Method,
     url_text: String,
@@ -213,7 +259,7 @@ pub(super) fn prepare_body(
             over_tls: false,
         };
         Ok(Prep::Done(response::build(
-            &host,
+            http,
             0,
             "",
             "",
@@ -241,7 +287,7 @@ pub(super) fn prepare_body(
             );
             emit_refused(
                 &host,
-                (&params.tags, &params.callback),
+                (&params.tags, http.callback(&params.callback)),
                 &method,
                 u.as_str(),
                 &err,
@@ -253,7 +299,7 @@ pub(super) fn prepare_body(
             let shown = percent_encoding::utf8_percent_encode(&url_text, RELATIVE).to_string();
             emit_refused(
                 &host,
-                (&params.tags, &params.callback),
+                (&params.tags, http.callback(&params.callback)),
                 &method,
                 &shown,
                 &err,
@@ -307,6 +353,7 @@ pub(super) fn prepare_body(
 
 /// Emits the response's samples and builds its JS object (or the `throw` exception).
 pub(super) fn finish(
+    http: &Http,
     host: &Host,
     meta: Meta,
     resp: Response,
@@ -322,10 +369,7 @@ pub(super) fn finish(
         auth,
         redirects_set,
     } = meta;
-    let callback = match callback {
-        Some(cb) => cb,
-        None => host.expected_statuses.borrow().clone(),
-    };
+    let callback = http.callback(&callback);
     emit(host, &tags, &resp, callback.as_deref(), auth);
     debug::log(host, &resp.debug);
     if resp.too_many_redirects && !redirects_set && !host.shared.run.max_redirects_set {
@@ -370,7 +414,7 @@ pub(super) fn finish(
         over_tls: !resp.tls_version.is_empty(),
     };
     Ok(response::build(
-        host,
+        http,
         resp.status,
         &status_text,
         resp.proto,

@@ -1,7 +1,7 @@
 //! The JS `Response` object k6 scripts receive.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -19,7 +19,9 @@ use http::Method;
 use rk6_http::{HttpError, Timings};
 use rustc_hash::FxHashMap;
 
+use super::instance::Http;
 use super::ResponseType;
+use crate::host::instances::native_weak;
 use crate::host::Host;
 use crate::json::{parse as json_parse, path as json_path};
 use crate::log::Level;
@@ -31,20 +33,12 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// The prototype holding `json()` and `html()`, made once per VU.
-fn prototype(ctx: &mut Context) -> JsObject {
+fn prototype(http: &Weak<Http>, ctx: &mut Context) -> JsObject {
     ObjectInitializer::new(ctx)
         .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
         .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
-        .function(
-            NativeFunction::from_fn_ptr(submit_form),
-            js_string!("submitForm"),
-            1,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(click_link),
-            js_string!("clickLink"),
-            1,
-        )
+        .function(native_weak(http, submit_form), js_string!("submitForm"), 1)
+        .function(native_weak(http, click_link), js_string!("clickLink"), 1)
         .build()
 }
 
@@ -166,11 +160,11 @@ impl Kit {
     }
 }
 
-fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
-    if let Some(k) = host.response_kit.borrow().as_ref() {
+fn kit(http: &Http, ctx: &mut Context) -> Rc<Kit> {
+    if let Some(k) = http.kit.borrow().as_ref() {
         return k.clone();
     }
-    let proto = prototype(ctx);
+    let proto = prototype(&http.me, ctx);
     let realm = ctx.realm().clone();
     let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
         let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(get))
@@ -195,14 +189,14 @@ fn kit(host: &Host, ctx: &mut Context) -> Rc<Kit> {
         getters,
         strings: RefCell::default(),
     });
-    *host.response_kit.borrow_mut() = Some(k.clone());
+    *http.kit.borrow_mut() = Some(k.clone());
     k
 }
 
 /// Builds the JS object for a response (or a request that failed before one arrived).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
-    host: &Host,
+    http: &Http,
     status: u16,
     status_text: &str,
     proto: &str,
@@ -215,7 +209,7 @@ pub(super) fn build(
     parts: Parts,
     ctx: &mut Context,
 ) -> JsValue {
-    let kit = kit(host, ctx);
+    let kit = kit(http, ctx);
     let (ip, port) = match remote {
         // Formatted on the stack: the cached JS string is what lives on.
         Some(a) => {
@@ -575,6 +569,7 @@ fn html(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
 
 /// Performs `nav` like `http.request` would, with the `params` of the options.
 fn navigate(
+    http: &Http,
     nav: html::Navigation,
     opts: Option<&JsObject>,
     ctx: &mut Context,
@@ -582,6 +577,7 @@ fn navigate(
     let params = crate::modules::args::prop(opts, "params", ctx)?;
     let url = JsValue::from(JsString::from(nav.url));
     super::request::send(
+        http,
         ctx,
         nav.method,
         Some(&url),
@@ -592,17 +588,27 @@ fn navigate(
 
 /// `Response.submitForm({formSelector, fields, submitSelector, submitSelectorAttribute,
 /// params})`.
-fn submit_form(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn submit_form(
+    http: &Rc<Http>,
+    this: &JsValue,
+    args: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let doc = document(this, ctx)?;
     let opts = args.first().and_then(JsValue::as_object);
     let nav = html::submit_form(&doc, opts.as_ref(), ctx)?;
-    navigate(nav, opts.as_ref(), ctx)
+    navigate(http, nav, opts.as_ref(), ctx)
 }
 
 /// `Response.clickLink({selector, params})`.
-fn click_link(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn click_link(
+    http: &Rc<Http>,
+    this: &JsValue,
+    args: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     let doc = document(this, ctx)?;
     let opts = args.first().and_then(JsValue::as_object);
     let nav = html::click_link(&doc, opts.as_ref(), ctx)?;
-    navigate(nav, opts.as_ref(), ctx)
+    navigate(http, nav, opts.as_ref(), ctx)
 }

@@ -7,22 +7,19 @@ use http::Method;
 use rk6_http::{Auth, Response};
 use rk6_metrics::builtin;
 
-use crate::host::{Host, StatusRanges};
+use super::callback::StatusRanges;
+use crate::host::Host;
 
 /// The samples of a request refused before it reached the network (a URL that is not
 /// http(s)): one `http_reqs`, zero timings, and `http_req_failed` under a callback, tagged
 /// like any failed request (`status` 0, the error and its code).
 pub(super) fn emit_refused(
     host: &Host,
-    (user_tags, callback): (&[(String, String)], &Option<Option<StatusRanges>>),
+    (user_tags, callback): (&[(String, String)], Option<StatusRanges>),
     method: &Method,
     url: &str,
     err: &rk6_http::HttpError,
 ) {
-    let callback = match callback {
-        Some(cb) => cb.clone(),
-        None => host.expected_statuses.borrow().clone(),
-    };
     let scenario = host.scenario.borrow();
     let group = host.group.borrow();
     let code = itoa_u32(err.code);
