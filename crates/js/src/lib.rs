@@ -13,6 +13,7 @@ mod json;
 pub mod log;
 mod modules;
 mod run_options;
+mod run_scoped;
 mod script;
 mod shared;
 #[cfg(test)]

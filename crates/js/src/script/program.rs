@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::run_scoped::RunScoped;
 use crate::script::typescript::{is_typescript, PositionMap};
 
 /// What kind of script failure this is; decides the exit code at the edge.
@@ -40,7 +41,8 @@ impl ScriptError {
     }
 }
 
-/// The script and what every VU shares about it; files are read from disk once.
+/// The script and what every VU shares about it; files are read from disk once. One per
+/// run: the options-reading init pass and the run's VUs share it.
 #[derive(Debug)]
 pub struct Program {
     /// Absolute path of the entry script.
@@ -50,6 +52,8 @@ pub struct Program {
     files: Mutex<HashMap<PathBuf, Arc<[u8]>>>,
     sources: Mutex<HashMap<PathBuf, Arc<Source>>>,
     module_cache: Option<PathBuf>,
+    /// What modules keep once per run (`SharedArray` data, once-per-run warnings).
+    run_scoped: RunScoped,
 }
 
 /// A module's JavaScript, checked and (for TypeScript) transpiled once per test.
@@ -78,9 +82,15 @@ impl Program {
             module_cache: std::env::var_os(MODULE_CACHE_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            run_scoped: RunScoped::default(),
         };
         program.read(&program.main)?;
         Ok(Arc::new(program))
+    }
+
+    /// What modules keep once per run.
+    pub(crate) fn run_scoped(&self) -> &RunScoped {
+        &self.run_scoped
     }
 
     /// The directory relative paths of the entry script resolve against.
@@ -220,6 +230,7 @@ mod tests {
             files: Mutex::default(),
             sources: Mutex::default(),
             module_cache: None,
+            run_scoped: RunScoped::default(),
         };
         assert_eq!(
             p.resolve("./lib/u.js", None),
@@ -252,6 +263,7 @@ mod tests {
             files: Mutex::default(),
             sources: Mutex::default(),
             module_cache: Some(dir.clone()),
+            run_scoped: RunScoped::default(),
         };
         assert_eq!(
             p.remote("https://ex.com/a/m.js").unwrap(),

@@ -329,16 +329,28 @@ fn set_ocsp(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsVal
     assign(this, OCSP, args)
 }
 
-/// Whether the "OCSP not decoded" warning was given (once per run is enough).
-static OCSP_WARNED: AtomicBool = AtomicBool::new(false);
+/// Whether the run gave the "OCSP not decoded" warning (once per run is enough).
+#[derive(Default)]
+struct OcspWarned(AtomicBool);
+
+/// True the first time a run asks.
+fn first_ocsp_warning(shared: &crate::shared::Shared) -> bool {
+    !shared
+        .program
+        .run_scoped()
+        .get::<OcspWarned>()
+        .0
+        .swap(true, Ordering::Relaxed)
+}
 
 /// The empty record k6 gives a response without a stapled OCSP answer. rk6 does not decode
 /// stapled answers, so a TLS response gets it too; reading it says so once per run rather
 /// than letting a stapling server's data go missing silently.
 fn get_ocsp(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, OCSP, ctx, |p, ctx| {
-        if p.over_tls && !OCSP_WARNED.swap(true, Ordering::Relaxed) {
-            Host::of(ctx).shared.logger.log(
+        let host = Host::of(ctx);
+        if p.over_tls && first_ocsp_warning(&host.shared) {
+            host.shared.logger.log(
                 Level::Warning,
                 "res.ocsp: rk6 does not decode stapled OCSP responses yet; the fields of TLS responses are empty even when the server stapled one",
                 &[],
@@ -611,4 +623,17 @@ fn click_link(
     let opts = args.first().and_then(JsValue::as_object);
     let nav = html::click_link(&doc, opts.as_ref(), ctx)?;
     navigate(http, nav, opts.as_ref(), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_ocsp_warning;
+
+    #[test]
+    fn the_ocsp_warning_is_once_per_run() {
+        let (a, b) = (crate::test_js::shared(), crate::test_js::shared());
+        assert!(first_ocsp_warning(&a));
+        assert!(!first_ocsp_warning(&a), "once per run");
+        assert!(first_ocsp_warning(&b), "another run warns again");
+    }
 }
