@@ -5,6 +5,7 @@ pub(crate) mod event_loop;
 pub(crate) mod gc_pacing;
 pub(crate) mod instances;
 pub(crate) mod samples;
+pub(crate) mod tags;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -12,9 +13,11 @@ use std::sync::Arc;
 
 use boa_engine::{Context, JsNativeError, JsResult};
 use rk6_http::Client;
+use rk6_metrics::TagSet;
 
 use crate::host::coroutine::{BlockError, Suspender};
 use crate::host::samples::SampleBuffer;
+use crate::host::tags::{Pairs, TagContext};
 use crate::shared::Shared;
 
 /// Where the VU's code is running; some calls are only allowed in some phases.
@@ -24,13 +27,6 @@ pub(crate) enum Phase {
     Init,
     /// setup(), teardown(), handleSummary() or an iteration.
     Run,
-}
-
-/// The scenario an iteration belongs to, as its samples are tagged.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ScenarioTags {
-    pub(crate) name: String,
-    pub(crate) tags: Vec<(String, String)>,
 }
 
 /// The iteration a VU is running, as `k6/execution` reports it.
@@ -59,13 +55,11 @@ pub(crate) struct Host {
     /// The modules' per-VU state.
     instances: instances::Instances,
     pub(crate) samples: RefCell<SampleBuffer>,
-    /// Current group path: "" at the root, "::a::b" inside nested groups.
-    pub(crate) group: RefCell<String>,
-    pub(crate) scenario: RefCell<ScenarioTags>,
+    /// The VU's current tags, which every sample it emits starts from.
+    pub(crate) tags: RefCell<TagContext>,
+    /// Bytes the VU's requests sent and received in the current iteration.
     pub(crate) data_sent: Cell<u64>,
     pub(crate) data_received: Cell<u64>,
-    /// Tags the script set on the VU (`exec.vu.tags`), added to all its later samples.
-    pub(crate) vu_tags: RefCell<Vec<(String, String)>>,
 }
 
 impl Drop for Host {
@@ -77,7 +71,10 @@ impl Drop for Host {
 
 impl Host {
     pub(crate) fn new(vu_id: u64, shared: Arc<Shared>) -> Rc<Host> {
-        let samples = SampleBuffer::with_system_tags(shared.run.system_tags.clone());
+        let tags = TagContext::new(
+            shared.run.system_tags.clone(),
+            shared.tags.iter().map(|(k, v)| (k, v)),
+        );
         let http = Client::for_vu(shared.http.clone(), vu_id);
         Rc::new(Host {
             vu_id,
@@ -88,12 +85,10 @@ impl Host {
             http: Rc::new(http),
             event_loop: Default::default(),
             instances: Default::default(),
-            samples: RefCell::new(samples),
-            group: RefCell::default(),
-            scenario: RefCell::default(),
+            samples: RefCell::default(),
+            tags: RefCell::new(tags),
             data_sent: Cell::new(0),
             data_received: Cell::new(0),
-            vu_tags: RefCell::default(),
         })
     }
 
@@ -157,8 +152,16 @@ impl Host {
         }
     }
 
-    /// Buffers one sample tagged with the scenario's tags, the current `group` and
-    /// `scenario`, then `user` tags, then `system` tags (later pairs win on equal keys).
+    /// The tag set of a sample with the VU's tags, then `user` tags, then `system` tags
+    /// (see [`TagContext::pairs`]).
+    pub(crate) fn tag_set(&self, user: &[(String, String)], system: &[(&str, &str)]) -> TagSet {
+        let context = self.tags.borrow();
+        let mut pairs = Pairs::new();
+        context.pairs(user, system, &mut pairs);
+        self.samples.borrow_mut().tags(&pairs)
+    }
+
+    /// Buffers one sample tagged as [`Host::tag_set`] tags it.
     pub(crate) fn sample(
         &self,
         metric: rk6_metrics::MetricId,
@@ -166,21 +169,10 @@ impl Host {
         user: &[(String, String)],
         system: &[(&str, &str)],
     ) {
-        let scenario = self.scenario.borrow();
-        let group = self.group.borrow();
-        let vu_tags = self.vu_tags.borrow();
-        let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = smallvec::SmallVec::new();
-        pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        pairs.push(("group", &group));
-        if !scenario.name.is_empty() {
-            pairs.push(("scenario", &scenario.name));
-        }
-        pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        pairs.extend(user.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        pairs.extend_from_slice(system);
-        let mut samples = self.samples.borrow_mut();
-        let tags = samples.tags(&pairs);
-        samples.push(metric, tags, value, std::time::SystemTime::now());
+        let tags = self.tag_set(user, system);
+        self.samples
+            .borrow_mut()
+            .push(metric, tags, value, std::time::SystemTime::now());
     }
 
     /// Fails with an uncatchable error if the current iteration was interrupted.

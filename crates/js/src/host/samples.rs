@@ -10,8 +10,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rk6_metrics::{MetricId, Sample, TagSet};
 
-use crate::run_options::SystemTags;
-
 /// Bound on interned tag sets per VU: scripts with unique URLs must not grow memory forever.
 const MAX_INTERNED: usize = 4096;
 
@@ -72,11 +70,6 @@ pub(crate) struct SampleBuffer {
     samples: Vec<Sample>,
     last_flush: Instant,
     interned: FxHashMap<u64, Interned>,
-    /// `systemTags`, when the script changed k6's default set.
-    system: Option<SystemTags>,
-    /// The `vu` and `iter` tag values, kept only when `systemTags` enables them.
-    vu: String,
-    iter: String,
 }
 
 impl Default for SampleBuffer {
@@ -85,56 +78,14 @@ impl Default for SampleBuffer {
             samples: Vec::new(),
             last_flush: Instant::now(),
             interned: FxHashMap::default(),
-            system: None,
-            vu: String::new(),
-            iter: String::new(),
         }
     }
 }
 
 impl SampleBuffer {
-    /// A buffer whose tag sets follow `systemTags`.
-    pub(crate) fn with_system_tags(system: Option<SystemTags>) -> Self {
-        SampleBuffer {
-            system,
-            ..SampleBuffer::default()
-        }
-    }
-
-    /// Records the VU and iteration for the `vu`/`iter` tags (only when enabled).
-    pub(crate) fn set_iteration(&mut self, vu: u64, iter: u64) {
-        if self.system.as_ref().is_some_and(|s| s.vu || s.iter) {
-            self.vu = vu.to_string();
-            self.iter = iter.to_string();
-        }
-    }
-
-    /// The interned tag set for `pairs` (after `systemTags` left some out or added `vu` and
-    /// `iter`); later pairs win over earlier ones with the same key.
+    /// The interned tag set for `pairs` (see `host::tags` for how they are made); later
+    /// pairs win over earlier ones with the same key.
     pub(crate) fn tags(&mut self, pairs: &[(&str, &str)]) -> TagSet {
-        let Some(system) = self.system.take() else {
-            return self.interned_tags(pairs);
-        };
-        let (vu, iter) = (std::mem::take(&mut self.vu), std::mem::take(&mut self.iter));
-        let mut kept: Vec<(&str, &str)> = pairs
-            .iter()
-            .filter(|(k, _)| !system.disabled.contains(k))
-            .copied()
-            .collect();
-        if system.vu {
-            kept.push(("vu", &vu));
-        }
-        if system.iter {
-            kept.push(("iter", &iter));
-        }
-        let tags = self.interned_tags(&kept);
-        self.system = Some(system);
-        self.vu = vu;
-        self.iter = iter;
-        tags
-    }
-
-    fn interned_tags(&mut self, pairs: &[(&str, &str)]) -> TagSet {
         // Keyed by the pairs exactly as given (order and duplicates included): a call site
         // passes the same sequence every time, so a hit needs no sorting or deduping, only
         // a hash and one comparison against the stored input.
@@ -218,23 +169,5 @@ mod tests {
         assert_eq!(a, again);
         let other = b.tags(&[("method", "POST"), ("url", "u"), ("name", "y")]);
         assert_eq!(other.get("method"), Some("POST"));
-    }
-
-    #[test]
-    fn system_tags_filter_and_add_vu_iter() {
-        let opts = crate::RunOptions::from_options(
-            serde_json::json!({"systemTags": ["method", "vu", "iter"]})
-                .as_object()
-                .unwrap(),
-        )
-        .unwrap();
-        let mut b = SampleBuffer::with_system_tags(opts.system_tags);
-        b.set_iteration(7, 3);
-        let t = b.tags(&[("url", "u"), ("method", "GET"), ("custom", "c")]);
-        assert_eq!(t.get("url"), None);
-        assert_eq!(t.get("method"), Some("GET"));
-        assert_eq!(t.get("custom"), Some("c"), "user tags stay");
-        assert_eq!(t.get("vu"), Some("7"));
-        assert_eq!(t.get("iter"), Some("3"));
     }
 }

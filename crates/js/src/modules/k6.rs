@@ -95,19 +95,14 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             .with_message("group() needs a function as its second argument")
             .into());
     };
-    let outer_len = host.group.borrow().len();
-    {
-        let mut g = host.group.borrow_mut();
-        g.push_str("::");
-        g.push_str(&name);
-    }
+    let outer = host.tags.borrow_mut().enter_group(&name);
     let start = Instant::now();
     let result = f.call(&JsValue::undefined(), &[], ctx);
     let elapsed = start.elapsed().as_secs_f64() * 1000.0;
     if result.is_ok() {
         host.sample(builtin::GROUP_DURATION, elapsed, &[], &[]);
     }
-    host.group.borrow_mut().truncate(outer_len);
+    host.tags.borrow_mut().leave_group(outer);
     result
 }
 

@@ -13,7 +13,7 @@ use boa_engine::{js_string, Context, JsError, JsObject, JsString, JsValue};
 use rk6_metrics::builtin;
 use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
 
-use crate::host::{Host, Phase, ScenarioTags};
+use crate::host::{Host, Phase};
 use crate::log::Level;
 use crate::script::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
@@ -156,12 +156,11 @@ impl Runtime {
         {
             return;
         }
-        let mut tags = self.host.shared.tags.clone();
-        tags.extend(scenario.tags.iter().map(|(k, v)| (k.clone(), v.clone())));
-        *self.host.scenario.borrow_mut() = ScenarioTags {
-            name: scenario.name.clone(),
-            tags,
-        };
+        let run_tags = self.host.shared.tags.iter().map(|(k, v)| (k, v));
+        self.host
+            .tags
+            .borrow_mut()
+            .activate(run_tags, &scenario.tags, &scenario.name);
         if !scenario.env.is_empty() {
             globals::extend_env(&mut self.ctx, &scenario.env);
         }
@@ -172,7 +171,6 @@ impl Runtime {
     pub(crate) fn run_iteration(&mut self, it: &Iteration, vu_iteration: u64) -> IterationOutcome {
         self.enter_scenario(&it.scenario);
         let host = self.host.clone();
-        host.group.borrow_mut().clear();
         host.data_sent.set(0);
         host.data_received.set(0);
         if !host.shared.no_cookies_reset {
@@ -206,7 +204,7 @@ impl Runtime {
                 &[],
             );
         }
-        host.samples
+        host.tags
             .borrow_mut()
             .set_iteration(host.vu_id, vu_iteration);
         let data = self.setup_arg();
@@ -267,15 +265,9 @@ impl Runtime {
 
     fn emit_iteration(&mut self, duration_ms: f64) {
         let host = &self.host;
-        let scenario = host.scenario.borrow();
-        let mut pairs: Vec<(&str, &str)> = Vec::with_capacity(scenario.tags.len() + 2);
-        pairs.extend(scenario.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        pairs.push(("group", ""));
-        pairs.push(("scenario", &scenario.name));
-        let vu_tags = host.vu_tags.borrow();
-        pairs.extend(vu_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        // As k6: the VU's tags as the iteration ends.
+        let tags = host.tag_set(&[], &[]);
         let mut samples = host.samples.borrow_mut();
-        let tags = samples.tags(&pairs);
         let now = SystemTime::now();
         samples.push(
             builtin::DATA_SENT,
@@ -338,11 +330,8 @@ impl Runtime {
             .global_object()
             .set(js_string!("__ITER"), 0, false, &mut self.ctx);
         // As k6: lifecycle samples carry the group `::setup`/`::teardown` and no scenario.
-        *self.host.group.borrow_mut() = format!("::{name}");
-        *self.host.scenario.borrow_mut() = ScenarioTags {
-            name: String::new(),
-            tags: self.host.shared.tags.clone(),
-        };
+        let run_tags = self.host.shared.tags.iter().map(|(k, v)| (k, v));
+        self.host.tags.borrow_mut().lifecycle(run_tags, name);
     }
 
     /// Calls `handleSummary(data)` if exported; returns the outputs it asked for

@@ -11,8 +11,17 @@ pub(super) fn log(host: &Host, dumps: &[Dump]) {
     if dumps.is_empty() {
         return;
     }
-    let group = host.group.borrow().clone();
-    let scenario = host.scenario.borrow().name.clone();
+    let group = host
+        .tags
+        .borrow()
+        .get("group")
+        .unwrap_or_default()
+        .to_owned();
+    let scenario = host
+        .iteration
+        .borrow()
+        .as_ref()
+        .map_or_else(String::new, |i| i.scenario.name.clone());
     let iter = host
         .iteration
         .borrow()

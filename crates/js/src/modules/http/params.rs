@@ -23,6 +23,9 @@ pub(crate) enum ResponseType {
 pub(super) struct Params {
     pub(super) headers: Vec<(String, String)>,
     pub(super) tags: Vec<(String, String)>,
+    /// The `${}` template of an ``http.url`...` `` URL, which names the request unless a
+    /// tag does.
+    pub(super) template: Option<String>,
     pub(super) timeout: Option<Duration>,
     pub(super) redirects: Option<u32>,
     pub(super) cookies: Vec<(String, String)>,
@@ -155,6 +158,7 @@ impl Params {
         Ok(Params {
             headers,
             tags,
+            template: None,
             timeout,
             redirects,
             cookies,

@@ -12,7 +12,7 @@ use super::body::body_from_js;
 use super::callback::StatusRanges;
 use super::instance::Http;
 use super::params::{Params, ResponseType};
-use super::samples::{emit, emit_refused, without_credentials};
+use super::samples::{emit, emit_refused, without_credentials, RequestTags};
 use super::url_tag::UrlTag;
 use super::{compression, debug, response};
 use crate::host::{Host, Phase};
@@ -111,7 +111,7 @@ pub(super) struct Meta {
     pub(super) method: Method,
     pub(super) url_text: String,
     pub(super) body: Bytes,
-    pub(super) tags: Vec<(String, String)>,
+    pub(super) tags: RequestTags,
     pub(super) callback: Option<Option<StatusRanges>>,
     pub(super) response_type: ResponseType,
     pub(super) auth: Auth,
@@ -173,8 +173,7 @@ pub(super) fn prepare(
     let mut params = Params::from_js(params, default_type, ctx)?;
     let url_text = match tagged {
         Some((url, name)) => {
-            // The template names the request unless the params name it themselves.
-            params.tags.insert(0, ("name".to_owned(), name));
+            params.template = Some(name);
             url
         }
         None => match url.and_then(JsValue::as_string) {
@@ -211,10 +210,14 @@ pub(super) fn prepare_body(
     method: Method,
     url_text: String,
     parsed: Result<url::Url, url::ParseError>,
-    params: Params,
+    mut params: Params,
     body: Option<&JsValue>,
     ctx: &mut Context,
 ) -> JsResult<Prep> {
+    let tags = RequestTags {
+        user: std::mem::take(&mut params.tags),
+        template: params.template.take(),
+    };
     let has_body = body.is_some_and(|b| !b.is_null());
     let (body, content_type) = body_from_js(body, ctx)?;
     let mut headers = params.headers;
@@ -287,7 +290,7 @@ pub(super) fn prepare_body(
             );
             emit_refused(
                 &host,
-                (&params.tags, http.callback(&params.callback)),
+                (&tags, http.callback(&params.callback)),
                 &method,
                 u.as_str(),
                 &err,
@@ -299,7 +302,7 @@ pub(super) fn prepare_body(
             let shown = percent_encoding::utf8_percent_encode(&url_text, RELATIVE).to_string();
             emit_refused(
                 &host,
-                (&params.tags, http.callback(&params.callback)),
+                (&tags, http.callback(&params.callback)),
                 &method,
                 &shown,
                 &err,
@@ -342,7 +345,7 @@ pub(super) fn prepare_body(
             method,
             url_text,
             body,
-            tags: params.tags,
+            tags,
             callback: params.callback,
             response_type: params.response_type,
             auth: params.auth,

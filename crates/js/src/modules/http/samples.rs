@@ -8,6 +8,7 @@ use rk6_http::{Auth, Response};
 use rk6_metrics::builtin;
 
 use super::callback::StatusRanges;
+use crate::host::tags::{Pairs, TagContext};
 use crate::host::Host;
 
 /// The samples of a request refused before it reached the network (a URL that is not
@@ -15,19 +16,18 @@ use crate::host::Host;
 /// like any failed request (`status` 0, the error and its code).
 pub(super) fn emit_refused(
     host: &Host,
-    (user_tags, callback): (&[(String, String)], Option<StatusRanges>),
+    (tags, callback): (&RequestTags, Option<StatusRanges>),
     method: &Method,
     url: &str,
     err: &rk6_http::HttpError,
 ) {
-    let scenario = host.scenario.borrow();
-    let group = host.group.borrow();
+    let context = host.tags.borrow();
     let code = itoa_u32(err.code);
     let ok = callback.map(|_| false);
-    let pairs = hop_pairs(
-        &scenario,
-        &group,
-        user_tags,
+    let mut pairs = Pairs::new();
+    hop_pairs(
+        &context,
+        tags,
         HopTags {
             proto: "",
             status: "0",
@@ -38,6 +38,7 @@ pub(super) fn emit_refused(
             error: Some(err.message.as_str()),
             error_code: code.as_str(),
         },
+        &mut pairs,
     );
     let mut samples = host.samples.borrow_mut();
     let tags = samples.tags(&pairs);
@@ -74,13 +75,12 @@ fn ms(d: Duration) -> f64 {
 /// callback there is neither an `expected_response` tag nor an `http_req_failed` sample.
 pub(super) fn emit(
     host: &Host,
-    user_tags: &[(String, String)],
+    tags: &RequestTags,
     resp: &Response,
     callback: Option<&[(u16, u16)]>,
     auth: Auth,
 ) {
-    let scenario = host.scenario.borrow();
-    let group = host.group.borrow();
+    let context = host.tags.borrow();
     let mut samples = host.samples.borrow_mut();
     let now = SystemTime::now();
     let mut sent = 0;
@@ -101,10 +101,10 @@ pub(super) fn emit(
             _ => expected(c, hop.status),
         };
         let ok = callback.map(|c| hop.error.is_none() && expect(c));
-        let pairs = hop_pairs(
-            &scenario,
-            &group,
-            user_tags,
+        let mut pairs = Pairs::new();
+        hop_pairs(
+            &context,
+            tags,
             HopTags {
                 proto: hop.proto,
                 status: status.as_str(),
@@ -119,12 +119,20 @@ pub(super) fn emit(
                     ""
                 },
             },
+            &mut pairs,
         );
         let tags = samples.tags(&pairs);
         push_hop(&mut samples, &tags, &hop.timings, ok, now);
     }
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received.set(host.data_received.get() + received);
+}
+
+/// The tags a request brings besides the VU's: its `tags` param and, for ``http.url`...` ``,
+/// the template that names it.
+pub(super) struct RequestTags {
+    pub(super) user: Vec<(String, String)>,
+    pub(super) template: Option<String>,
 }
 
 /// What distinguishes one hop's tags; the rest comes from the VU and the request's params.
@@ -142,55 +150,50 @@ struct HopTags<'a> {
     error_code: &'a str,
 }
 
-/// A hop's tag pairs in k6's order: scenario tags, the request's system tags, then the
-/// user's tags (a user `name` also replaces `url`). Later pairs win on equal keys.
+/// A hop's tag pairs, as k6 makes them: the VU's tags, the request's tags over them, then
+/// the request's system tags over both. A `name` among the VU's or the request's tags (or
+/// the template's, when neither has one) names the request and is its `url` tag too;
+/// otherwise both are the URL.
 fn hop_pairs<'a>(
-    scenario: &'a crate::host::ScenarioTags,
-    group: &'a str,
-    user_tags: &'a [(String, String)],
+    context: &'a TagContext,
+    tags: &'a RequestTags,
     hop: HopTags<'a>,
-) -> smallvec::SmallVec<[(&'a str, &'a str); 24]> {
-    let name_tag = user_tags
+    out: &mut Pairs<'a>,
+) {
+    let name = tags
+        .user
         .iter()
         .rev()
         .find(|(k, _)| k == "name")
-        .map(|(_, v)| v.as_str());
-    let mut pairs: smallvec::SmallVec<[(&str, &str); 24]> = scenario
-        .tags
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    if !hop.proto.is_empty() {
-        pairs.push(("proto", hop.proto));
+        .map(|(_, v)| v.as_str())
+        .or_else(|| context.get("name"));
+    let template = tags
+        .template
+        .as_deref()
+        .filter(|_| name.is_none() && context.enabled("name"));
+    let mut system: Pairs<'a> = Pairs::new();
+    match (name, template) {
+        (Some(name), _) => system.push(("url", name)),
+        (None, Some(template)) => system.extend([("name", template), ("url", template)]),
+        (None, None) => system.extend([("name", hop.url), ("url", hop.url)]),
     }
-    pairs.extend([
-        ("status", hop.status),
-        ("method", hop.method),
-        ("url", hop.url),
-        ("name", name_tag.unwrap_or(hop.url)),
-        ("group", group),
-    ]);
-    if !scenario.name.is_empty() {
-        pairs.push(("scenario", scenario.name.as_str()));
+    system.extend([("method", hop.method), ("status", hop.status)]);
+    if !hop.proto.is_empty() {
+        system.push(("proto", hop.proto));
     }
     if let Some(ok) = hop.ok {
-        pairs.push(("expected_response", if ok { "true" } else { "false" }));
+        system.push(("expected_response", if ok { "true" } else { "false" }));
     }
     if !hop.tls_version.is_empty() {
-        pairs.push(("tls_version", hop.tls_version));
+        system.push(("tls_version", hop.tls_version));
     }
     if let Some(err) = hop.error {
-        pairs.push(("error", err));
+        system.push(("error", err));
     }
     if !hop.error_code.is_empty() {
-        pairs.push(("error_code", hop.error_code));
+        system.push(("error_code", hop.error_code));
     }
-    pairs.extend(user_tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    if let Some(name) = name_tag {
-        // A `name` tag also replaces the `url` tag (k6 behaviour).
-        pairs.push(("url", name));
-    }
-    pairs
+    context.pairs(&tags.user, &system, out);
 }
 
 fn push_hop(
