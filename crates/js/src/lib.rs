@@ -10,6 +10,8 @@
 
 mod host;
 mod json;
+#[cfg(test)]
+mod layering;
 pub mod log;
 mod modules;
 mod run_options;

@@ -12,7 +12,7 @@ mod k6;
 mod metrics;
 mod synthetic;
 pub(crate) mod timers;
-mod webcrypto;
+pub(crate) mod webcrypto;
 
 use boa_engine::{Context, JsNativeError, JsResult, Module};
 

@@ -59,7 +59,7 @@ pub(crate) fn install(
     crate::modules::timers::install(ctx)?;
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
-    crate::modules::crypto::install_global(ctx)?;
+    crate::modules::webcrypto::install_global(ctx)?;
     crate::json::parse::install(ctx)?;
     Ok(())
 }

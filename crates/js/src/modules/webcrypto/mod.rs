@@ -5,7 +5,10 @@
 mod aes_modes;
 mod algorithm;
 mod error;
+mod global;
 mod key;
+
+pub(crate) use global::install_global;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
