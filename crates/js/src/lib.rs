@@ -7,6 +7,12 @@
 //! stackful coroutine on a worker thread, so a synchronous `http.get` or `sleep` suspends only
 //! that VU (see `docs/design/001-vu-execution-model.md`). [`Lifecycle`] runs `setup`,
 //! `teardown` and `handleSummary` on a VU of its own.
+//!
+//! Folders, from the top: `vu` builds and runs VUs, `script` is the script as files,
+//! `modules` holds k6's modules, `host` is one VU as its natives see it (Host, event loop,
+//! tag context, sample buffer), `json` turns JSON text into JS values; the files here are
+//! leaves. They import downward only (`layering.rs` checks; `docs/architecture.md` lists the
+//! edges).
 
 mod host;
 mod json;
