@@ -1,4 +1,6 @@
-//! Per-VU host state, reachable from every native function through the JS context.
+//! One VU as its natives see it: the VU-wide state every native reaches through the JS
+//! context ([`Host`]), and what it owns: the coroutine the VU runs in, its event loop, tag
+//! context and sample buffer, and the modules' per-VU instances.
 
 pub(crate) mod coroutine;
 pub(crate) mod event_loop;
@@ -41,7 +43,8 @@ pub(crate) struct IterationInfo {
     pub(crate) vu_iteration_in_scenario: u64,
 }
 
-/// Everything a VU's natives need besides the JS context itself.
+/// What is VU-wide: the id, phase, suspender, HTTP client, tags and samples, and the run's
+/// shared state. A module's own state is its instance (`instances`), not a field here.
 pub(crate) struct Host {
     pub(crate) vu_id: u64,
     pub(crate) iteration: RefCell<Option<IterationInfo>>,

@@ -1,5 +1,5 @@
 //! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration),
-//! `global` and `crypto`; `JSON.parse` is replaced by a leaner one (see `json_parse`).
+//! `global` and `crypto`; `JSON.parse` is replaced by a leaner one (see `json::parse`).
 
 use std::collections::BTreeMap;
 

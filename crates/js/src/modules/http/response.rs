@@ -23,7 +23,7 @@ use super::instance::Http;
 use super::ResponseType;
 use crate::host::instances::native_weak;
 use crate::host::Host;
-use crate::json::{parse as json_parse, path as json_path};
+use crate::json;
 use crate::log::Level;
 use crate::modules::html;
 use crate::value::{array_buffer, define, plain_object};
@@ -526,13 +526,13 @@ fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
     match args.first().filter(|s| !s.is_undefined()) {
         Some(sel) => {
             let sel = sel.to_string(ctx)?.to_std_string_escaped();
-            Ok(json_path::select(&bytes, &sel, ctx)
+            Ok(json::path::select(&bytes, &sel, ctx)
                 .map_err(unparsable)?
                 .unwrap_or_default())
         }
         // The whole document goes straight from the bytes to JS values, with objects of
         // equal keys sharing a shape (no intermediate serde_json::Value).
-        None => json_parse::from_slice(&bytes, ctx).map_err(|e| unparsable(e).into()),
+        None => json::parse::from_slice(&bytes, ctx).map_err(|e| unparsable(e).into()),
     }
 }
 
