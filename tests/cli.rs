@@ -16,6 +16,7 @@ mod scenarios;
 mod scripting;
 mod summary_modes;
 mod support;
+mod tags;
 mod tls_options;
 mod webcrypto;
 

@@ -6,7 +6,7 @@ use crate::support::TestServer;
 use crate::{count, metric, run_export, Dir};
 
 /// The `Point` lines of a JSON output file.
-fn points(dir: &Dir, file: &str) -> Vec<Value> {
+pub(crate) fn points(dir: &Dir, file: &str) -> Vec<Value> {
     std::fs::read_to_string(dir.path(file))
         .unwrap()
         .lines()

@@ -16,6 +16,7 @@ mod httpbin;
 use crate::{rk6, Dir};
 
 mod h2;
+mod tags;
 mod tls;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).

@@ -399,35 +399,6 @@ fn config_file_sits_below_script_options() {
 }
 
 #[test]
-fn vu_tags_set_by_the_script_tag_later_samples() {
-    let dir = Dir::new("vutags");
-    let script = r#"
-import exec from 'k6/execution';
-import { Counter } from 'k6/metrics';
-import { check } from 'k6';
-const c = new Counter('my_counter');
-export const options = { iterations: 3, tags: { global: 'g' },
-  thresholds: { 'my_counter{foo:bar}': ['count==3'], 'my_counter{mt:x}': ['count==3'], 'iterations{foo:bar}': ['count>=2'] } };
-export default function () {
-  exec.vu.tags.foo = 'bar';
-  exec.vu.metrics.tags.mt = 'x';
-  let threw = false;
-  try { exec.vu.tags.bad = { a: 1 }; } catch (e) { threw = e instanceof TypeError; }
-  check(exec.vu.tags, {
-    'object values throw': () => threw,
-    'same map': (t) => t.mt === 'x' && exec.vu.metrics.tags.foo === 'bar',
-    'system tags visible': (t) => t.scenario === 'default' && t.global === 'g' && t.group === '',
-  });
-  c.add(1);
-}
-"#;
-    let (run, export) = run_export(&dir, script, &["--address", ""]);
-    run.assert_code(0);
-    assert_eq!(metric(&export, "checks")["fails"], 0, "{export}");
-    assert_eq!(metric(&export, "checks")["passes"], 9, "{export}");
-}
-
-#[test]
 fn sigint_stops_gracefully_and_loses_no_sample() {
     let srv = TestServer::start();
     let dir = Dir::new("sigint");

@@ -7,32 +7,30 @@
 //! stackful coroutine on a worker thread, so a synchronous `http.get` or `sleep` suspends only
 //! that VU (see `docs/design/001-vu-execution-model.md`). [`Lifecycle`] runs `setup`,
 //! `teardown` and `handleSummary` on a VU of its own.
+//!
+//! Folders, from the top: `vu` builds and runs VUs, `script` is the script as files,
+//! `modules` holds k6's modules, `host` is one VU as its natives see it (Host, event loop,
+//! tag context, sample buffer), `json` turns JSON text into JS values; the files here are
+//! leaves. They import downward only (`layering.rs` checks; `docs/architecture.md` lists the
+//! edges).
 
-mod coroutine;
-mod event_loop;
-mod gc_pacing;
-mod globals;
 mod host;
-mod json_parse;
-mod json_path;
-mod lifecycle;
-mod loader;
+mod json;
+#[cfg(test)]
+mod layering;
 pub mod log;
 mod modules;
-mod nesting;
-mod program;
-mod require;
 mod run_options;
-mod runtime;
-mod samples;
+mod run_scoped;
+mod script;
 mod shared;
 #[cfg(test)]
 mod test_js;
-mod typescript;
+mod value;
 mod vu;
 
-pub use lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
-pub use program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use run_options::{RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST};
+pub use script::program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;
+pub use vu::lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
 pub use vu::{JsVu, JsVuFactory};

@@ -8,7 +8,7 @@ use rk6_http::ClientConfig;
 use rk6_metrics::{Registry, Sample};
 
 use crate::log::Logger;
-use crate::program::Program;
+use crate::script::program::Program;
 
 /// Settings and channels shared by all VUs of one test run.
 pub struct Shared {

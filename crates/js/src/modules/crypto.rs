@@ -1,7 +1,7 @@
-//! The `k6/crypto` module (digests, HMAC, random bytes) and the global `crypto` object
-//! (`getRandomValues`, `randomUUID`, and `subtle` from the `subtle` module).
+//! The `k6/crypto` module (digests, HMAC, random bytes), and the digests and random numbers
+//! the global `crypto` object (`webcrypto`) uses too.
 
-use boa_engine::object::builtins::{JsFunction, JsTypedArray};
+use boa_engine::object::builtins::JsFunction;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{
@@ -12,9 +12,9 @@ use boa_gc::{Finalize, Trace};
 use hmac::digest::{FixedOutput, KeyInit, Update};
 use hmac::Hmac;
 
-use super::encoding::{is_integer_kind, require_bytes, typed_array_window, Variant};
-use super::Export;
-use crate::runtime::array_buffer;
+use super::encoding::{require_bytes, Variant};
+use super::synthetic::Export;
+use crate::value::array_buffer;
 
 pub(super) fn functions() -> Vec<Export> {
     vec![
@@ -218,7 +218,7 @@ fn hasher_object(state: Box<dyn RunningHash>, ctx: &mut Context) -> JsObject {
 
 /// A function for an enumerable method property (k6's objects list their methods in
 /// `Object.keys`).
-fn method(
+pub(crate) fn method(
     ctx: &mut Context,
     f: fn(&JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>,
     name: &str,
@@ -291,7 +291,8 @@ fn hex_encode(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVa
     Ok(JsString::from(hex::encode(data).as_str()).into())
 }
 
-fn fill_random(bytes: &mut [u8]) -> JsResult<()> {
+/// Fills `bytes` from the operating system's random source.
+pub(crate) fn fill_random(bytes: &mut [u8]) -> JsResult<()> {
     getrandom::getrandom(bytes).map_err(|e| {
         JsNativeError::error()
             .with_message(format!("no random numbers from the operating system: {e}"))
@@ -307,62 +308,6 @@ pub(crate) fn random_uuid() -> JsResult<String> {
         .into_uuid()
         .hyphenated()
         .to_string())
-}
-
-/// Most elements `getRandomValues` fills in one call (k6 counts elements, not bytes).
-const MAX_RANDOM_VALUES: usize = 65536;
-
-/// Installs the global `crypto` object.
-pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
-    let get_random_values = method(ctx, get_random_values, "getRandomValues", 1);
-    let random_uuid = method(ctx, random_uuid_fn, "randomUUID", 0);
-    let crypto = ObjectInitializer::new(ctx)
-        .property(
-            js_string!("getRandomValues"),
-            get_random_values,
-            Attribute::all(),
-        )
-        .property(js_string!("randomUUID"), random_uuid, Attribute::all())
-        .build();
-    let subtle = super::subtle::object(ctx);
-    crypto.set(js_string!("subtle"), subtle, false, ctx)?;
-    ctx.register_global_property(js_string!("crypto"), crypto, Attribute::all())
-}
-
-/// `crypto.getRandomValues(typedArray)`: fills an integer typed array in place and returns it.
-fn get_random_values(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let arg = args.first().cloned().unwrap_or_default();
-    let view = arg
-        .as_object()
-        .and_then(|o| JsTypedArray::from_object(o.clone()).ok())
-        .filter(|v| v.kind().is_some_and(is_integer_kind))
-        .ok_or_else(|| {
-            JsNativeError::typ().with_message(
-                "TypeMismatchError: getRandomValues() needs an integer typed array \
-                 (Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, \
-                 Int32Array, Uint32Array, BigInt64Array or BigUint64Array)",
-            )
-        })?;
-    if view.length(ctx)? > MAX_RANDOM_VALUES {
-        return Err(JsNativeError::range()
-            .with_message(format!(
-                "QuotaExceededError: getRandomValues() fills at most {MAX_RANDOM_VALUES} elements"
-            ))
-            .into());
-    }
-    let (buf, offset, len) = typed_array_window(&view, ctx)?;
-    let mut random = vec![0u8; len];
-    fill_random(&mut random)?;
-    if let Some(mut data) = buf.data_mut() {
-        if let Some(window) = data.get_mut(offset..offset + len) {
-            window.copy_from_slice(&random);
-        }
-    }
-    Ok(arg)
-}
-
-fn random_uuid_fn(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
-    Ok(JsString::from(random_uuid()?.as_str()).into())
 }
 
 #[cfg(test)]

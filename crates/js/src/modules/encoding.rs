@@ -9,8 +9,8 @@ use boa_engine::builtins::typed_array::TypedArrayKind;
 use boa_engine::object::builtins::{JsArrayBuffer, JsTypedArray};
 use boa_engine::{Context, JsNativeError, JsResult, JsString, JsValue, NativeFunction};
 
-use super::Export;
-use crate::runtime::array_buffer;
+use super::synthetic::Export;
+use crate::value::array_buffer;
 
 pub(super) fn functions() -> Vec<Export> {
     vec![

@@ -1,21 +1,38 @@
 //! The `k6` module: `check`, `group`, `sleep`, `fail`, `randomSeed`.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use boa_engine::property::PropertyKey;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
 use rk6_metrics::builtin;
 
-use super::Export;
+use super::args::string_map;
+use super::synthetic::Export;
+use crate::host::instances::{native, ModuleInstance};
 use crate::host::Host;
 
-pub(super) fn functions() -> Vec<Export> {
+/// The `k6` module's per-VU state: the seeded `Math.random` (`randomSeed`).
+pub(crate) struct K6 {
+    rng: Cell<u64>,
+}
+
+impl ModuleInstance for K6 {
+    fn make(_: &Host) -> Rc<Self> {
+        Rc::new(K6 { rng: Cell::new(0) })
+    }
+}
+
+/// The `k6` module's functions for the VU `ctx` belongs to.
+pub(super) fn functions(ctx: &Context) -> Vec<Export> {
+    let k6 = Host::of(ctx).instance::<K6>();
     vec![
         ("check", 2, NativeFunction::from_fn_ptr(check)),
         ("group", 2, NativeFunction::from_fn_ptr(group)),
         ("sleep", 1, NativeFunction::from_fn_ptr(sleep)),
         ("fail", 1, NativeFunction::from_fn_ptr(fail)),
-        ("randomSeed", 1, NativeFunction::from_fn_ptr(random_seed)),
+        ("randomSeed", 1, native(&k6, random_seed)),
     ]
 }
 
@@ -28,7 +45,7 @@ fn check(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             .with_message("check() needs an object of named checks as its second argument")
             .into());
     };
-    let extra = super::http::string_map(args.get(2), ctx)?;
+    let extra = string_map(args.get(2), ctx)?;
     let mut all = true;
     for key in sets.own_property_keys(ctx)? {
         if matches!(key, PropertyKey::Symbol(_)) {
@@ -78,19 +95,14 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             .with_message("group() needs a function as its second argument")
             .into());
     };
-    let outer_len = host.group.borrow().len();
-    {
-        let mut g = host.group.borrow_mut();
-        g.push_str("::");
-        g.push_str(&name);
-    }
+    let outer = host.tags.borrow_mut().enter_group(&name);
     let start = Instant::now();
     let result = f.call(&JsValue::undefined(), &[], ctx);
     let elapsed = start.elapsed().as_secs_f64() * 1000.0;
     if result.is_ok() {
         host.sample(builtin::GROUP_DURATION, elapsed, &[], &[]);
     }
-    host.group.borrow_mut().truncate(outer_len);
+    host.tags.borrow_mut().leave_group(outer);
     result
 }
 
@@ -127,28 +139,25 @@ fn fail(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
 }
 
 /// `randomSeed(n)`: makes `Math.random` a deterministic sequence for this VU.
-fn random_seed(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn random_seed(k6: &Rc<K6>, _: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let seed = args.first().cloned().unwrap_or_default().to_number(ctx)? as i64 as u64;
-    Host::of(ctx).rng.set(seed);
+    k6.rng.set(seed);
     let math = ctx.global_object().get(js_string!("Math"), ctx)?;
     if let Some(math) = math.as_object() {
-        let f = boa_engine::object::FunctionObjectBuilder::new(
-            ctx.realm(),
-            NativeFunction::from_fn_ptr(seeded_random),
-        )
-        .name(js_string!("random"))
-        .length(0)
-        .build();
+        let f =
+            boa_engine::object::FunctionObjectBuilder::new(ctx.realm(), native(k6, seeded_random))
+                .name(js_string!("random"))
+                .length(0)
+                .build();
         math.set(js_string!("random"), f, true, ctx)?;
     }
     Ok(JsValue::undefined())
 }
 
-fn seeded_random(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn seeded_random(k6: &Rc<K6>, _: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
     // splitmix64: small, fast and good enough for test data.
-    let host = Host::of(ctx);
-    let mut z = host.rng.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
-    host.rng.set(z);
+    let mut z = k6.rng.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+    k6.rng.set(z);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;

@@ -169,7 +169,7 @@ fn add(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue>
         Some(v) => v,
     };
     // A Rate counts non-zero values as passes; the raw value is kept (as k6 does).
-    let extra = super::http::string_map(args.get(1), ctx)?;
+    let extra = super::args::string_map(args.get(1), ctx)?;
     host.sample(handle.id, value, &extra, &[]);
     Ok(true.into())
 }

@@ -1,4 +1,4 @@
-//! The `k6/data` module: `SharedArray`, an array made once per process in the init context
+//! The `k6/data` module: `SharedArray`, an array made once per run in the init context
 //! and read by every VU without a copy of its own.
 
 mod registry;
@@ -12,7 +12,7 @@ use boa_engine::{
 };
 
 use crate::host::{Host, Phase};
-use registry::SharedData;
+use registry::{SharedArrays, SharedData};
 
 /// Builds the `k6/data` module.
 pub(super) fn module(ctx: &mut Context) -> Module {
@@ -25,7 +25,7 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     let object = ObjectInitializer::new(ctx)
         .property(js_string!("SharedArray"), shared_array, Attribute::all())
         .build();
-    super::from_object(object, vec![js_string!("SharedArray")], ctx)
+    super::synthetic::from_object(object, vec![js_string!("SharedArray")], ctx)
 }
 
 fn error(message: &str) -> JsError {
@@ -36,7 +36,8 @@ fn error(message: &str) -> JsError {
 
 /// `new SharedArray(name, fn)` (k6 also accepts a call without `new`).
 fn construct(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    if Host::of(ctx).phase.get() != Phase::Init {
+    let host = Host::of(ctx);
+    if host.phase.get() != Phase::Init {
         return Err(error("new SharedArray must be called in the init context"));
     }
     let name = args
@@ -58,7 +59,8 @@ fn construct(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsVal
         ));
     };
     let mut made = false;
-    let data = registry::get_or_make(&name, || {
+    let arrays = host.shared.program.run_scoped().get::<SharedArrays>();
+    let data = arrays.get_or_make(&name, || {
         made = true;
         serialise(&make, ctx)
     })?;
@@ -105,6 +107,20 @@ mod tests {
     use serde_json::json;
 
     use crate::test_js::run;
+
+    #[test]
+    fn each_run_makes_its_own_arrays() {
+        // Two runs in one process: the second must not see the first one's array.
+        let script = |n: u32| {
+            format!(
+                "import {{ SharedArray }} from 'k6/data';
+                 const a = new SharedArray('data-test-per-run', () => [{n}]);
+                 export const options = {{ first: a[0] }};"
+            )
+        };
+        assert_eq!(run(&script(1)).unwrap(), json!({"first": 1}));
+        assert_eq!(run(&script(2)).unwrap(), json!({"first": 2}));
+    }
 
     #[test]
     fn reads_like_a_frozen_array() {
@@ -204,16 +220,13 @@ mod tests {
 
     #[test]
     fn the_function_runs_once_per_name() {
-        let script = |value: u32| {
-            format!(
-                "import {{ SharedArray }} from 'k6/data';
-                 let calls = 0;
-                 const a = new SharedArray('data-test-once', () => {{ calls++; return [{value}]; }});
-                 export const options = {{ calls, first: a[0] }};"
-            )
-        };
-        let first = run(&script(1)).unwrap();
-        let second = run(&script(2)).unwrap();
+        let script = "import { SharedArray } from 'k6/data';
+             let calls = 0;
+             const a = new SharedArray('data-test-once', () => { calls++; return [__VU]; });
+             export const options = { calls, first: a[0] };";
+        let mut vus = crate::test_js::run_vus(script, 2).into_iter();
+        let first = vus.next().unwrap().unwrap();
+        let second = vus.next().unwrap().unwrap();
         assert_eq!(first, json!({"calls": 1, "first": 1}));
         // Another VU (context) gets the stored data and its function is not called.
         assert_eq!(second, json!({"calls": 0, "first": 1}));

@@ -1,8 +1,8 @@
-//! The process-wide store behind `SharedArray`: each named array is serialised once and
+//! The run-wide store behind `SharedArray`: each named array is serialised once per run and
 //! every VU (on any thread) reads the same bytes.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// Why an array could not be stored.
 #[derive(Debug, thiserror::Error)]
@@ -95,31 +95,34 @@ fn element_spans(text: &str) -> Vec<(usize, usize)> {
 
 type Slot = Arc<Mutex<Option<Arc<SharedData>>>>;
 
-fn registry() -> &'static Mutex<HashMap<String, Slot>> {
-    static REGISTRY: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
-    REGISTRY.get_or_init(Mutex::default)
-}
+/// One run's shared arrays by name (kept in the run's `Shared`).
+#[derive(Default)]
+pub(crate) struct SharedArrays(Mutex<HashMap<String, Slot>>);
 
-/// The array stored under `name`, made by `make` if this is the first request for it.
-/// Other threads asking for the same name wait until `make` finished, so it runs once per
-/// process; if it fails, the next request tries again.
-pub(crate) fn get_or_make<E>(
-    name: &str,
-    make: impl FnOnce() -> Result<SharedData, E>,
-) -> Result<Arc<SharedData>, E> {
-    let slot = registry()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(name.to_string())
-        .or_default()
-        .clone();
-    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(data) = &*slot {
-        return Ok(data.clone());
+impl SharedArrays {
+    /// The array stored under `name`, made by `make` if this is the first request for it.
+    /// Other threads asking for the same name wait until `make` finished, so it runs once
+    /// per run; if it fails, the next request tries again.
+    pub(crate) fn get_or_make<E>(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> Result<SharedData, E>,
+    ) -> Result<Arc<SharedData>, E> {
+        let slot = self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(name.to_string())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(data) = &*slot {
+            return Ok(data.clone());
+        }
+        let data = Arc::new(make()?);
+        *slot = Some(data.clone());
+        Ok(data)
     }
-    let data = Arc::new(make()?);
-    *slot = Some(data.clone());
-    Ok(data)
 }
 
 #[cfg(test)]
@@ -168,20 +171,23 @@ mod tests {
             calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             SharedData::from_json_array("[1]".into())
         };
-        let a = get_or_make("registry-test-once", make).unwrap();
-        let b = get_or_make("registry-test-once", make).unwrap();
+        let arrays = SharedArrays::default();
+        let a = arrays.get_or_make("registry-test-once", make).unwrap();
+        let b = arrays.get_or_make("registry-test-once", make).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]
     fn a_failed_make_is_retried() {
-        let failed: Result<_, &str> = get_or_make("registry-test-retry", || Err("boom"));
+        let arrays = SharedArrays::default();
+        let failed: Result<_, &str> = arrays.get_or_make("registry-test-retry", || Err("boom"));
         assert_eq!(failed.unwrap_err(), "boom");
-        let ok = get_or_make::<StoreError>("registry-test-retry", || {
-            SharedData::from_json_array("[2]".into())
-        })
-        .unwrap();
+        let ok = arrays
+            .get_or_make::<StoreError>("registry-test-retry", || {
+                SharedData::from_json_array("[2]".into())
+            })
+            .unwrap();
         assert_eq!(ok.element(0), Some("2"));
     }
 }

@@ -14,7 +14,7 @@ use boa_engine::{
 use serde_json::Value;
 
 use super::registry::SharedData;
-use crate::runtime::{define, plain_object};
+use crate::value::{define, plain_object};
 
 /// Native data of a view's proxy handler.
 #[derive(Trace, Finalize, JsData)]

@@ -14,7 +14,7 @@ use scraper::Node;
 
 use super::document::Doc;
 use super::{kit, selection};
-use crate::runtime::{define, plain_object};
+use crate::value::{define, plain_object};
 
 /// Native data of a JS Element.
 #[derive(Trace, Finalize, JsData)]

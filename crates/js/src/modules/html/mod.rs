@@ -43,7 +43,7 @@ fn kit(ctx: &mut Context) -> Rc<Kit> {
 
 /// The `k6/html` module.
 pub(super) fn module(ctx: &mut Context) -> Module {
-    super::synthetic(
+    super::synthetic::synthetic(
         vec![("parseHTML", 1, NativeFunction::from_fn_ptr(parse_html))],
         ctx,
     )

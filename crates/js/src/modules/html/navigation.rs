@@ -10,8 +10,8 @@ use http::Method;
 
 use super::document::{self, Doc, Value};
 use super::selection::parse;
-use crate::modules::prop;
-use crate::runtime::{define, plain_object};
+use crate::modules::args::prop;
+use crate::value::{define, plain_object};
 
 /// A request to make: method, absolute URL and, for forms sent in the body, the fields.
 pub(crate) struct Navigation {

@@ -15,7 +15,7 @@ use scraper::Selector;
 
 use super::document::{self, Doc, Value};
 use super::{element, kit};
-use crate::runtime::plain_object;
+use crate::value::plain_object;
 
 /// The nodes of a selection and the selection it was made from (for `end()`).
 pub(crate) struct Nodes {
@@ -328,9 +328,9 @@ fn serialize_array(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult
     let arr = JsArray::new(ctx)?;
     for (name, v) in s.doc.form_fields(&s.ids) {
         let item = plain_object(ctx);
-        crate::runtime::define(&item, js_string!("name"), JsString::from(name));
+        crate::value::define(&item, js_string!("name"), JsString::from(name));
         let v = v.map_or(JsValue::undefined(), |v| value_to_js(&v, ctx));
-        crate::runtime::define(&item, js_string!("value"), v);
+        crate::value::define(&item, js_string!("value"), v);
         arr.push(item, ctx)?;
     }
     Ok(arr.into())
@@ -341,7 +341,7 @@ pub(crate) fn form_object(nodes: &Nodes, ctx: &mut Context) -> JsObject {
     let obj = plain_object(ctx);
     for (name, v) in document::last_per_name(nodes.doc.form_fields(&nodes.ids)) {
         let v = v.map_or(JsValue::undefined(), |v| value_to_js(&v, ctx));
-        crate::runtime::define(&obj, JsString::from(name), v);
+        crate::value::define(&obj, JsString::from(name), v);
     }
     obj
 }

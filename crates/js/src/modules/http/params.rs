@@ -1,0 +1,173 @@
+//! The request parameters k6 scripts pass as the last argument of a request.
+
+use std::time::Duration;
+
+use boa_engine::property::PropertyKey;
+use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue};
+use rk6_http::{Auth, SharedJar};
+
+use super::callback::callback_from_js;
+use super::callback::StatusRanges;
+use super::cookie_jar::{OwnJar, VuJar};
+use crate::modules::args::{prop, string_map};
+
+/// What the response body becomes in JS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResponseType {
+    Text,
+    Binary,
+    None,
+}
+
+/// The request parameters k6 scripts pass as the last argument.
+pub(super) struct Params {
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) tags: Vec<(String, String)>,
+    /// The `${}` template of an ``http.url`...` `` URL, which names the request unless a
+    /// tag does.
+    pub(super) template: Option<String>,
+    pub(super) timeout: Option<Duration>,
+    pub(super) redirects: Option<u32>,
+    pub(super) cookies: Vec<(String, String)>,
+    pub(super) response_type: ResponseType,
+    /// `responseCallback`: `None` when absent, `Some(None)` when `null` (disabled).
+    pub(super) callback: Option<Option<StatusRanges>>,
+    /// A `new http.CookieJar()`'s jar to use instead of the VU's.
+    pub(super) jar: Option<SharedJar>,
+    /// `compression`: comma-separated algorithms applied to the body.
+    pub(super) compression: Option<String>,
+    /// `auth`: how the URL's credentials are used.
+    pub(super) auth: Auth,
+    /// rk6's `h2c` param: HTTP/2 with prior knowledge for an `http://` URL.
+    pub(super) h2c: Option<bool>,
+}
+
+impl Params {
+    /// `default_type` applies when the params give no `responseType` (`discardResponseBodies`).
+    pub(super) fn from_js(
+        value: Option<&JsValue>,
+        default_type: ResponseType,
+        ctx: &mut Context,
+    ) -> JsResult<Params> {
+        let obj = value.and_then(JsValue::as_object);
+        let obj = obj.as_ref();
+        let headers = string_map(prop(obj, "headers", ctx)?.as_ref(), ctx)?;
+        let tags = string_map(prop(obj, "tags", ctx)?.as_ref(), ctx)?;
+        let timeout = match prop(obj, "timeout", ctx)? {
+            None => None,
+            Some(v) if v.is_number() => {
+                Some(Duration::from_secs_f64(v.to_number(ctx)?.max(0.0) / 1000.0))
+            }
+            Some(v) => {
+                let s = v.to_string(ctx)?.to_std_string_escaped();
+                Some(
+                    rk6_options::parse_duration(&s)
+                        .map_err(|e| JsNativeError::typ().with_message(e.to_string()))?,
+                )
+            }
+        };
+        let redirects = match prop(obj, "redirects", ctx)? {
+            None => None,
+            Some(v) => Some(v.to_number(ctx)?.max(0.0) as u32),
+        };
+        let mut cookies = Vec::new();
+        if let Some(c) = prop(obj, "cookies", ctx)?
+            .as_ref()
+            .and_then(JsValue::as_object)
+        {
+            for key in c.own_property_keys(ctx)? {
+                if matches!(key, PropertyKey::Symbol(_)) {
+                    continue;
+                }
+                let name = key.to_string();
+                let v = c.get(key, ctx)?;
+                let value = match v.as_object() {
+                    Some(o) => prop(Some(&o), "value", ctx)?.unwrap_or_default(),
+                    None => v,
+                };
+                cookies.push((name, value.to_string(ctx)?.to_std_string_escaped()));
+            }
+        }
+        let response_type = match prop(obj, "responseType", ctx)? {
+            None => default_type,
+            Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
+                "text" => ResponseType::Text,
+                "binary" => ResponseType::Binary,
+                "none" => ResponseType::None,
+                other => {
+                    return Err(JsNativeError::typ()
+                        .with_message(format!(
+                            "unknown responseType \"{other}\"; use text, binary or none"
+                        ))
+                        .into())
+                }
+            },
+        };
+        let compression = match prop(obj, "compression", ctx)? {
+            Some(c) if !c.is_null() => Some(c.to_string(ctx)?.to_std_string_escaped()),
+            _ => None,
+        };
+        let jar = match prop(obj, "jar", ctx)? {
+            None => None,
+            Some(v) => match v.as_object() {
+                Some(o) if o.downcast_ref::<OwnJar>().is_some() => {
+                    o.downcast_ref::<OwnJar>().map(|j| j.0.clone())
+                }
+                Some(o) if o.downcast_ref::<VuJar>().is_some() => None,
+                _ => {
+                    return Err(JsNativeError::typ()
+                        .with_message("the jar param must be a cookie jar (http.cookieJar() or new http.CookieJar())")
+                        .into())
+                }
+            },
+        };
+        let auth = match prop(obj, "auth", ctx)? {
+            None => Auth::Basic,
+            Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
+                "basic" => Auth::Basic,
+                "digest" => Auth::Digest,
+                // Sending without the asked-for authentication would test something else.
+                other => {
+                    return Err(JsNativeError::typ()
+                        .with_message(format!("auth \"{other}\" is not supported by rk6 (only basic and digest, with credentials in the URL)"))
+                        .into())
+                }
+            },
+        };
+        let callback = match obj {
+            Some(o) => {
+                let v = o.get(js_string!("responseCallback"), ctx)?;
+                (!v.is_undefined())
+                    .then(|| callback_from_js(&v))
+                    .transpose()?
+            }
+            None => None,
+        };
+        let h2c = match prop(obj, "h2c", ctx)? {
+            None => None,
+            Some(v) if v.is_boolean() => Some(v.to_boolean()),
+            Some(v) => {
+                return Err(JsNativeError::typ()
+                    .with_message(format!(
+                        "the h2c param must be a boolean (true or false), got {}",
+                        v.display()
+                    ))
+                    .into())
+            }
+        };
+        Ok(Params {
+            headers,
+            tags,
+            template: None,
+            timeout,
+            redirects,
+            cookies,
+            response_type,
+            callback,
+            jar,
+            compression,
+            auth,
+            h2c,
+        })
+    }
+}

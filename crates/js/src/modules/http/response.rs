@@ -1,0 +1,639 @@
+//! The JS `Response` object k6 scripts receive.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use boa_engine::native_function::NativeFunctionPointer;
+use boa_engine::object::builtins::{JsArray, JsFunction};
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::Attribute;
+use boa_engine::{
+    js_string, Context, Finalize, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
+    NativeFunction, Trace,
+};
+use boa_gc::GcRefCell;
+use bytes::Bytes;
+use http::Method;
+use rk6_http::{HttpError, Timings};
+use rustc_hash::FxHashMap;
+
+use super::instance::Http;
+use super::ResponseType;
+use crate::host::instances::native_weak;
+use crate::host::Host;
+use crate::json;
+use crate::log::Level;
+use crate::modules::html;
+use crate::value::{array_buffer, define, plain_object};
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The prototype holding `json()` and `html()`, made once per VU.
+fn prototype(http: &Weak<Http>, ctx: &mut Context) -> JsObject {
+    ObjectInitializer::new(ctx)
+        .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
+        .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
+        .function(native_weak(http, submit_form), js_string!("submitForm"), 1)
+        .function(native_weak(http, click_link), js_string!("clickLink"), 1)
+        .build()
+}
+
+fn timings(t: &Timings, ctx: &mut Context) -> JsObject {
+    let obj = plain_object(ctx);
+    for (k, v) in [
+        (js_string!("duration"), t.duration),
+        (js_string!("blocked"), t.blocked),
+        (js_string!("looking_up"), t.looking_up),
+        (js_string!("connecting"), t.connecting),
+        (js_string!("tls_handshaking"), t.tls_handshaking),
+        (js_string!("sending"), t.sending),
+        (js_string!("waiting"), t.waiting),
+        (js_string!("receiving"), t.receiving),
+    ] {
+        define(&obj, k, ms(v));
+    }
+    obj
+}
+
+/// The parts of a response that become JS values only when a script reads them: most
+/// scripts look at `status` and maybe the body, and building headers, timings and the
+/// request echo for every response was the largest cost of a request (see
+/// docs/design/002-request-hot-path.md).
+pub(super) struct Parts {
+    pub(super) method: Method,
+    pub(super) url: String,
+    pub(super) request_headers: RequestHeaders,
+    pub(super) request_body: Bytes,
+    /// Response headers as received; canonical names are made when `headers` is read.
+    pub(super) headers: http::HeaderMap,
+    /// `None` when the body is `null` (failed request, `responseType: 'none'`).
+    pub(super) body: Option<Bytes>,
+    pub(super) response_type: ResponseType,
+    pub(super) timings: Timings,
+    /// The response came over TLS, where a server may have stapled an OCSP answer.
+    pub(super) over_tls: bool,
+}
+
+impl Parts {
+    /// About how much native memory these parts hold: the bodies and header bytes, plus
+    /// what the header maps, URL and bookkeeping take (~1.5 KiB for a typical response).
+    fn native_size(&self) -> usize {
+        const OVERHEAD: usize = 1536;
+        let headers: usize = self
+            .headers
+            .iter()
+            .map(|(k, v)| k.as_str().len() + v.len())
+            .sum();
+        OVERHEAD
+            + headers
+            + self.body.as_ref().map_or(0, Bytes::len)
+            + self.request_body.len()
+            + self.url.len()
+    }
+}
+
+/// The request headers behind `res.request.headers`.
+pub(super) enum RequestHeaders {
+    /// No request could be made (unparsable URL, unusable body): `res.request` is null.
+    NotMade,
+    /// As sent on the wire, and as the script gave them (k6 shows a view of the former
+    /// that the latter decides).
+    Sent(http::HeaderMap, Vec<(String, String)>),
+    /// As the script gave them, for a request that was never sent.
+    Given(Vec<(String, String)>),
+}
+
+/// Native data of a response object: the raw parts, and each lazy property's JS value once
+/// it was read or assigned. (The properties stay accessors: turning an accessor into a data
+/// property does not update a shared shape in Boa 0.22.)
+#[derive(Trace, Finalize, JsData)]
+struct Lazy {
+    #[unsafe_ignore_trace]
+    parts: Parts,
+    values: GcRefCell<[Option<JsValue>; LAZY]>,
+}
+
+/// How many properties are lazy; `Kit::getters` holds one accessor pair per property.
+const LAZY: usize = 6;
+
+/// Slots of the lazy properties in [`Lazy::values`] and [`Kit::getters`].
+const BODY: usize = 0;
+const HEADERS: usize = 1;
+const COOKIES: usize = 2;
+const TIMINGS: usize = 3;
+const REQUEST: usize = 4;
+const OCSP: usize = 5;
+
+/// Per-VU objects every response shares: the prototype with `json()` and the getters of the
+/// lazy properties.
+pub(crate) struct Kit {
+    proto: JsObject,
+    getters: [(JsString, JsFunction, JsFunction); LAZY],
+    /// JS strings of recent field values (status texts, protocols, URLs, addresses): a VU's
+    /// responses repeat them, and reusing one saves an allocation per field per response.
+    strings: RefCell<FxHashMap<Box<str>, JsString>>,
+}
+
+/// Bound on [`Kit::strings`]: scripts with ever-new URLs must not grow it without end.
+const MAX_STRINGS: usize = 64;
+
+impl Kit {
+    /// The JS string for `s`, reused when recently seen.
+    fn string(&self, s: &str) -> JsString {
+        if s.is_empty() {
+            return js_string!();
+        }
+        let mut strings = self.strings.borrow_mut();
+        if let Some(js) = strings.get(s) {
+            return js.clone();
+        }
+        if strings.len() >= MAX_STRINGS {
+            strings.clear();
+        }
+        let js = JsString::from(s);
+        strings.insert(s.into(), js.clone());
+        js
+    }
+}
+
+fn kit(http: &Http, ctx: &mut Context) -> Rc<Kit> {
+    if let Some(k) = http.kit.borrow().as_ref() {
+        return k.clone();
+    }
+    let proto = prototype(&http.me, ctx);
+    let realm = ctx.realm().clone();
+    let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
+        let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(get))
+            .name(JsString::from(format!("get {name}").as_str()))
+            .build();
+        let setter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(set))
+            .name(JsString::from(format!("set {name}").as_str()))
+            .length(1)
+            .build();
+        (JsString::from(name), getter, setter)
+    };
+    let getters = [
+        accessor("body", get_body, set_body),
+        accessor("headers", get_headers, set_headers),
+        accessor("cookies", get_cookies, set_cookies),
+        accessor("timings", get_timings, set_timings),
+        accessor("request", get_request, set_request),
+        accessor("ocsp", get_ocsp, set_ocsp),
+    ];
+    let k = Rc::new(Kit {
+        proto,
+        getters,
+        strings: RefCell::default(),
+    });
+    *http.kit.borrow_mut() = Some(k.clone());
+    k
+}
+
+/// Builds the JS object for a response (or a request that failed before one arrived).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build(
+    http: &Http,
+    status: u16,
+    status_text: &str,
+    proto: &str,
+    url: &str,
+    error: Option<&HttpError>,
+    error_code: u32,
+    remote: Option<std::net::SocketAddr>,
+    tls_version: &str,
+    tls_cipher_suite: &str,
+    parts: Parts,
+    ctx: &mut Context,
+) -> JsValue {
+    let kit = kit(http, ctx);
+    let (ip, port) = match remote {
+        // Formatted on the stack: the cached JS string is what lives on.
+        Some(a) => {
+            let mut buf = [0u8; 64];
+            let mut w = std::io::Cursor::new(&mut buf[..]);
+            let _ = std::io::Write::write_fmt(&mut w, format_args!("{}", a.ip()));
+            let n = w.position() as usize;
+            (
+                kit.string(std::str::from_utf8(&buf[..n]).unwrap_or_default()),
+                a.port(),
+            )
+        }
+        None => (js_string!(), 0),
+    };
+    // k6's fields are writable and enumerable but not configurable, in this order (so
+    // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does).
+    crate::host::gc_pacing::held(parts.native_size());
+    let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
+    let mut init = ObjectInitializer::with_native_data_and_proto(
+        Lazy {
+            parts,
+            values: GcRefCell::new(Default::default()),
+        },
+        kit.proto.clone(),
+        ctx,
+    );
+    let lazy = |init: &mut ObjectInitializer<'_>, slot: usize| {
+        let (name, get, set) = &kit.getters[slot];
+        init.accessor(
+            name.clone(),
+            Some(get.clone()),
+            Some(set.clone()),
+            Attribute::ENUMERABLE,
+        );
+    };
+    init.property(js_string!("remote_ip"), ip, data)
+        .property(js_string!("remote_port"), port, data)
+        .property(js_string!("url"), kit.string(url), data)
+        .property(js_string!("status"), status, data)
+        .property(js_string!("status_text"), kit.string(status_text), data)
+        .property(js_string!("proto"), kit.string(proto), data);
+    lazy(&mut init, HEADERS);
+    lazy(&mut init, COOKIES);
+    lazy(&mut init, BODY);
+    lazy(&mut init, TIMINGS);
+    init.property(js_string!("tls_version"), kit.string(tls_version), data)
+        .property(
+            js_string!("tls_cipher_suite"),
+            kit.string(tls_cipher_suite),
+            data,
+        );
+    lazy(&mut init, OCSP);
+    init.property(
+        js_string!("error"),
+        error.map_or(js_string!(), |e| JsString::from(e.message.as_str())),
+        data,
+    )
+    .property(
+        js_string!("error_code"),
+        error.map_or(error_code, |e| e.code),
+        data,
+    );
+    lazy(&mut init, REQUEST);
+    init.build().into()
+}
+
+/// The value of lazy property `slot`: cached, or made from the response's parts by `make`.
+fn lazily(
+    this: &JsValue,
+    slot: usize,
+    ctx: &mut Context,
+    make: impl FnOnce(&Parts, &mut Context) -> JsResult<JsValue>,
+) -> JsResult<JsValue> {
+    let Some(obj) = this.as_object() else {
+        return Ok(JsValue::undefined());
+    };
+    let Some(lazy) = obj.downcast_ref::<Lazy>() else {
+        return Ok(JsValue::undefined());
+    };
+    if let Some(v) = &lazy.values.borrow()[slot] {
+        return Ok(v.clone());
+    }
+    let value = make(&lazy.parts, ctx)?;
+    lazy.values.borrow_mut()[slot] = Some(value.clone());
+    Ok(value)
+}
+
+/// Assigning a lazy property replaces its value, as on k6's plain response object.
+fn assign(this: &JsValue, slot: usize, args: &[JsValue]) -> JsResult<JsValue> {
+    if let Some(lazy) = this
+        .as_object()
+        .as_ref()
+        .and_then(|o| o.downcast_ref::<Lazy>())
+    {
+        lazy.values.borrow_mut()[slot] = Some(args.first().cloned().unwrap_or_default());
+    }
+    Ok(JsValue::undefined())
+}
+
+fn set_body(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, BODY, args)
+}
+fn set_headers(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, HEADERS, args)
+}
+fn set_cookies(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, COOKIES, args)
+}
+fn set_timings(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, TIMINGS, args)
+}
+fn set_request(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, REQUEST, args)
+}
+
+fn set_ocsp(this: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    assign(this, OCSP, args)
+}
+
+/// Whether the run gave the "OCSP not decoded" warning (once per run is enough).
+#[derive(Default)]
+struct OcspWarned(AtomicBool);
+
+/// True the first time a run asks.
+fn first_ocsp_warning(shared: &crate::shared::Shared) -> bool {
+    !shared
+        .program
+        .run_scoped()
+        .get::<OcspWarned>()
+        .0
+        .swap(true, Ordering::Relaxed)
+}
+
+/// The empty record k6 gives a response without a stapled OCSP answer. rk6 does not decode
+/// stapled answers, so a TLS response gets it too; reading it says so once per run rather
+/// than letting a stapling server's data go missing silently.
+fn get_ocsp(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, OCSP, ctx, |p, ctx| {
+        let host = Host::of(ctx);
+        if p.over_tls && first_ocsp_warning(&host.shared) {
+            host.shared.logger.log(
+                Level::Warning,
+                "res.ocsp: rk6 does not decode stapled OCSP responses yet; the fields of TLS responses are empty even when the server stapled one",
+                &[],
+            );
+        }
+        let o = plain_object(ctx);
+        define(&o, js_string!("produced_at"), 0);
+        define(&o, js_string!("this_update"), 0);
+        define(&o, js_string!("next_update"), 0);
+        define(&o, js_string!("revoked_at"), 0);
+        define(&o, js_string!("revocation_reason"), js_string!());
+        define(&o, js_string!("status"), js_string!());
+        Ok(o.into())
+    })
+}
+
+fn get_body(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, BODY, ctx, |p, ctx| match (&p.body, p.response_type) {
+        (None, _) | (_, ResponseType::None) => Ok(JsValue::null()),
+        (Some(b), ResponseType::Binary) => array_buffer(b, ctx),
+        (Some(b), ResponseType::Text) => {
+            Ok(JsString::from(String::from_utf8_lossy(b).as_ref()).into())
+        }
+    })
+}
+
+fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, HEADERS, ctx, |p, ctx| {
+        let h = plain_object(ctx);
+        for (k, v) in rk6_http::header_list(&p.headers) {
+            define(&h, JsString::from(k.as_str()), JsString::from(v.as_str()));
+        }
+        Ok(h.into())
+    })
+}
+
+fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, COOKIES, ctx, |p, ctx| {
+        let raw = p
+            .headers
+            .get_all(http::header::SET_COOKIE)
+            .iter()
+            .map(|v| String::from_utf8_lossy(v.as_bytes()));
+        Ok(response_cookies(raw, ctx).into())
+    })
+}
+
+fn get_timings(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, TIMINGS, ctx, |p, ctx| {
+        Ok(timings(&p.timings, ctx).into())
+    })
+}
+
+fn get_request(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    lazily(this, REQUEST, ctx, |p, ctx| {
+        if matches!(p.request_headers, RequestHeaders::NotMade) {
+            return Ok(JsValue::null());
+        }
+        let obj = plain_object(ctx);
+        define(
+            &obj,
+            js_string!("method"),
+            JsString::from(p.method.as_str()),
+        );
+        define(&obj, js_string!("url"), JsString::from(p.url.as_str()));
+        let h = plain_object(ctx);
+        let list = match &p.request_headers {
+            RequestHeaders::Sent(map, given) => rk6_http::request_header_list(map, given),
+            RequestHeaders::Given(pairs) => pairs.clone(),
+            RequestHeaders::NotMade => Vec::new(),
+        };
+        for (k, v) in &list {
+            let arr = JsArray::from_iter([JsValue::from(JsString::from(v.as_str()))], ctx);
+            define(&h, JsString::from(k.as_str()), arr);
+        }
+        define(&obj, js_string!("headers"), h);
+        define(
+            &obj,
+            js_string!("body"),
+            JsString::from(String::from_utf8_lossy(&p.request_body).as_ref()),
+        );
+        define(&obj, js_string!("cookies"), plain_object(ctx));
+        Ok(obj.into())
+    })
+}
+
+/// `{name: [{name, value, domain, path, http_only, secure, max_age, expires}]}` from the
+/// final response's Set-Cookie headers.
+fn response_cookies<'a>(
+    set_cookies: impl Iterator<Item = std::borrow::Cow<'a, str>>,
+    ctx: &mut Context,
+) -> JsObject {
+    let out = plain_object(ctx);
+    for raw in set_cookies {
+        let Ok(c) = cookie::Cookie::parse(raw.as_ref()) else {
+            continue;
+        };
+        let item = plain_object(ctx);
+        define(&item, js_string!("name"), JsString::from(c.name()));
+        define(&item, js_string!("value"), JsString::from(c.value()));
+        define(
+            &item,
+            js_string!("domain"),
+            JsString::from(c.domain().unwrap_or("")),
+        );
+        define(
+            &item,
+            js_string!("path"),
+            JsString::from(c.path().unwrap_or("")),
+        );
+        define(
+            &item,
+            js_string!("http_only"),
+            c.http_only().unwrap_or(false),
+        );
+        define(&item, js_string!("secure"), c.secure().unwrap_or(false));
+        define(
+            &item,
+            js_string!("max_age"),
+            c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
+        );
+        let expires = c
+            .expires_datetime()
+            .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
+        define(&item, js_string!("expires"), expires);
+        let key = JsString::from(c.name());
+        let list = out.get(key.clone(), ctx).ok().and_then(|v| v.as_object());
+        match list {
+            Some(arr) => {
+                let len = arr
+                    .get(js_string!("length"), ctx)
+                    .ok()
+                    .and_then(|l| l.as_number())
+                    .unwrap_or(0.0) as u32;
+                let _ = arr.set(len, item, false, ctx);
+            }
+            None => {
+                let arr =
+                    boa_engine::object::builtins::JsArray::from_iter([JsValue::from(item)], ctx);
+                let _ = out.create_data_property_or_throw(key, arr, ctx);
+            }
+        }
+    }
+    out
+}
+
+/// `Response.json([selector])`.
+fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let Some(obj) = this.as_object() else {
+        return Err(JsNativeError::typ()
+            .with_message("json() must be called on a response")
+            .into());
+    };
+    // Parse straight from the received bytes; no JS string needs to exist for that.
+    let bytes = obj
+        .downcast_ref::<Lazy>()
+        .and_then(|l| match l.parts.response_type {
+            ResponseType::None => None,
+            _ => l.parts.body.clone(),
+        });
+    let Some(bytes) = bytes else {
+        return Err(JsNativeError::error()
+            .with_message("the body is null so we can't transform it to JSON - this likely was because of a request error getting the response")
+            .into());
+    };
+    let unparsable = |e: serde_json::Error| {
+        JsNativeError::syntax().with_message(format!(
+            "cannot parse json due to an error at line {}, character {}: {e}",
+            e.line(),
+            e.column()
+        ))
+    };
+    match args.first().filter(|s| !s.is_undefined()) {
+        Some(sel) => {
+            let sel = sel.to_string(ctx)?.to_std_string_escaped();
+            Ok(json::path::select(&bytes, &sel, ctx)
+                .map_err(unparsable)?
+                .unwrap_or_default())
+        }
+        // The whole document goes straight from the bytes to JS values, with objects of
+        // equal keys sharing a shape (no intermediate serde_json::Value).
+        None => json::parse::from_slice(&bytes, ctx).map_err(|e| unparsable(e).into()),
+    }
+}
+
+/// The response body parsed as HTML, with the response's final URL as the page URL.
+fn document(this: &JsValue, ctx: &mut Context) -> JsResult<Rc<html::Doc>> {
+    let Some(obj) = this.as_object() else {
+        return Err(JsNativeError::typ()
+            .with_message("html() must be called on a response")
+            .into());
+    };
+    let body = obj
+        .downcast_ref::<Lazy>()
+        .and_then(|l| match l.parts.response_type {
+            ResponseType::None => None,
+            _ => l.parts.body.clone(),
+        });
+    let Some(body) = body else {
+        return Err(JsNativeError::error()
+            .with_message("the body is null so we can't parse it as HTML - this likely was because of a request error getting the response")
+            .into());
+    };
+    let url = obj
+        .get(js_string!("url"), ctx)?
+        .to_string(ctx)?
+        .to_std_string_escaped();
+    Ok(Rc::new(html::Doc::parse(
+        &String::from_utf8_lossy(&body),
+        url,
+    )))
+}
+
+/// `Response.html([selector])`.
+fn html(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let sel = html::document_selection(doc, ctx);
+    match args.first().filter(|s| !s.is_undefined()) {
+        Some(selector) => {
+            let obj = sel.as_object().expect("a selection is an object");
+            let find = obj.get(js_string!("find"), ctx)?;
+            let find = find.as_callable().expect("selections have find()");
+            find.call(&sel, std::slice::from_ref(selector), ctx)
+        }
+        None => Ok(sel),
+    }
+}
+
+/// Performs `nav` like `http.request` would, with the `params` of the options.
+fn navigate(
+    http: &Http,
+    nav: html::Navigation,
+    opts: Option<&JsObject>,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let params = crate::modules::args::prop(opts, "params", ctx)?;
+    let url = JsValue::from(JsString::from(nav.url));
+    super::request::send(
+        http,
+        ctx,
+        nav.method,
+        Some(&url),
+        nav.body.as_ref(),
+        params.as_ref(),
+    )
+}
+
+/// `Response.submitForm({formSelector, fields, submitSelector, submitSelectorAttribute,
+/// params})`.
+fn submit_form(
+    http: &Rc<Http>,
+    this: &JsValue,
+    args: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let opts = args.first().and_then(JsValue::as_object);
+    let nav = html::submit_form(&doc, opts.as_ref(), ctx)?;
+    navigate(http, nav, opts.as_ref(), ctx)
+}
+
+/// `Response.clickLink({selector, params})`.
+fn click_link(
+    http: &Rc<Http>,
+    this: &JsValue,
+    args: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let doc = document(this, ctx)?;
+    let opts = args.first().and_then(JsValue::as_object);
+    let nav = html::click_link(&doc, opts.as_ref(), ctx)?;
+    navigate(http, nav, opts.as_ref(), ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_ocsp_warning;
+
+    #[test]
+    fn the_ocsp_warning_is_once_per_run() {
+        let (a, b) = (crate::test_js::shared(), crate::test_js::shared());
+        assert!(first_ocsp_warning(&a));
+        assert!(!first_ocsp_warning(&a), "once per run");
+        assert!(first_ocsp_warning(&b), "another run warns again");
+    }
+}

@@ -1,0 +1,71 @@
+//! Building a k6 module as a synthetic ES module: a default export object holding the same
+//! values as the named exports.
+
+use boa_engine::module::SyntheticModuleInitializer;
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::Attribute;
+use boa_engine::{js_string, Context, JsObject, JsString, Module, NativeFunction};
+
+/// A native function exported by a module.
+pub(crate) type Export = (&'static str, usize, NativeFunction);
+
+pub(crate) fn synthetic(exports: Vec<Export>, ctx: &mut Context) -> Module {
+    synthetic_with(&[], exports, ctx)
+}
+
+/// A module exporting string `constants` first, then the native functions `exports`.
+pub(crate) fn synthetic_with(
+    constants: &[(&str, &str)],
+    exports: Vec<Export>,
+    ctx: &mut Context,
+) -> Module {
+    let realm = ctx.realm().clone();
+    let mut init = ObjectInitializer::new(ctx);
+    let mut names = Vec::with_capacity(constants.len() + exports.len());
+    for (name, value) in constants {
+        let name = JsString::from(*name);
+        init.property(name.clone(), JsString::from(*value), Attribute::all());
+        names.push(name);
+    }
+    for (name, len, f) in exports {
+        let name = JsString::from(name);
+        // Exports named like classes (`http.CookieJar`) are called with `new`.
+        let constructor = name
+            .to_std_string_escaped()
+            .starts_with(|c: char| c.is_ascii_uppercase());
+        let func = FunctionObjectBuilder::new(&realm, f)
+            .name(name.clone())
+            .length(len)
+            .constructor(constructor)
+            .build();
+        // Enumerable, as in k6: `Object.keys(http)` lists the module's functions.
+        init.property(name.clone(), func, Attribute::all());
+        names.push(name);
+    }
+    let object = init.build();
+    from_object(object, names, ctx)
+}
+
+/// A module whose default export is `object` and whose named exports are its properties
+/// `names`.
+pub(crate) fn from_object(object: JsObject, names: Vec<JsString>, ctx: &mut Context) -> Module {
+    let mut all = Vec::with_capacity(names.len() + 1);
+    all.push(js_string!("default"));
+    all.extend(names.iter().cloned());
+    Module::synthetic(
+        &all,
+        SyntheticModuleInitializer::from_copy_closure_with_captures(
+            |module, (object, names), ctx| {
+                module.set_export(&js_string!("default"), object.clone().into())?;
+                for name in names {
+                    module.set_export(name, object.get(name.clone(), ctx)?)?;
+                }
+                Ok(())
+            },
+            (object, names),
+        ),
+        None,
+        None,
+        ctx,
+    )
+}

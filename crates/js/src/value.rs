@@ -1,0 +1,59 @@
+//! Leaf helpers on JS values that natives everywhere use: plain objects and their data
+//! properties, `ArrayBuffer`s, and the uncatchable errors that unwind a VU's script.
+
+use boa_engine::error::{EngineError, PanicError};
+use boa_engine::object::builtins::JsArrayBuffer;
+use boa_engine::object::ObjectInitializer;
+use boa_engine::property::{PropertyDescriptor, PropertyKey};
+use boa_engine::{Context, JsError, JsObject, JsResult, JsValue};
+
+const INTERRUPTED: &str = "rk6: iteration interrupted";
+const ABORTED: &str = "rk6: test aborted: ";
+
+/// The uncatchable error natives return to unwind an interrupted iteration.
+pub(crate) fn interrupted_error() -> JsError {
+    EngineError::Panic(PanicError::new(INTERRUPTED)).into()
+}
+
+/// The uncatchable error `exec.test.abort(reason)` unwinds the script with.
+pub(crate) fn aborted_error(reason: &str) -> JsError {
+    EngineError::Panic(PanicError::new(format!("{ABORTED}{reason}"))).into()
+}
+
+/// Whether `err` is the error of an interrupted iteration.
+pub(crate) fn is_interrupted(err: &JsError) -> bool {
+    matches!(err.as_engine(), Some(EngineError::Panic(p)) if p.message() == INTERRUPTED)
+}
+
+/// The reason given to `exec.test.abort`, if `err` is that abort.
+pub(crate) fn abort_reason(err: &JsError) -> Option<&str> {
+    match err.as_engine() {
+        Some(EngineError::Panic(p)) => p.message().strip_prefix(ABORTED),
+        _ => None,
+    }
+}
+
+/// Makes an `ArrayBuffer` holding `bytes`.
+pub(crate) fn array_buffer(bytes: &[u8], ctx: &mut Context) -> JsResult<JsValue> {
+    let block = boa_engine::object::builtins::AlignedVec::from_iter(0, bytes.iter().copied());
+    Ok(JsArrayBuffer::from_byte_block(block, ctx)?.into())
+}
+
+/// Sets a plain writable, enumerable data property on an object the host just made (no
+/// setters or frozen objects to honour, so the full `[[DefineOwnProperty]]` is not needed).
+pub(crate) fn define(obj: &JsObject, key: impl Into<PropertyKey>, value: impl Into<JsValue>) {
+    obj.insert_property(
+        key,
+        PropertyDescriptor::builder()
+            .value(value)
+            .writable(true)
+            .enumerable(true)
+            .configurable(true),
+    );
+}
+
+/// A new ordinary object. Boa's `JsObject::with_object_proto` gives each object a unique
+/// shape, which is slow to build; objects from `ObjectInitializer` share shapes.
+pub(crate) fn plain_object(ctx: &mut Context) -> JsObject {
+    ObjectInitializer::new(ctx).build()
+}

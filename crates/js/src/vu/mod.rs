@@ -1,0 +1,90 @@
+//! The scheduler's view of a JS VU: a [`Runtime`] inside its coroutine.
+
+pub(crate) mod globals;
+pub(crate) mod lifecycle;
+pub(crate) mod loader;
+pub(crate) mod require;
+pub(crate) mod runtime;
+
+use std::sync::Arc;
+
+use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory};
+use tokio_util::sync::CancellationToken;
+
+use crate::host::coroutine::CoCell;
+use crate::shared::Shared;
+use crate::vu::runtime::Runtime;
+
+/// Creates JS VUs on worker threads.
+pub struct JsVuFactory {
+    shared: Arc<Shared>,
+}
+
+impl JsVuFactory {
+    /// A factory for VUs of the test described by `shared`.
+    pub fn new(shared: Arc<Shared>) -> Self {
+        JsVuFactory { shared }
+    }
+}
+
+impl VuFactory for JsVuFactory {
+    type Vu = JsVu;
+
+    fn create(&self, id: u64) -> Result<JsVu, String> {
+        let runtime = Runtime::init(id, self.shared.clone()).map_err(|e| e.message)?;
+        JsVu::new(runtime).map_err(|e| format!("cannot allocate a VU stack: {e}"))
+    }
+}
+
+/// A VU running k6 JavaScript.
+pub struct JsVu {
+    cell: CoCell<Runtime>,
+    iterations: u64,
+}
+
+impl JsVu {
+    pub(crate) fn new(runtime: Runtime) -> std::io::Result<JsVu> {
+        let cell = CoCell::new(runtime, |rt, suspender| {
+            *rt.host.suspender.borrow_mut() = Some(suspender);
+        })?;
+        crate::host::gc_pacing::vu_added();
+        Ok(JsVu {
+            cell,
+            iterations: 0,
+        })
+    }
+
+    /// Runs `f` on the runtime inside the coroutine (blocking calls allowed).
+    pub(crate) async fn with<R: 'static>(
+        &mut self,
+        interrupt: Option<CancellationToken>,
+        f: impl FnOnce(&mut Runtime) -> R + 'static,
+    ) -> R {
+        self.cell.run(interrupt, f).await
+    }
+}
+
+impl Vu for JsVu {
+    fn run_iteration(
+        &mut self,
+        it: Iteration,
+    ) -> impl std::future::Future<Output = IterationOutcome> + '_ {
+        let n = self.iterations;
+        self.iterations += 1;
+        let interrupt = it.interrupt.clone();
+        async move {
+            let out = self
+                .cell
+                .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
+                .await;
+            crate::host::gc_pacing::collect_if_due();
+            out
+        }
+    }
+}
+
+impl Drop for JsVu {
+    fn drop(&mut self) {
+        crate::host::gc_pacing::vu_removed();
+    }
+}
