@@ -10,7 +10,7 @@
 //! [mdn]: https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Statements/export
 
 use crate::{
-    lexer::{TokenKind, token::ContainsEscapeSequence},
+    lexer::{Token, TokenKind, token::ContainsEscapeSequence},
     parser::{
         Error, OrAbrupt, ParseResult, TokenParser,
         cursor::Cursor,
@@ -166,6 +166,7 @@ where
             TokenKind::Keyword((Keyword::Default, false)) => {
                 cursor.advance(interner);
 
+                let async_function = is_async_function(cursor, interner)?;
                 let tok = cursor.peek(0, interner).or_abrupt()?;
 
                 match tok.kind() {
@@ -183,7 +184,7 @@ where
                             )
                         }
                     }
-                    TokenKind::Keyword((Keyword::Async, false)) => {
+                    TokenKind::Keyword((Keyword::Async, false)) if async_function => {
                         let next_token = cursor.peek(2, interner).or_abrupt()?;
                         if next_token.kind() == &TokenKind::Punctuator(Punctuator::Mul) {
                             AstExportDeclaration::DefaultAsyncGeneratorDeclaration(
@@ -221,6 +222,38 @@ where
 
         Ok(export_clause)
     }
+}
+
+/// Whether the cursor is at `async [no LineTerminator here] function`, the only way
+/// `export default async` starts a declaration; otherwise (`async () => {}`, `async x => x`,
+/// `async` alone) it starts the `AssignmentExpression` form.
+///
+/// More information:
+///  - [ECMAScript specification][spec]
+///
+/// [spec]: https://tc39.es/ecma262/#prod-ExportDeclaration
+fn is_async_function<R>(cursor: &mut Cursor<R>, interner: &mut Interner) -> ParseResult<bool>
+where
+    R: ReadChar,
+{
+    if !matches!(
+        cursor.peek(0, interner)?.map(Token::kind),
+        Some(TokenKind::Keyword((Keyword::Async, false)))
+    ) {
+        return Ok(false);
+    }
+    // Peeking without skipping line terminators, a line break before `async` is a token too.
+    let after_async = if cursor.peek_is_line_terminator(0, interner)? == Some(true) {
+        2
+    } else {
+        1
+    };
+    Ok(matches!(
+        cursor
+            .peek_no_skip_line_term(after_async, interner)?
+            .map(Token::kind),
+        Some(TokenKind::Keyword((Keyword::Function, _)))
+    ))
 }
 
 /// Parses a named export list.

@@ -1,7 +1,7 @@
 use crate::parser::tests::{check_invalid_script, check_module_parser, check_script_parser};
 use crate::{Parser, Source};
 use boa_ast::{
-    Declaration, ModuleItem, Span, Statement,
+    Declaration, Expression, ModuleItem, Span, Statement,
     declaration::{
         ExportDeclaration, ExportSpecifier, ImportAttribute, ImportDeclaration, ImportKind,
         LexicalDeclaration, ModuleSpecifier, ReExportKind, VarDeclaration, Variable,
@@ -898,4 +898,79 @@ fn await_using_valid_identifiers() {
         "Failed to parse await using with multiple bindings: {:?}",
         result.err()
     );
+}
+
+/// Parses `js` as a module and returns its items.
+fn module_items(js: &str) -> Result<Box<[ModuleItem]>, crate::Error> {
+    Parser::new(Source::from_bytes(js))
+        .parse_module(
+            &boa_ast::scope::Scope::new_global(),
+            &mut Interner::default(),
+        )
+        .map(|module| module.items().items().into())
+}
+
+/// Checks that `export default async` followed by anything but `function` on the same line
+/// is the `AssignmentExpression` form: async arrow functions, and `async` itself.
+#[test]
+fn export_default_async_arrow_function() {
+    for js in [
+        "export default async () => 1;",
+        "export default async () => { await 1; }",
+        "export default async x => x;",
+        "export default async (a, b) => a + b",
+        "export default async ({ a = 1 } = {}) => a",
+        "export default async (a,\n b) => a",
+    ] {
+        let items = module_items(js).unwrap_or_else(|e| panic!("{js}: {e}"));
+        assert!(
+            matches!(
+                &*items,
+                [ModuleItem::ExportDeclaration(export)]
+                    if matches!(
+                        &**export,
+                        ExportDeclaration::DefaultAssignmentExpression(
+                            Expression::AsyncArrowFunction(_)
+                        )
+                    )
+            ),
+            "{js}: {items:?}"
+        );
+    }
+
+    let items = module_items("let async = 1;\nexport default async\nfunction f() {}").unwrap();
+    assert!(
+        matches!(
+            &*items,
+            [
+                ModuleItem::StatementListItem(_),
+                ModuleItem::ExportDeclaration(export),
+                ModuleItem::StatementListItem(_),
+            ] if matches!(
+                &**export,
+                ExportDeclaration::DefaultAssignmentExpression(Expression::Identifier(_))
+            )
+        ),
+        "{items:?}"
+    );
+
+    // An async arrow function's parameters must be on the line of `async`.
+    assert!(module_items("export default async\n(a) => a;").is_err());
+}
+
+/// Checks that `export default async function` is still a declaration.
+#[test]
+fn export_default_async_function_declaration() {
+    let items = module_items("export default async function () {}").unwrap();
+    assert!(matches!(
+        &*items,
+        [ModuleItem::ExportDeclaration(export)]
+            if matches!(&**export, ExportDeclaration::DefaultAsyncFunctionDeclaration(_))
+    ));
+    let items = module_items("export default async function* g() {}").unwrap();
+    assert!(matches!(
+        &*items,
+        [ModuleItem::ExportDeclaration(export)]
+            if matches!(&**export, ExportDeclaration::DefaultAsyncGeneratorDeclaration(_))
+    ));
 }
