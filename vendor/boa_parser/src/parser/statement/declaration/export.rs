@@ -109,11 +109,14 @@ where
             TokenKind::Punctuator(Punctuator::OpenBlock) => {
                 let names = NamedExports.parse(cursor, interner)?;
 
-                let next = cursor.peek(0, interner).or_abrupt()?;
-
+                // The module may end right after the list (`export { a, b }`): that is the
+                // local form, ended by automatic semicolon insertion.
                 if matches!(
-                    next.kind(),
-                    TokenKind::IdentifierName((Sym::FROM, ContainsEscapeSequence(false)))
+                    cursor.peek(0, interner)?.map(Token::kind),
+                    Some(TokenKind::IdentifierName((
+                        Sym::FROM,
+                        ContainsEscapeSequence(false)
+                    )))
                 ) {
                     let specifier =
                         FromClause::new("export declaration").parse(cursor, interner)?;

@@ -974,3 +974,35 @@ fn export_default_async_function_declaration() {
             if matches!(&**export, ExportDeclaration::DefaultAsyncGeneratorDeclaration(_))
     ));
 }
+
+/// Checks that a named export list can end the module without a semicolon.
+#[test]
+fn export_list_at_end_of_module() {
+    for (js, exported) in [
+        ("const a = 1, b = 2;\nexport { a, b }", 2),
+        ("const a = 1;\nexport { a as default }\n", 1),
+        ("const a = 1;\nexport { a } // the end", 1),
+        ("const a = 1;\nexport { a as 'a name' }", 1),
+        ("export {}", 0),
+    ] {
+        let items = module_items(js).unwrap_or_else(|e| panic!("{js:?}: {e}"));
+        assert!(
+            matches!(
+                items.last(),
+                Some(ModuleItem::ExportDeclaration(export))
+                    if matches!(&**export, ExportDeclaration::List(names) if names.len() == exported)
+            ),
+            "{js:?}: {items:?}"
+        );
+    }
+
+    let items = module_items(r#"export { a } from "./a.js""#).unwrap();
+    assert!(matches!(
+        &*items,
+        [ModuleItem::ExportDeclaration(export)]
+            if matches!(&**export, ExportDeclaration::ReExport { kind: ReExportKind::Named { .. }, .. })
+    ));
+
+    // Without a line break or the end of input, the semicolon is still required.
+    assert!(module_items("const a = 1; export { a } a").is_err());
+}
