@@ -11,7 +11,9 @@ use boa_ast::{
             binary::{ArithmeticOp, BitwiseOp, LogicalOp, RelationalOp},
         },
     },
-    function::{AsyncArrowFunction, FormalParameter, FormalParameterList, FunctionBody},
+    function::{
+        ArrowFunction, AsyncArrowFunction, FormalParameter, FormalParameterList, FunctionBody,
+    },
 };
 use boa_interner::{Interner, Sym};
 use boa_macros::utf16;
@@ -1196,6 +1198,72 @@ fn parse_async_arrow_function_named_of() {
                 )
                 .into(),
             )
+            .into(),
+        ],
+        interner,
+    );
+}
+
+/// Checks that `async => …` is an arrow function whose parameter is named `async`.
+#[test]
+fn parse_arrow_function_with_parameter_named_async() {
+    let interner = &mut Interner::default();
+    check_script_parser(
+        "async => {}",
+        vec![
+            Statement::Expression(
+                ArrowFunction::new(
+                    None,
+                    FormalParameterList::from_parameters(vec![FormalParameter::new(
+                        Variable::from_identifier(
+                            Identifier::new(
+                                interner.get_or_intern_static("async", utf16!("async")),
+                                Span::new((1, 1), (1, 6)),
+                            ),
+                            None,
+                        ),
+                        false,
+                    )]),
+                    FunctionBody::new(StatementList::default(), Span::new((1, 10), (1, 12))),
+                    LinearSpan::new(LinearPosition::default(), LinearPosition::default()),
+                    Span::new((1, 1), (1, 12)),
+                )
+                .into(),
+            )
+            .into(),
+        ],
+        interner,
+    );
+
+    // No line terminator is allowed between the parameter and `=>`.
+    check_invalid_script("async\n=> {}");
+}
+
+/// Checks that a `/` after the identifier `async` divides instead of starting a regex.
+#[test]
+fn check_async_identifier_divided() {
+    let interner = &mut Interner::default();
+    check_script_parser(
+        "a = async / 2",
+        vec![
+            Statement::Expression(Expression::from(Assign::new(
+                AssignOp::Assign,
+                Identifier::new(
+                    interner.get_or_intern_static("a", utf16!("a")),
+                    Span::new((1, 1), (1, 2)),
+                )
+                .into(),
+                Binary::new(
+                    ArithmeticOp::Div.into(),
+                    Identifier::new(
+                        interner.get_or_intern_static("async", utf16!("async")),
+                        Span::new((1, 5), (1, 10)),
+                    )
+                    .into(),
+                    Literal::new(2, Span::new((1, 13), (1, 14))).into(),
+                )
+                .into(),
+            )))
             .into(),
         ],
         interner,

@@ -118,11 +118,23 @@ where
             }
             //  AsyncArrowFunction[?In, ?Yield, ?Await]
             TokenKind::Keyword((Keyword::Async, false)) => {
+                // What follows `async` is never a regular expression: `async / 2` divides.
+                cursor.set_goal(InputElement::Div);
+
                 let skip_n = if cursor.peek_is_line_terminator(0, interner).or_abrupt()? {
                     2
                 } else {
                     1
                 };
+
+                // `async => …` is an ordinary arrow function with a parameter named `async`.
+                if let Some(tok) = cursor.peek_no_skip_line_term(skip_n, interner)?
+                    && tok.kind() == &TokenKind::Punctuator(Punctuator::Arrow)
+                {
+                    return ArrowFunction::new(self.allow_in, self.allow_yield, self.allow_await)
+                        .parse(cursor, interner)
+                        .map(Expression::ArrowFunction);
+                }
 
                 let peek_1 = cursor.peek(1, interner).or_abrupt()?.kind().clone();
                 if !cursor
