@@ -1,6 +1,8 @@
 //! Script ergonomics: TypeScript, `require()`, remote modules from a local cache,
 //! `rk6 inspect`, `rk6 new`, `--console-output`, and guards against stack-overflowing scripts.
 
+mod parser_gaps;
+
 use serde_json::Value;
 
 use crate::support::TestServer;
