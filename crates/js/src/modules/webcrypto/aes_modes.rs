@@ -1,4 +1,4 @@
-//! AES-GCM, AES-CBC and AES-CTR as WebCrypto defines their parameters.
+//! AES-GCM, AES-CBC, AES-CTR and AES-KW as WebCrypto defines their parameters.
 
 use aes::cipher::consts::{U12, U13, U14, U15, U16};
 use aes::cipher::{BlockCipher, BlockEncrypt, BlockSizeUser, KeyInit};
@@ -203,6 +203,40 @@ where
     Ok(out)
 }
 
+/// AES-KW (RFC 3394): wraps key data of a multiple of 8 bytes, at least 16.
+pub(crate) fn kw(dir: Direction, key: &[u8], data: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    if !data.len().is_multiple_of(8) || data.len() < 16 + usize::from(dir == Direction::Decrypt) * 8
+    {
+        return Err(op_error(format!(
+            "AES-KW needs a multiple of 8 bytes, at least {}, not {}",
+            16 + usize::from(dir == Direction::Decrypt) * 8,
+            data.len()
+        )));
+    }
+    by_key!(key, kw_with, dir, data)
+}
+
+fn kw_with<C>(key: &[u8], dir: Direction, data: &[u8]) -> Result<Vec<u8>, CryptoError>
+where
+    aes_kw::Kek<C>: for<'a> TryFrom<&'a [u8]>,
+    C: aes::cipher::KeySizeUser
+        + KeyInit
+        + BlockCipher
+        + BlockSizeUser<BlockSize = U16>
+        + BlockEncrypt
+        + aes::cipher::BlockDecrypt,
+{
+    let kek = aes_kw::Kek::<C>::try_from(key).map_err(|_| op_error("invalid AES key length"))?;
+    match dir {
+        Direction::Encrypt => kek
+            .wrap_vec(data)
+            .map_err(|e| op_error(format!("AES-KW wrapping failed: {e}"))),
+        Direction::Decrypt => kek
+            .unwrap_vec(data)
+            .map_err(|_| op_error("AES-KW unwrapping failed: the integrity check failed")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,5 +343,35 @@ mod tests {
         assert!(ctr(&key, &counter, 1, &[0u8; 32]).is_ok());
         assert!(ctr(&key, &counter, 1, &[0u8; 33]).is_err());
         assert!(ctr(&key, &counter, 0, &data).is_err());
+    }
+
+    // RFC 3394 §4.1 and §4.6: 128 bits of key data under 128- and 256-bit KEKs.
+    #[test]
+    fn kw_rfc3394() {
+        let data = h("00112233445566778899AABBCCDDEEFF");
+        let kek = h("000102030405060708090A0B0C0D0E0F");
+        let wrapped = kw(Direction::Encrypt, &kek, &data).unwrap();
+        assert_eq!(
+            hex::encode(&wrapped),
+            "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"
+        );
+        assert_eq!(kw(Direction::Decrypt, &kek, &wrapped).unwrap(), data);
+        let kek = h("000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F");
+        let data = h("00112233445566778899AABBCCDDEEFF000102030405060708090A0B0C0D0E0F");
+        assert_eq!(
+            hex::encode(kw(Direction::Encrypt, &kek, &data).unwrap()),
+            "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21"
+        );
+        let mut bad = wrapped;
+        bad[3] ^= 1;
+        let e = kw(
+            Direction::Decrypt,
+            &h("000102030405060708090A0B0C0D0E0F"),
+            &bad,
+        )
+        .unwrap_err();
+        assert_eq!(e.name, ErrorName::Operation);
+        let e = kw(Direction::Encrypt, &[0u8; 16], &[0u8; 12]).unwrap_err();
+        assert_eq!(e.name, ErrorName::Operation);
     }
 }

@@ -53,6 +53,16 @@ impl Hash {
         self.digest_algorithm().digest(Some(key), data)
     }
 
+    /// The digest's length in bytes.
+    pub(crate) fn output_len(self) -> usize {
+        match self {
+            Hash::Sha1 => 20,
+            Hash::Sha256 => 32,
+            Hash::Sha384 => 48,
+            Hash::Sha512 => 64,
+        }
+    }
+
     /// The hash's block size in bits: the default length of a generated HMAC key.
     pub(crate) fn block_bits(self) -> usize {
         match self {
@@ -78,6 +88,7 @@ pub(crate) enum AesMode {
     Gcm,
     Cbc,
     Ctr,
+    Kw,
 }
 
 impl AesMode {
@@ -87,6 +98,7 @@ impl AesMode {
             AesMode::Gcm => "AES-GCM",
             AesMode::Cbc => "AES-CBC",
             AesMode::Ctr => "AES-CTR",
+            AesMode::Kw => "AES-KW",
         }
     }
 
@@ -96,8 +108,101 @@ impl AesMode {
             AesMode::Gcm => "GCM",
             AesMode::Cbc => "CBC",
             AesMode::Ctr => "CTR",
+            AesMode::Kw => "KW",
         };
         format!("A{bits}{suffix}")
+    }
+}
+
+/// The elliptic-curve algorithms: one key type, two uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EcKind {
+    Ecdsa,
+    Ecdh,
+}
+
+impl EcKind {
+    /// The canonical algorithm name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            EcKind::Ecdsa => "ECDSA",
+            EcKind::Ecdh => "ECDH",
+        }
+    }
+}
+
+/// The RSA algorithms: one key type, three paddings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RsaScheme {
+    Pkcs1,
+    Pss,
+    Oaep,
+}
+
+impl RsaScheme {
+    /// The canonical algorithm name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RsaScheme::Pkcs1 => "RSASSA-PKCS1-v1_5",
+            RsaScheme::Pss => "RSA-PSS",
+            RsaScheme::Oaep => "RSA-OAEP",
+        }
+    }
+
+    /// The JWK `alg` of a key of this scheme hashing with `hash` (RFC 7518).
+    pub(crate) fn jwk_alg(self, hash: Hash) -> &'static str {
+        match (self, hash) {
+            (RsaScheme::Pkcs1, Hash::Sha1) => "RS1",
+            (RsaScheme::Pkcs1, Hash::Sha256) => "RS256",
+            (RsaScheme::Pkcs1, Hash::Sha384) => "RS384",
+            (RsaScheme::Pkcs1, Hash::Sha512) => "RS512",
+            (RsaScheme::Pss, Hash::Sha1) => "PS1",
+            (RsaScheme::Pss, Hash::Sha256) => "PS256",
+            (RsaScheme::Pss, Hash::Sha384) => "PS384",
+            (RsaScheme::Pss, Hash::Sha512) => "PS512",
+            (RsaScheme::Oaep, Hash::Sha1) => "RSA-OAEP",
+            (RsaScheme::Oaep, Hash::Sha256) => "RSA-OAEP-256",
+            (RsaScheme::Oaep, Hash::Sha384) => "RSA-OAEP-384",
+            (RsaScheme::Oaep, Hash::Sha512) => "RSA-OAEP-512",
+        }
+    }
+}
+
+/// The NIST curves of WebCrypto.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Curve {
+    P256,
+    P384,
+    P521,
+}
+
+impl Curve {
+    /// Parses a `namedCurve` (case-sensitive, as in WebCrypto and k6).
+    pub(crate) fn from_name(name: &str) -> Option<Curve> {
+        Some(match name {
+            "P-256" => Curve::P256,
+            "P-384" => Curve::P384,
+            "P-521" => Curve::P521,
+            _ => return None,
+        })
+    }
+
+    /// The curve's name, as in `namedCurve` and a JWK's `crv`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Curve::P256 => "P-256",
+            Curve::P384 => "P-384",
+            Curve::P521 => "P-521",
+        }
+    }
+
+    /// The size of a coordinate or scalar in bytes.
+    pub(crate) fn field_len(self) -> usize {
+        match self {
+            Curve::P256 => 32,
+            Curve::P384 => 48,
+            Curve::P521 => 66,
+        }
     }
 }
 
@@ -107,6 +212,8 @@ pub(crate) enum Name {
     Digest(Hash),
     Hmac,
     Aes(AesMode),
+    Ec(EcKind),
+    Rsa(RsaScheme),
 }
 
 impl Name {
@@ -116,6 +223,8 @@ impl Name {
             Name::Digest(h) => h.name(),
             Name::Hmac => "HMAC",
             Name::Aes(m) => m.name(),
+            Name::Ec(k) => k.name(),
+            Name::Rsa(s) => s.name(),
         }
     }
 
@@ -129,6 +238,12 @@ impl Name {
             "AES-GCM" => Name::Aes(AesMode::Gcm),
             "AES-CBC" => Name::Aes(AesMode::Cbc),
             "AES-CTR" => Name::Aes(AesMode::Ctr),
+            "AES-KW" => Name::Aes(AesMode::Kw),
+            "ECDSA" => Name::Ec(EcKind::Ecdsa),
+            "ECDH" => Name::Ec(EcKind::Ecdh),
+            "RSASSA-PKCS1-V1_5" => Name::Rsa(RsaScheme::Pkcs1),
+            "RSA-PSS" => Name::Rsa(RsaScheme::Pss),
+            "RSA-OAEP" => Name::Rsa(RsaScheme::Oaep),
             _ => return Err(unsupported(name, op)),
         })
     }
@@ -149,35 +264,94 @@ pub(crate) enum KeyAlgorithm {
     Hmac { hash: Hash, length: usize },
     /// An AES key; `length` in bits.
     Aes { mode: AesMode, length: usize },
+    /// An ECDSA or ECDH key.
+    Ec { kind: EcKind, curve: Curve },
+    /// An RSA key; the hash is fixed when the key is made, as in WebCrypto.
+    Rsa {
+        scheme: RsaScheme,
+        hash: Hash,
+        modulus_length: usize,
+        public_exponent: u64,
+    },
 }
 
 impl KeyAlgorithm {
     /// The algorithm's canonical name.
     pub(crate) fn name(self) -> &'static str {
+        self.as_name().as_str()
+    }
+
+    /// The algorithm name this key answers to.
+    pub(crate) fn as_name(self) -> Name {
         match self {
-            KeyAlgorithm::Hmac { .. } => "HMAC",
-            KeyAlgorithm::Aes { mode, .. } => mode.name(),
+            KeyAlgorithm::Hmac { .. } => Name::Hmac,
+            KeyAlgorithm::Aes { mode, .. } => Name::Aes(mode),
+            KeyAlgorithm::Ec { kind, .. } => Name::Ec(kind),
+            KeyAlgorithm::Rsa { scheme, .. } => Name::Rsa(scheme),
         }
     }
 
-    /// The JWK `alg` member for this key.
+    /// The JWK `alg` member for a secret key of this algorithm.
     pub(crate) fn jwk_alg(self) -> String {
         match self {
             KeyAlgorithm::Hmac { hash, .. } => hash.jwk_hmac().to_string(),
             KeyAlgorithm::Aes { mode, length } => mode.jwk(length),
+            KeyAlgorithm::Rsa { scheme, hash, .. } => scheme.jwk_alg(hash).to_string(),
+            KeyAlgorithm::Ec { curve, .. } => match curve {
+                Curve::P256 => "ES256".into(),
+                Curve::P384 => "ES384".into(),
+                Curve::P521 => "ES512".into(),
+            },
         }
     }
 
-    /// The usages a key of this algorithm may have.
+    /// The usages a secret key of this algorithm may have; for a key pair, those of
+    /// either half (see [`KeyAlgorithm::pair_usages`]).
     pub(crate) fn allowed_usages(self) -> &'static [Usage] {
         match self {
             KeyAlgorithm::Hmac { .. } => &[Usage::Sign, Usage::Verify],
+            // k6 refuses encrypt/decrypt for AES-KW, as WebCrypto does.
+            KeyAlgorithm::Aes {
+                mode: AesMode::Kw, ..
+            } => &[Usage::WrapKey, Usage::UnwrapKey],
             KeyAlgorithm::Aes { .. } => &[
                 Usage::Encrypt,
                 Usage::Decrypt,
                 Usage::WrapKey,
                 Usage::UnwrapKey,
             ],
+            KeyAlgorithm::Ec {
+                kind: EcKind::Ecdsa,
+                ..
+            }
+            | KeyAlgorithm::Rsa {
+                scheme: RsaScheme::Pkcs1 | RsaScheme::Pss,
+                ..
+            } => &[Usage::Sign, Usage::Verify],
+            KeyAlgorithm::Ec {
+                kind: EcKind::Ecdh, ..
+            } => &[Usage::DeriveKey, Usage::DeriveBits],
+            KeyAlgorithm::Rsa {
+                scheme: RsaScheme::Oaep,
+                ..
+            } => &[
+                Usage::Encrypt,
+                Usage::Decrypt,
+                Usage::WrapKey,
+                Usage::UnwrapKey,
+            ],
+        }
+    }
+
+    /// The usages the private and the public half of a generated key pair may keep.
+    pub(crate) fn pair_usages(self) -> (&'static [Usage], &'static [Usage]) {
+        match self.allowed_usages() {
+            [Usage::Sign, Usage::Verify] => (&[Usage::Sign], &[Usage::Verify]),
+            [Usage::DeriveKey, Usage::DeriveBits] => (&[Usage::DeriveKey, Usage::DeriveBits], &[]),
+            _ => (
+                &[Usage::Decrypt, Usage::UnwrapKey],
+                &[Usage::Encrypt, Usage::WrapKey],
+            ),
         }
     }
 }
