@@ -18,6 +18,7 @@ use crate::{rk6, Dir};
 mod h2;
 mod tags;
 mod tls;
+mod webcrypto;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
 fn k6() -> Option<String> {
