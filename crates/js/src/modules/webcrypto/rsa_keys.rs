@@ -292,7 +292,7 @@ impl RsaKey {
     }
 
     /// Whether `signature` is an RSA-PSS signature of `data` with a salt of `salt_len`
-    /// bytes. A `salt_len` of 0 accepts any salt length, as k6 does (Go's "auto").
+    /// bytes. A `salt_len` of 0 accepts any salt length (k6 rejects 0 outright).
     pub(crate) fn verify_pss(
         &self,
         hash: Hash,
