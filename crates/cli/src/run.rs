@@ -374,7 +374,9 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     let flow = Flow {
         paused: options.paused.unwrap_or(false),
         no_setup: options.no_setup.unwrap_or(false),
-        no_teardown: options.no_teardown.unwrap_or(false),
+        // k6 skips a teardown the script does not export, so its timeout cannot fire.
+        no_teardown: options.no_teardown.unwrap_or(false)
+            || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
     };
 
