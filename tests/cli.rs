@@ -8,7 +8,7 @@ mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
-mod module_loading;
+pub(crate) mod module_loading;
 mod net_options;
 mod parity;
 mod prometheus;

@@ -78,7 +78,7 @@ pub(crate) const CJS_FIXTURES: &[(&str, &str)] = &[
     ),
 ];
 
-const CJS_MAIN: &str = r#"import { check } from 'k6';
+pub(crate) const CJS_MAIN: &str = r#"import { check } from 'k6';
 import * as plain from './lib/plain.js';
 import plainDefault, { a, b, nope } from './lib/plain.js';
 import fn, { extra } from './lib/fn.js';
@@ -144,36 +144,18 @@ fn the_entry_script_may_be_commonjs() {
     assert_all_pass(&run, &export, 3.0);
 }
 
-#[test]
-fn import_and_require_share_one_instance_with_node_cycles_and_cached_failures() {
-    let dir = Dir::new("cjs-shared");
-    dir.write(
-        "lib/counted.js",
-        "globalThis.runs = (globalThis.runs || 0) + 1;\nexports.id = {};\n",
-    );
-    dir.write(
-        "lib/other.js",
-        "import * as c from './counted.js';\nexport const viaOther = c.id;\n",
-    );
-    dir.write(
-        "lib/a.js",
-        "exports.a1 = 1;\nconst b = require('./b.js');\nexports.a2 = 2;\nexports.bSaw = b.saw;\n",
-    );
-    dir.write(
-        "lib/b.js",
-        "exports.saw = JSON.stringify(require('./a.js'));\n",
-    );
-    dir.write(
-        "lib/throws.js",
-        "globalThis.tries = (globalThis.tries || 0) + 1;\nthrow new Error('boom ' + globalThis.tries);\n",
-    );
-    dir.write(
-        "lib/esm.js",
-        "export const kind = 'esm';\nexport default 3;\n",
-    );
-    dir.write(
-        "main.js",
-        r#"import { check } from 'k6';
+/// The files of the shared-instance test, written by us.
+pub(crate) const SHARED_FILES: &[(&str, &str)] = &[
+    ("lib/counted.js", "globalThis.runs = (globalThis.runs || 0) + 1;\nexports.id = {};\n"),
+    ("lib/other.js", "import * as c from './counted.js';\nexport const viaOther = c.id;\n"),
+    ("lib/a.js", "exports.a1 = 1;\nconst b = require('./b.js');\nexports.a2 = 2;\nexports.bSaw = b.saw;\n"),
+    ("lib/b.js", "exports.saw = JSON.stringify(require('./a.js'));\n"),
+    ("lib/throws.js", "globalThis.tries = (globalThis.tries || 0) + 1;\nthrow new Error('boom ' + globalThis.tries);\n"),
+    ("lib/esm.js", "export const kind = 'esm';\nexport default 3;\n"),
+];
+
+/// Its entry script.
+pub(crate) const SHARED_MAIN: &str = r#"import { check } from 'k6';
 import * as http from 'k6/http';
 import counted from './lib/counted.js';
 import * as countedNs from './lib/counted.js';
@@ -208,8 +190,15 @@ export default function () {
     'require outside the init stage': () => inDefault.includes('only available in the init stage'),
   });
 }
-"#,
-    );
+"#;
+
+#[test]
+fn import_and_require_share_one_instance_with_node_cycles_and_cached_failures() {
+    let dir = Dir::new("cjs-shared");
+    for (name, body) in SHARED_FILES {
+        dir.write(name, body);
+    }
+    dir.write("main.js", SHARED_MAIN);
     let (run, export) = run_in(&dir, "main.js", &[]);
     assert_all_pass(&run, &export, 8.0);
 }
