@@ -46,7 +46,10 @@ fn assert_all_pass(run: &Run, export: &Value, passes: f64) {
 
 /// CommonJS files of every shape k6 meets on jslib.k6.io, written by us.
 pub(crate) const CJS_FIXTURES: &[(&str, &str)] = &[
-    ("lib/plain.js", "exports.a = 1;\nexports.b = function () { return 2; };\n"),
+    (
+        "lib/plain.js",
+        "exports.a = 1;\nexports.b = function () { return 2; };\nObject.defineProperty(exports, 'hidden', { value: 5, enumerable: false });\n",
+    ),
     (
         "lib/fn.js",
         "module.exports = function () { return 'fn'; };\nmodule.exports.extra = 3;\n",
@@ -80,7 +83,7 @@ pub(crate) const CJS_FIXTURES: &[(&str, &str)] = &[
 
 pub(crate) const CJS_MAIN: &str = r#"import { check } from 'k6';
 import * as plain from './lib/plain.js';
-import plainDefault, { a, b, nope } from './lib/plain.js';
+import plainDefault, { a, b, nope, hidden } from './lib/plain.js';
 import fn, { extra } from './lib/fn.js';
 import * as fnNs from './lib/fn.js';
 import webpack, { helper } from './lib/webpack.js';
@@ -100,6 +103,7 @@ export default function () {
     'default import is module.exports': () => plainDefault.a === 1 && typeof plainDefault.b === 'function',
     'named imports read the exports': () => a === 1 && b() === 2,
     'a missing named import is undefined': () => nope === undefined,
+    'a named import reads a property the key list lacks': () => hidden === 5 && plain.hidden === undefined,
     'module.exports = function with properties': () => fn() === 'fn' && extra === 3 && JSON.stringify(Object.keys(fnNs)) === '["extra"]',
     'webpack bundle: the default is the exports object': () => webpack.helper() === 'w' && webpack.__esModule === true && helper() === 'w',
     'babel output: exports.default is the default': () => babel() === 'dflt' && named === 'n' && JSON.stringify(Object.keys(babelNs)) === '["default","named"]',
@@ -122,7 +126,7 @@ fn commonjs_files_imported_with_import_behave_as_in_k6() {
     }
     dir.write("main.js", CJS_MAIN);
     let (run, export) = run_in(&dir, "main.js", &[]);
-    assert_all_pass(&run, &export, 11.0);
+    assert_all_pass(&run, &export, 12.0);
 }
 
 #[test]
@@ -286,7 +290,7 @@ fn load_errors_have_k6s_texts_and_exit_codes() {
             ("lib.js", "export const a = 1;\n"),
             (
                 "main.js",
-                "let why = '';\nimport('./lib.js').catch((e) => { why = e.message; });\nexport default function () { if (why !== 'dynamic modules not enabled in the host program') throw new Error('import() resolved: ' + why); }\nexport const options = { iterations: 1 };\nexport function handleSummary() { return { stdout: why }; }\n",
+                "let why = '';\nimport('./lib.js').catch((e) => { why = String(e); });\nexport default function () { if (why !== 'dynamic modules not enabled in the host program') throw new Error('import() resolved: ' + why); }\nexport const options = { iterations: 1 };\nexport function handleSummary() { return { stdout: why }; }\n",
             ),
         ],
     );

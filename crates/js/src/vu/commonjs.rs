@@ -82,7 +82,7 @@ impl CommonJs {
     fn run(&self, module: &JsObject, program: &Program, ctx: &mut Context) -> JsResult<JsObject> {
         let source = program
             .source(&self.loc, &self.loc.url())
-            .map_err(crate::vu::loader::native)?;
+            .map_err(|e| crate::vu::loader::native(e, ctx))?;
         let exports = plain_object(ctx);
         define(module, js_string!("exports"), exports.clone());
         let wrapped = wrap(&source.code);

@@ -69,10 +69,8 @@ pub(crate) fn install(
 /// own parameters of those names) reading either throws, `typeof` included.
 fn install_commonjs_traps(ctx: &mut Context) -> JsResult<()> {
     for name in ["module", "exports"] {
-        let getter = NativeFunction::from_copy_closure(move |_, _, _| {
-            Err(JsNativeError::error()
-                .with_message(format!("you are trying to access identifier \"{name}\", this likely is due to mixing ECMAScript Modules (ESM) and CommonJS syntax. This isn't supported in the JavaScript standard, please use only one or the other"))
-                .into())
+        let getter = NativeFunction::from_copy_closure(move |_, _, ctx| {
+            Err(crate::value::go_error(format!("you are trying to access identifier \"{name}\", this likely is due to mixing ECMAScript Modules (ESM) and CommonJS syntax. This isn't supported in the JavaScript standard, please use only one or the other"), ctx))
         })
         .to_js_function(ctx.realm());
         ctx.global_object().define_property_or_throw(

@@ -21,7 +21,7 @@ use crate::script::classify::Kind;
 use crate::script::location::{resolve, Location, Target};
 use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 use crate::script::typescript::PositionMap;
-use crate::value::{define, plain_object};
+use crate::value::{define, go_error, plain_object};
 use crate::vu::commonjs::CommonJs;
 
 /// k6 1.1.0 has no dynamic `import()`: the promise rejects with this.
@@ -99,7 +99,7 @@ impl Loader {
         if let Some(r) = self.files.borrow().get(loc) {
             return Ok(r.clone());
         }
-        let source = self.program.source(loc, spec).map_err(native)?;
+        let source = self.program.source(loc, spec).map_err(|e| native(e, ctx))?;
         let record = match source.kind {
             Kind::Esm { .. } => {
                 let path = loc.boa_path();
@@ -127,7 +127,7 @@ impl Loader {
 
     /// The module an `import` of `spec` from `base` links to.
     fn import(&self, spec: &str, base: &Location, ctx: &mut Context) -> JsResult<Module> {
-        match resolve(spec, base).map_err(resolve_error)? {
+        match resolve(spec, base).map_err(|m| resolve_error(m, ctx))? {
             Target::Builtin(name) => self.builtin(&name, ctx),
             Target::File(loc) => match self.record(&loc, spec, ctx)? {
                 Record::Esm(module) => {
@@ -147,7 +147,7 @@ impl Loader {
         base: &Location,
         ctx: &mut Context,
     ) -> JsResult<JsValue> {
-        match resolve(spec, base).map_err(resolve_error)? {
+        match resolve(spec, base).map_err(|m| resolve_error(m, ctx))? {
             Target::Builtin(name) => self.require_builtin(&name, ctx).map(JsValue::from),
             Target::File(loc) => match self.record(&loc, spec, ctx)? {
                 Record::CommonJs(c) => c.exports(&self.program, ctx).map(JsValue::from),
@@ -171,6 +171,9 @@ impl Loader {
         let namespace = module.namespace(ctx);
         let exports = plain_object(ctx);
         for name in namespace.own_property_keys(ctx)? {
+            if name.to_string() == "default" {
+                continue;
+            }
             let value = namespace.get(name.clone(), ctx)?;
             define(&exports, name, value);
         }
@@ -248,23 +251,21 @@ pub(crate) fn caller(ctx: &Context, program: &Program) -> Location {
         .unwrap_or_else(|| program.main_location())
 }
 
-fn resolve_error(message: String) -> JsError {
-    JsNativeError::error().with_message(message).into()
+fn resolve_error(message: String, ctx: &mut Context) -> JsError {
+    go_error(message, ctx)
 }
 
-/// A load failure as the JS error the importer sees; syntax errors keep their kind so the
-/// run ends with the syntax-error exit code.
-pub(crate) fn native(e: ScriptError) -> JsError {
-    let err = if e.kind == ScriptErrorKind::Syntax {
+/// A load failure as the JS error the importer sees: a syntax error keeps its kind (the
+/// run ends with the syntax-error exit code), a file that cannot be had is k6's GoError.
+pub(crate) fn native(e: ScriptError, ctx: &mut Context) -> JsError {
+    if e.kind == ScriptErrorKind::Syntax {
         let msg = e
             .message
             .strip_prefix("SyntaxError: ")
             .unwrap_or(&e.message);
-        JsNativeError::syntax().with_message(msg.to_string())
-    } else {
-        JsNativeError::typ().with_message(e.message)
-    };
-    err.into()
+        return JsNativeError::syntax().with_message(msg.to_string()).into();
+    }
+    go_error(e.message, ctx)
 }
 
 /// A Boa parse error (`… at line L, col C`) as k6 shows it: `file:///path:L:C: …`.
@@ -291,9 +292,8 @@ impl ModuleLoader for Loader {
     ) -> impl std::future::Future<Output = JsResult<Module>> {
         let spec = request.specifier().to_std_string_escaped();
         let result = if self.is_dynamic(&spec, &referrer) {
-            Err(JsNativeError::error()
-                .with_message(NO_DYNAMIC_IMPORT)
-                .into())
+            // k6 rejects with the bare message (a string, not an Error).
+            Err(JsError::from_opaque(js_string!(NO_DYNAMIC_IMPORT).into()))
         } else {
             let base = referrer
                 .path()
@@ -328,7 +328,7 @@ impl ModuleLoader for Loader {
                     let base = Location::from_boa_path(std::path::Path::new(
                         &base.to_std_string_escaped(),
                     ));
-                    let url = match resolve(&spec, &base).map_err(resolve_error)? {
+                    let url = match resolve(&spec, &base).map_err(|m| resolve_error(m, ctx))? {
                         Target::Builtin(name) => name,
                         Target::File(loc) => loc.url(),
                     };

@@ -5,6 +5,7 @@ use boa_engine::property::Attribute;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
 
 use crate::host::{Host, Phase};
+use crate::value::go_error;
 use crate::vu::loader::{caller, Loader};
 
 /// Installs the global `require`.
@@ -22,9 +23,7 @@ pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
 fn require(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let host = Host::of(ctx);
     if host.phase.get() != Phase::Init {
-        return Err(JsNativeError::error()
-            .with_message("the \"require\" function is only available in the init stage (i.e. the global scope), see https://grafana.com/docs/k6/latest/using-k6/test-lifecycle/ for more information")
-            .into());
+        return Err(go_error("the \"require\" function is only available in the init stage (i.e. the global scope), see https://grafana.com/docs/k6/latest/using-k6/test-lifecycle/ for more information", ctx));
     }
     let spec = args
         .first()
@@ -33,9 +32,10 @@ fn require(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
         .to_string(ctx)?
         .to_std_string_escaped();
     if spec.is_empty() {
-        return Err(JsNativeError::error()
-            .with_message("require() can't be used with an empty specifier")
-            .into());
+        return Err(go_error(
+            "require() can't be used with an empty specifier",
+            ctx,
+        ));
     }
     let loader = ctx
         .downcast_module_loader::<Loader>()
