@@ -86,6 +86,7 @@ impl RunError {
     fn of_script(e: &ScriptError) -> RunError {
         match e.kind {
             ScriptErrorKind::Aborted => RunError::new(ExitCode::ScriptAborted, e.message.clone()),
+            ScriptErrorKind::Load => RunError::new(ExitCode::Failure, e.message.clone()),
             _ => RunError {
                 code: ExitCode::ScriptException,
                 message: e.message.clone(),

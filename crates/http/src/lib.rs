@@ -80,6 +80,7 @@ mod timing_io;
 mod tls;
 mod tls_auth;
 mod tls_suites;
+pub mod trust;
 
 use std::net::SocketAddr;
 use std::time::Duration;
