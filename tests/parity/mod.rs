@@ -2,6 +2,7 @@
 //! exit codes, check counts per group and threshold verdicts must agree.
 
 mod http_faults;
+mod modules;
 mod net_rules;
 mod options;
 
