@@ -195,7 +195,7 @@ fn unsupported_k6_modules_say_what_to_use() {
     let dir = Dir::new("unsupported-modules");
     for (spec, hint) in [
         ("k6/browser", "browser tests need k6"),
-        ("k6/crypto/x509", "run such scripts with k6"),
+        ("k6/crypto/x509", "certificate parsing is not planned yet"),
         ("k6/net/grpc", "gRPC tests need k6"),
         ("k6/ws", "WebSocket tests need k6"),
         ("k6/experimental/websockets", "WebSocket tests need k6"),

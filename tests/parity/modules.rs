@@ -51,7 +51,8 @@ fn fs_agrees_with_k6() {
 import { open, SeekMode } from 'k6/experimental/fs';
 import * as fsm from 'k6/experimental/fs';
 const file = await open('data.txt');
-see('seekmode', SeekMode);
+// k6 builds SeekMode from a Go map: its key order varies from run to run.
+see('seekmode', Object.entries(SeekMode).sort());
 see('keys', Object.keys(file));
 see('path', file.path.endsWith('/data.txt'));
 see('stat', await file.stat());
@@ -293,4 +294,113 @@ fn removed_and_unknown_modules_fail_like_k6() {
             "{spec}: exit codes differ"
         );
     }
+}
+
+/// A checkout page like the ones load tests scrape (WooCommerce-style), for `k6/html`.
+const CHECKOUT_PAGE: &str = r#"<!DOCTYPE html>
+<html lang="en-GB"><head><title>Checkout</title><meta name="csrf" content="tok-123"></head>
+<body class="woocommerce-checkout page">
+<ul id="menu"><li id="m1" class="item first">Home</li><li id="m2" class="item">Shop</li><li id="m3" class="item">Cart</li><li id="m4" class="item last">Checkout</li></ul>
+<form id="checkout" name="checkout" action="/checkout">
+  <fieldset id="fs" disabled><legend id="lg">Billing <input id="in-legend"></legend><input id="in-fs" name="a"></fieldset>
+  <input id="email" type="email" name="billing_email" data-x="Foo-bar">
+  <input id="terms" type="checkbox" name="terms" checked>
+  <input id="radio" type="RADIO" name="r">
+  <input type="hidden" name="woocommerce-process-checkout-nonce" value="n0nce">
+  <select id="country"><option id="o1" value="GB" selected>UK</option><option id="o2" value="FR">France</option></select>
+  <textarea id="notes"></textarea>
+  <button id="place" type="submit" class="button alt" disabled>Place order</button>
+  <p id="empty1">  </p><p id="empty2"><!-- c --></p><p id="full">Total: <b id="total">£12.50</b> incl. VAT</p>
+</form>
+<div id="links"><a id="a1" href="/cart">View cart</a><a id="a2">No href</a><span id="s1" lang="fr">Bonjour</span></div>
+<table id="cart"><tr><td class="product-name">Hoodie</td><td class="product-total"><span class="amount">£10.00</span></td></tr>
+<tr><td class="product-name">Cap</td><td class="product-total"><span class="amount">£2.50</span></td></tr></table>
+</body></html>"#;
+
+#[test]
+fn html_selectors_agree_with_k6() {
+    let selectors = [
+        "button:contains('PLACE order')",
+        "p:containsOwn('incl. vat')",
+        "p:containsOwn('12.50')",
+        ":contains('Hoodie')",
+        "li:matches(^(Shop|Cart)$)",
+        "p:matchesOwn(Total)",
+        "form:has(button[type=submit])",
+        "tr:has(td:contains('Cap')) .amount",
+        "fieldset:haschild(legend)",
+        ":input",
+        "p:empty",
+        ":root",
+        "a:link",
+        "span:lang(fr), b:lang(en)",
+        ":checked",
+        "input:disabled",
+        "input:enabled",
+        "a:hover",
+        "li:nth-child(2n+1)",
+        "li:nth-child(even)",
+        "li:nth-child(odd)",
+        "li:nth-last-child(1)",
+        "li:nth-child(-n+2)",
+        "p:nth-of-type(2)",
+        "p:nth-last-of-type(1)",
+        "option:first-of-type, option:last-of-type",
+        "b:only-child, legend:only-of-type",
+        "li:not(.first, :last-child)",
+        "input:not([type]):not(fieldset > *)",
+        "input[name=terms]",
+        "li[class~=item][class~=last]",
+        "[data-x|=Foo]",
+        "[data-x|=foo i]",
+        "input[name^=bill]",
+        "input[name$=ms]",
+        "input[name*=ill]",
+        "input[type=radio i]",
+        "input[type=radio]",
+        "select > option[value!=GB]",
+        "input[name#=^(a|r)$]",
+        "#m1 + li",
+        "#m2 ~ li",
+        "body.woocommerce-checkout form#checkout > p b",
+        "UL LI.Item",
+        "UL LI#m1",
+        "input[name='woocommerce-process-checkout-nonce']",
+        "[[[",
+        "a:contains(",
+        "p::before",
+        "a:nope",
+        "li:nth-child(2x)",
+        ":is(a)",
+        "a,",
+        "",
+    ];
+    let list = serde_json::to_string(&selectors[..]).unwrap();
+    let page = serde_json::to_string(CHECKOUT_PAGE).unwrap();
+    observe_both(
+        "parity-html-selectors",
+        &[],
+        &format!(
+            r#"
+import {{ parseHTML }} from 'k6/html';
+const doc = parseHTML({page});
+const describe = (s) => s.toArray().map((e) => e.get(0).nodeType === 3 ? '#text:' + e.text().trim() : (e.attr('id') || e.get(0).nodeName()));
+for (const sel of {list}) {{
+  await fails('find ' + sel, () => describe(doc.find(sel)));
+}}
+for (const sel of ['li:contains(Shop)', '[[[', 'li:nth-child(odd)']) {{
+  const li = doc.find('li');
+  await fails('filter ' + sel, () => describe(li.filter(sel)));
+  await fails('not ' + sel, () => describe(li.not(sel)));
+  await fails('is ' + sel, () => li.is(sel));
+  await fails('closest ' + sel, () => describe(doc.find('#total').closest(sel)));
+}}
+await fails('nonce', () => doc.find('input[name="woocommerce-process-checkout-nonce"]').attr('value'));
+await fails('csrf', () => doc.find('meta[name=csrf]').attr('content'));
+await fails('amounts', () => doc.find('tr:has(.product-name:contains("hoodie")) .amount').text());
+await fails('querySelectorAll', () => doc.find('#checkout').get(0).querySelectorAll('input:checked, option:checked').length);
+await fails('matches', () => doc.find('#place').get(0).matches('button:disabled'));
+"#
+        ),
+    );
 }

@@ -1,6 +1,7 @@
 //! The run's secret sources (`--secret-source`, k6's syntax) and the redaction k6 applies
-//! to every log line once a secret was read: each value handed to the script (unless
-//! blank) is replaced by `***SECRET_REDACTED***` in log messages and fields.
+//! to every log line once a secret was read: each value handed to the script is replaced
+//! by `***SECRET_REDACTED***` in log messages and fields. An empty value is not redacted
+//! (k6 1.1.0 then puts the marker between every two characters of every line).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -116,7 +117,7 @@ impl Secrets {
             .get(source)
             .ok_or_else(|| GetError::UnknownSource(source.to_string()))?;
         let value = src.values.get(key).ok_or(GetError::NoValue)?.clone();
-        if !value.trim().is_empty() && !self.is_listed(&value) {
+        if !value.is_empty() && !self.is_listed(&value) {
             let _first = self.first_reads.lock().unwrap_or_else(|e| e.into_inner());
             if !self.is_listed(&value) {
                 self.read
@@ -313,15 +314,21 @@ mod tests {
 
     #[test]
     fn redacts_values_once_read() {
-        let s = flags(&["mock=a=s3cret,b=ab,blank=  ,c=s3"]).unwrap();
+        let s = flags(&["mock=a=s3cret,b=ab,empty=,c=s3"]).unwrap();
         assert_eq!(s.redact("s3cret here"), None, "nothing read yet");
         s.get("default", "a").unwrap();
-        s.get("default", "blank").unwrap();
+        s.get("default", "empty").unwrap();
         assert_eq!(
             s.redact("x s3crets3crets é").as_deref(),
             Some("x ***SECRET_REDACTED******SECRET_REDACTED***s é")
         );
-        assert_eq!(s.redact("  no"), None, "blank values are not redacted");
+        assert_eq!(s.redact("no"), None, "empty values are not redacted");
+        let blank = flags(&["mock=b=  "]).unwrap();
+        blank.get("default", "b").unwrap();
+        assert_eq!(
+            blank.redact("a  b").as_deref(),
+            Some("a***SECRET_REDACTED***b")
+        );
         s.get("default", "c").unwrap();
         // The first read secret wins where both match.
         assert_eq!(

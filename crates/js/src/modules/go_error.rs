@@ -17,6 +17,9 @@ pub(crate) fn go_error(message: &str, ctx: &mut Context) -> JsError {
         .with_message(message.to_string())
         .into_opaque(ctx);
     hidden(&obj, js_string!("name"), js_string!("GoError").into());
+    // k6's GoError carries the Go error as its one enumerable key.
+    let value = message_object(message, ctx);
+    define(&obj, js_string!("value"), value);
     JsError::from_opaque(obj.into())
 }
 

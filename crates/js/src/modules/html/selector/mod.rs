@@ -12,7 +12,8 @@ use ego_tree::NodeRef;
 use regex::Regex;
 use scraper::Node;
 
-pub(crate) use parser::ParseError;
+#[cfg(test)]
+use parser::ParseError;
 
 /// A compiled selector group; an unparsable one matches nothing.
 #[derive(Debug, Clone)]
@@ -112,6 +113,7 @@ type N<'a> = NodeRef<'a, Node>;
 
 impl Selector {
     /// Compiles `text`; `Err` says why it matches nothing.
+    #[cfg(test)]
     pub(crate) fn parse(text: &str) -> Result<Selector, ParseError> {
         parser::parse_group(text).map(|g| Selector(Some(g)))
     }
