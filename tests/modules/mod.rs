@@ -214,6 +214,18 @@ fn unsupported_k6_modules_say_what_to_use() {
         let want = format!("the module {spec} is not supported by rk6: {hint}");
         assert!(run.stderr.contains(&want), "{want} in {}", run.stderr);
     }
+    // k6 1.1.0 has no k6/websockets (a later k6 does): unknown there too.
+    let path = dir.write(
+        "w.js",
+        "import m from 'k6/websockets';\nexport default function () {}\n",
+    );
+    let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
+    run.assert_code(107);
+    assert!(
+        run.stderr.contains("unknown module: k6/websockets"),
+        "{}",
+        run.stderr
+    );
     let path = dir.write(
         "x.js",
         "import m from 'k6/x/sql';\nexport default function () {}\n",

@@ -264,38 +264,6 @@ export default async function () {
     }
 }
 
-#[test]
-fn removed_and_unknown_modules_fail_like_k6() {
-    let Some(bin) = k6() else { return };
-    let dir = Dir::new("parity-removed-modules");
-    for spec in [
-        "k6/experimental/browser",
-        "k6/experimental/timers",
-        "k6/experimental/webcrypto",
-        "k6/x/sql",
-        "k6/websockets",
-        "k6/nope",
-    ] {
-        let script = dir.write(
-            "m.js",
-            &format!("import m from '{spec}';\nexport default function () {{}}\n"),
-        );
-        let theirs = Command::new(&bin)
-            .args(["run", "-q", "--address", ""])
-            .arg(&script)
-            .env("K6_NO_USAGE_REPORT", "true")
-            .current_dir(&dir.0)
-            .output()
-            .expect("run k6");
-        let ours = rk6(&["run", "-q", script.to_str().unwrap()], &dir.0);
-        assert_eq!(
-            Some(ours.code),
-            theirs.status.code(),
-            "{spec}: exit codes differ"
-        );
-    }
-}
-
 /// A checkout page like the ones load tests scrape (WooCommerce-style), for `k6/html`.
 const CHECKOUT_PAGE: &str = r#"<!DOCTYPE html>
 <html lang="en-GB"><head><title>Checkout</title><meta name="csrf" content="tok-123"></head>
