@@ -9,6 +9,7 @@ pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
 pub(crate) mod module_loading;
+mod modules;
 mod net_options;
 mod parity;
 mod prometheus;

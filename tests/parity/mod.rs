@@ -3,6 +3,7 @@
 
 mod commonjs;
 mod http_faults;
+mod modules;
 mod net_rules;
 mod options;
 

@@ -133,6 +133,7 @@ impl From<ScriptError> for RunError {
 pub fn run(args: RunArgs) -> ExitCode {
     let mut logger = Logger::new(args.verbose);
     let result = open_console(&args, &mut logger)
+        .and_then(|()| open_secrets(&args, &mut logger))
         .and_then(|()| load(&args, logger))
         .and_then(|loaded| plan(&args, loaded, logger))
         .and_then(|plan| execute_and_report(&args, plan, logger));
@@ -158,6 +159,19 @@ fn open_console(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
         })?;
         logger.console = Some(file);
     }
+    Ok(())
+}
+
+/// `--secret-source`: the secrets `k6/secrets` reads and the logs redact. They live for the
+/// rest of the process, as the `Copy` logger every VU holds points at them.
+fn open_secrets(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
+    if args.secret_source.is_empty() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let secrets = rk6_js::secrets::Secrets::from_flags(&args.secret_source, &cwd)
+        .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
+    logger.secrets = Some(Box::leak(Box::new(secrets)));
     Ok(())
 }
 

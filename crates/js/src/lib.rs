@@ -23,6 +23,7 @@ mod modules;
 mod run_options;
 mod run_scoped;
 mod script;
+pub mod secrets;
 mod shared;
 #[cfg(test)]
 mod test_js;
