@@ -109,7 +109,7 @@ fn paths_in(code: &str) -> Vec<Vec<String>> {
     while i < bytes.len() {
         let starts = ["crate::", "super::", "self::"]
             .iter()
-            .find(|p| code[i..].starts_with(**p));
+            .find(|p| bytes[i..].starts_with(p.as_bytes()));
         let boundary = i == 0
             || !(bytes[i - 1].is_ascii_alphanumeric()
                 || bytes[i - 1] == b'_'
