@@ -29,4 +29,4 @@ pub use run::{initial_vu_ids, run, total_vus, RunEnd};
 pub use segment::{Segment, Stripe};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
-pub use vu::{Iteration, IterationOutcome, Vu, VuFactory};
+pub use vu::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
