@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod executor;
+pub mod fields;
 pub mod job;
 pub mod lag;
 pub mod pool;
