@@ -8,6 +8,7 @@ mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
+mod layering;
 mod net_options;
 mod parity;
 mod prometheus;
