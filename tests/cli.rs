@@ -8,6 +8,7 @@ mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
+mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;

@@ -60,9 +60,6 @@ const LATE_START_WARNING_MS: f64 = 10.0;
 
 const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(95)"];
 
-/// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
-pub const USER_AGENT: &str = concat!("rk6/", env!("CARGO_PKG_VERSION"));
-
 /// What ends a run with its own exit code: logged once, with k6's message and hint.
 pub(crate) struct RunError {
     code: ExitCode,
