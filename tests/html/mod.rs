@@ -281,3 +281,35 @@ fn html_script_agrees_with_k6() {
     let srv = PageServer::start();
     crate::parity::compare("html", &script(&srv.url("")));
 }
+
+/// cascadia's selectors in a script, as a checkout journey uses them; an invalid selector
+/// gives an empty selection instead of an exception, as in k6.
+#[test]
+fn cascadia_selectors_work_in_scripts() {
+    let dir = Dir::new("html-cascadia");
+    let (run, export) = run_export(
+        &dir,
+        r#"
+import { parseHTML } from 'k6/html';
+import { check } from 'k6';
+export const options = { iterations: 1 };
+const page = `<form><button type="submit" disabled>Place order</button><input type="checkbox" name="terms" checked>
+<table><tr><td class="name">Hoodie</td><td><span class="amount">£10.00</span></td></tr></table></form>`;
+export default function () {
+  const doc = parseHTML(page);
+  check(doc, {
+    'contains': (d) => d.find('button:contains("place ORDER")').size() === 1,
+    'has': (d) => d.find('tr:has(td:contains(Hoodie)) .amount').text() === '£10.00',
+    'checked': (d) => d.find('input:checked').attr('name') === 'terms',
+    'disabled': (d) => d.find('button:disabled').size() === 1,
+    'not equal': (d) => d.find('input[name!=terms]').size() === 0,
+    'invalid is empty': (d) => d.find('[[[').size() === 0,
+  });
+}
+"#,
+        &[],
+    );
+    run.assert_code(0);
+    assert_eq!(metric(&export, "checks")["fails"], 0, "{}", run.stderr);
+    assert_eq!(metric(&export, "checks")["passes"], 6, "{}", run.stderr);
+}

@@ -1,7 +1,9 @@
 //! Side-by-side runs of the same scripts under the real k6 (when installed) and rk6:
 //! exit codes, check counts per group and threshold verdicts must agree.
 
+mod commonjs;
 mod http_faults;
+mod modules;
 mod net_rules;
 mod options;
 
@@ -144,8 +146,20 @@ pub(crate) fn compare(name: &str, script: &str) {
 
 /// Like [`compare`], with `slack` allowed between the `http_reqs` and `iterations` counts.
 fn compare_within(name: &str, script: &str, slack: f64) {
+    compare_in(name, &[], script, slack);
+}
+
+/// Like [`compare`], with the files `files` (name, text) written beside the script.
+pub(crate) fn compare_with_files(name: &str, files: &[(&str, &str)], script: &str) {
+    compare_in(name, files, script, 0.0);
+}
+
+fn compare_in(name: &str, files: &[(&str, &str)], script: &str, slack: f64) {
     let Some(bin) = k6() else { return };
     let dir = Dir::new(name);
+    for (file, text) in files {
+        dir.write(file, text);
+    }
     let path = dir.write("script.js", script);
     let k6 = run_k6(&bin, &path, &dir);
     let rk6 = run_rk6(&path, &dir);

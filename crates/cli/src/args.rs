@@ -175,6 +175,10 @@ pub struct RunArgs {
     /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
     #[arg(long = "console-output", value_name = "FILE")]
     pub console_output: Option<PathBuf>,
+    /// A secret source for k6/secrets, repeatable: `mock=key=value,...` or
+    /// `file=path` (lines of key=value), each with optional `name=NAME` and `default`.
+    #[arg(long = "secret-source", value_name = "TYPE=CONFIG")]
+    pub secret_source: Vec<String>,
 }
 
 /// Flags of `rk6 demo`.

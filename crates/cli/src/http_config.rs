@@ -5,7 +5,8 @@ use rk6_js::log::{Level, Logger};
 use rk6_js::RunOptions;
 use rk6_options::{Options, OptionsError};
 
-use crate::run::USER_AGENT;
+/// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
+pub const USER_AGENT: &str = concat!("rk6/", env!("CARGO_PKG_VERSION"));
 
 /// Builds the client config; TLS warnings (what rk6 honours differently) are logged here.
 pub fn build(

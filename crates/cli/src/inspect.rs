@@ -47,7 +47,10 @@ fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, Stri
         })?;
         env.insert(k.to_string(), v.to_string());
     }
-    let script_failure = |e: rk6_js::ScriptError| (ExitCode::ScriptException, e.message);
+    let script_failure = |e: rk6_js::ScriptError| match e.kind {
+        rk6_js::ScriptErrorKind::Load => (ExitCode::Failure, e.message),
+        _ => (ExitCode::ScriptException, e.message),
+    };
     let program = Program::load(&args.script, env).map_err(script_failure)?;
     let init = read_init(program, Arc::new(Registry::new()), logger).map_err(script_failure)?;
     let script = script_layer(&init.options).map_err(|e| (e.code, e.message))?;

@@ -60,9 +60,6 @@ const LATE_START_WARNING_MS: f64 = 10.0;
 
 const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(95)"];
 
-/// The User-Agent rk6 sends unless told otherwise (k6's format, rk6's name).
-pub const USER_AGENT: &str = concat!("rk6/", env!("CARGO_PKG_VERSION"));
-
 /// What ends a run with its own exit code: logged once, with k6's message and hint.
 pub(crate) struct RunError {
     code: ExitCode,
@@ -86,6 +83,7 @@ impl RunError {
     fn of_script(e: &ScriptError) -> RunError {
         match e.kind {
             ScriptErrorKind::Aborted => RunError::new(ExitCode::ScriptAborted, e.message.clone()),
+            ScriptErrorKind::Load => RunError::new(ExitCode::Failure, e.message.clone()),
             _ => RunError {
                 code: ExitCode::ScriptException,
                 message: e.message.clone(),
@@ -132,6 +130,7 @@ impl From<ScriptError> for RunError {
 pub fn run(args: RunArgs) -> ExitCode {
     let mut logger = Logger::new(args.verbose);
     let result = open_console(&args, &mut logger)
+        .and_then(|()| open_secrets(&args, &mut logger))
         .and_then(|()| load(&args, logger))
         .and_then(|loaded| plan(&args, loaded, logger))
         .and_then(|plan| execute_and_report(&args, plan, logger));
@@ -157,6 +156,19 @@ fn open_console(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
         })?;
         logger.console = Some(file);
     }
+    Ok(())
+}
+
+/// `--secret-source`: the secrets `k6/secrets` reads and the logs redact. They live for the
+/// rest of the process, as the `Copy` logger every VU holds points at them.
+fn open_secrets(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
+    if args.secret_source.is_empty() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let secrets = rk6_js::secrets::Secrets::from_flags(&args.secret_source, &cwd)
+        .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
+    logger.secrets = Some(Box::leak(Box::new(secrets)));
     Ok(())
 }
 
@@ -374,7 +386,9 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     let flow = Flow {
         paused: options.paused.unwrap_or(false),
         no_setup: options.no_setup.unwrap_or(false),
-        no_teardown: options.no_teardown.unwrap_or(false),
+        // k6 skips a teardown the script does not export, so its timeout cannot fire.
+        no_teardown: options.no_teardown.unwrap_or(false)
+            || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
     };
 

@@ -12,6 +12,7 @@ use url::Url;
 
 use crate::auth::{self, Auth};
 use crate::body::{ReqBody, StreamMarks};
+use crate::config::ClientConfig;
 use crate::connect::connect;
 use crate::cookies::CookieJar;
 use crate::debug::{self, Dump, HttpDebug};
@@ -22,8 +23,8 @@ use crate::headers::{self, HeaderInputs};
 use crate::phases::Progress;
 use crate::pool::{Checkout, Conn, Pool, PoolKey};
 use crate::redirect::{self, HopRequest};
-use crate::tls;
-use crate::{ClientConfig, Hop, Request, Response, SharedJar};
+use crate::request::{Request, SharedJar};
+use crate::response::{Hop, Response};
 
 /// Largest body size trusted from `Content-Length` for preallocation.
 const MAX_PREALLOC: usize = 16 << 20;
@@ -135,7 +136,7 @@ impl Client {
     /// A client for one VU; the TLS config comes from (and is cached in) `config`.
     pub fn new(config: Arc<ClientConfig>) -> Self {
         Self {
-            tls: tls::client_tls(&config),
+            tls: config.rustls(),
             pool: Mutex::new(Pool::new(config.max_idle_per_host)),
             config,
             dns: tokio::sync::Mutex::default(),
@@ -222,9 +223,14 @@ impl Client {
             // Dumped before the hop's clock starts, so debugging does not add to `blocked`.
             let debug = self.config.http_debug;
             if debug != HttpDebug::Off {
-                if let Some(text) =
-                    debug::request_dump(&hop, &self.config, &lock(jar), &req.cookies)
-                {
+                let jar = lock(jar);
+                let inputs = HeaderInputs {
+                    user_agent: self.config.user_agent.as_deref(),
+                    jar: &jar,
+                    request_cookies: &req.cookies,
+                    close: self.config.no_connection_reuse,
+                };
+                if let Some(text) = debug::request_dump(&hop, inputs, debug) {
                     let hop = chain.hops.len();
                     chain.debug.push(Dump { hop, text });
                 }
@@ -270,7 +276,10 @@ impl Client {
                 let closes = proto != "HTTP/2.0" && wants_close(&parts.headers, parts.version);
                 let text = debug::response(
                     proto,
-                    &crate::status_text(status, parts.extensions.get::<hyper::ext::ReasonPhrase>()),
+                    &crate::response::status_text(
+                        status,
+                        parts.extensions.get::<hyper::ext::ReasonPhrase>(),
+                    ),
                     &parts.headers,
                     closes,
                     &body,

@@ -12,6 +12,7 @@ use rustls::pki_types::ServerName;
 use tokio::net::{TcpSocket, TcpStream};
 use url::Host;
 
+use crate::config::ClientConfig;
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError};
 use crate::phases::Progress;
@@ -19,7 +20,6 @@ use crate::pool::{Conn, PoolKey, Sender};
 use crate::target::resolve_target;
 use crate::timing_io::{IoStats, MeteredIo, Role};
 use crate::tls;
-use crate::ClientConfig;
 
 /// Opens a new connection for `key`, recording looking_up/connecting/tls_handshaking.
 pub(crate) async fn connect(
@@ -40,7 +40,14 @@ pub(crate) async fn connect(
     // new host wait for one answer instead of each asking.
     let addr = {
         let mut dns = dns.lock().await;
-        resolve_target(&host, key.port, config, &mut dns, &mut progress.looking_up).await?
+        resolve_target(
+            &host,
+            key.port,
+            &config.target_rules(),
+            &mut dns,
+            &mut progress.looking_up,
+        )
+        .await?
     };
 
     let t0 = Instant::now();

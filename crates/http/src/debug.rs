@@ -3,10 +3,8 @@
 
 use http::header::HeaderMap;
 
-use crate::cookies::CookieJar;
 use crate::headers::{build_request, canonical, HeaderInputs};
 use crate::redirect::HopRequest;
-use crate::ClientConfig;
 
 /// How much of each hop `httpDebug` dumps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,18 +32,11 @@ pub struct Dump {
 /// HTTP/2 requests); `None` if the request cannot be built (sending it fails the same way).
 pub(crate) fn request_dump(
     hop: &HopRequest,
-    config: &ClientConfig,
-    jar: &CookieJar,
-    request_cookies: &[(String, String)],
+    inputs: HeaderInputs<'_>,
+    level: HttpDebug,
 ) -> Option<Vec<u8>> {
-    let inputs = HeaderInputs {
-        user_agent: config.user_agent.as_deref(),
-        jar,
-        request_cookies,
-        close: config.no_connection_reuse,
-    };
     let req = build_request(hop, false, inputs).ok()?;
-    Some(request(&req, &hop.body, config.http_debug))
+    Some(request(&req, &hop.body, level))
 }
 
 /// The dump of a request as HTTP/1.1 text: Host, User-Agent and Content-Length first, the

@@ -21,7 +21,7 @@ use bytes::{Bytes, BytesMut};
 
 use crate::body::StreamMarks;
 use crate::timing_io::IoStats;
-use crate::Timings;
+use crate::timings::Timings;
 
 /// Everything recorded about the hop in flight; survives a timeout that drops the future.
 #[derive(Debug)]

@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use crate::dns::DnsCache;
+use crate::dns::{DnsCache, DnsOptions};
 use crate::error::{self, HttpError};
-use crate::ClientConfig;
 
 /// An invalid `hosts`, `blockHostnames` or `blacklistIPs` entry (k6's messages).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -244,12 +243,24 @@ enum Dest<'a> {
     Name(&'a str),
 }
 
+/// The rules that decide where a request connects, borrowed from the client's config.
+pub(crate) struct Rules<'a> {
+    /// `hosts`.
+    pub(crate) hosts: &'a HostOverrides,
+    /// `blockHostnames`.
+    pub(crate) block_hostnames: &'a HostnameBlocklist,
+    /// `blacklistIPs`.
+    pub(crate) blacklist_ips: &'a [Cidr],
+    /// `dns`.
+    pub(crate) dns: &'a DnsOptions,
+}
+
 /// Resolves the address to connect to for `host:port` (an IP literal or a name); time
 /// spent in DNS (cache included, overrides to an IP excluded) goes to `looking_up`.
 pub(crate) async fn resolve_target(
     host: &url::Host<String>,
     port: u16,
-    config: &ClientConfig,
+    config: &Rules<'_>,
     dns: &mut DnsCache,
     looking_up: &mut Duration,
 ) -> Result<SocketAddr, HttpError> {
@@ -284,7 +295,7 @@ pub(crate) async fn resolve_target(
         Dest::Name(name) => {
             // Like k6, a phase that fails counts 0: only completed steps are recorded.
             let t0 = Instant::now();
-            let ip = dns.resolve(name, port, &config.dns).await?;
+            let ip = dns.resolve(name, port, config.dns).await?;
             *looking_up = t0.elapsed();
             ip
         }
@@ -404,7 +415,7 @@ mod tests {
     }
 
     async fn go(
-        config: &ClientConfig,
+        config: &crate::ClientConfig,
         dns: &mut DnsCache,
         h: &str,
     ) -> Result<SocketAddr, HttpError> {
@@ -412,7 +423,7 @@ mod tests {
         resolve_target(
             &url::Host::parse(h).unwrap(),
             80,
-            config,
+            &config.target_rules(),
             dns,
             &mut looking_up,
         )
@@ -421,7 +432,7 @@ mod tests {
 
     #[tokio::test]
     async fn blocking_comes_before_overrides_and_blacklist_after() {
-        let mut config = ClientConfig::default();
+        let mut config = crate::ClientConfig::default();
         config.hosts.insert("both.test", "127.0.0.2").unwrap();
         config.hosts.insert("ok.test", "127.0.0.1:9").unwrap();
         config.block_hostnames.insert("both.test").unwrap();
@@ -437,17 +448,19 @@ mod tests {
 
     #[tokio::test]
     async fn ipv4_literals_are_overridden_and_overrides_to_ips_take_no_lookup_time() {
-        let mut config = ClientConfig::default();
+        let mut config = crate::ClientConfig::default();
         config.hosts.insert("127.0.0.3", "127.0.0.1").unwrap();
         config.hosts.insert("name.test", "localhost:81").unwrap();
         let mut dns = DnsCache::default();
         let mut looking_up = Duration::from_secs(9);
         let host = url::Host::parse("127.0.0.3").unwrap();
-        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        let addr =
+            resolve_target(&host, 80, &config.target_rules(), &mut dns, &mut looking_up).await;
         assert_eq!(addr.unwrap(), "127.0.0.1:80".parse().unwrap());
         assert_eq!(looking_up, Duration::from_secs(9), "no lookup, no time");
         let host = url::Host::parse("name.test").unwrap();
-        let addr = resolve_target(&host, 80, &config, &mut dns, &mut looking_up).await;
+        let addr =
+            resolve_target(&host, 80, &config.target_rules(), &mut dns, &mut looking_up).await;
         assert_eq!(addr.unwrap(), "127.0.0.1:81".parse().unwrap());
         assert!(
             looking_up < Duration::from_secs(9),

@@ -1,4 +1,5 @@
-//! The rustls client configuration, built once per [`ClientConfig`] and shared by every VU,
+//! The rustls client configuration, built once per [`ClientConfig`](crate::ClientConfig) and
+//! shared by every VU,
 //! and the validated TLS options behind it (`tlsVersion`, `tlsCipherSuites`, `tlsAuth`).
 //!
 //! # Session resumption: none, as in k6
@@ -28,7 +29,6 @@ use rustls::{
 pub use crate::tls_auth::ClientCertPem;
 use crate::tls_auth::ClientCerts;
 use crate::tls_suites::{self, Lookup};
-use crate::ClientConfig;
 
 /// A TLS protocol version by k6's name (`http.TLS_1_2` = `"tls1.2"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -203,7 +203,9 @@ impl TlsOptions {
             if spec.client_certs.iter().any(|c| !c.domains.is_empty()) {
                 warnings.push("tlsAuth domains do not choose the certificate, as in k6: a server that asks for one gets the first certificate it can accept".into());
             }
-            Some(Arc::new(ClientCerts::parse(&spec.client_certs, &provider)?))
+            let certs = ClientCerts::parse(&spec.client_certs, &provider)
+                .map_err(|(entry, why)| TlsOptionError::ClientCert(entry, why))?;
+            Some(Arc::new(certs))
         };
         Ok(Self {
             provider,
@@ -219,7 +221,8 @@ impl TlsOptions {
     }
 }
 
-/// Lazily built TLS configuration stored inside a [`ClientConfig`]; leave it at its default.
+/// Lazily built TLS configuration stored inside a [`ClientConfig`](crate::ClientConfig); leave
+/// it at its default.
 #[derive(Clone, Default)]
 pub struct TlsCache(OnceLock<Arc<rustls::ClientConfig>>);
 
@@ -233,22 +236,28 @@ impl fmt::Debug for TlsCache {
     }
 }
 
-/// Returns the shared rustls config for `config`, building it on first use.
-pub(crate) fn client_tls(config: &ClientConfig) -> Arc<rustls::ClientConfig> {
-    config
-        .tls_cache
-        .0
-        .get_or_init(|| Arc::new(build(config)))
-        .clone()
+impl TlsCache {
+    /// The cached config, built by `build` on first use.
+    pub(crate) fn get_or_init(
+        &self,
+        build: impl FnOnce() -> rustls::ClientConfig,
+    ) -> Arc<rustls::ClientConfig> {
+        self.0.get_or_init(|| Arc::new(build())).clone()
+    }
 }
 
-fn build(config: &ClientConfig) -> rustls::ClientConfig {
-    let opts = &config.tls;
+/// The rustls config for validated options `opts`; `insecure` trusts any certificate,
+/// otherwise the Mozilla roots and `extra_roots_pem` are trusted.
+pub(crate) fn build(
+    opts: &TlsOptions,
+    insecure: bool,
+    extra_roots_pem: &[Vec<u8>],
+) -> rustls::ClientConfig {
     let provider = opts.provider.clone();
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&opts.versions)
         .expect("TlsOptions::new checked these versions against these suites");
-    let wants_cert = if config.insecure_skip_tls_verify {
+    let wants_cert = if insecure {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(
@@ -257,7 +266,7 @@ fn build(config: &ClientConfig) -> rustls::ClientConfig {
     } else {
         let mut roots = RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for pem in &config.extra_root_certs_pem {
+        for pem in extra_roots_pem {
             // Unparsable extra roots are skipped: the contract keeps `Client::new` infallible,
             // and a missing root surfaces as error 1310 on the first request.
             for cert in CertificateDer::pem_slice_iter(pem).flatten() {
@@ -418,8 +427,8 @@ mod tests {
 
     #[test]
     fn built_config_never_resumes_and_offers_client_certs() {
-        let cfg = ClientConfig::default();
-        let tls = client_tls(&cfg);
+        let cfg = crate::ClientConfig::default();
+        let tls = cfg.rustls();
         assert!(!tls.client_auth_cert_resolver.has_certs());
         assert_eq!(
             format!("{:?}", tls.resumption),

@@ -16,8 +16,6 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::sign::CertifiedKey;
 use rustls::SignatureScheme;
 
-use crate::tls::TlsOptionError;
-
 /// One `tlsAuth` entry as the script gives it.
 #[derive(Clone, Debug, Default)]
 pub struct ClientCertPem {
@@ -43,15 +41,16 @@ struct Identity {
 pub(crate) struct ClientCerts(Vec<Identity>);
 
 impl ClientCerts {
-    /// Parses every entry; the first failure names the entry (1-based, as a user counts).
+    /// Parses every entry; the first failure gives the entry (1-based, as a user counts) and
+    /// what is wrong with it.
     pub(crate) fn parse(
         entries: &[ClientCertPem],
         provider: &CryptoProvider,
-    ) -> Result<Self, TlsOptionError> {
+    ) -> Result<Self, (usize, String)> {
         entries
             .iter()
             .enumerate()
-            .map(|(i, e)| parse_one(e, provider).map_err(|m| TlsOptionError::ClientCert(i + 1, m)))
+            .map(|(i, e)| parse_one(e, provider).map_err(|m| (i + 1, m)))
             .collect::<Result<Vec<_>, _>>()
             .map(Self)
     }
@@ -225,9 +224,8 @@ mod tests {
         let a = ca("CA");
         let good = leaf(&a, "ok");
         let msg = |e: ClientCertPem| {
-            ClientCerts::parse(&[good.clone(), e], &provider())
-                .unwrap_err()
-                .to_string()
+            let (entry, why) = ClientCerts::parse(&[good.clone(), e], &provider()).unwrap_err();
+            crate::tls::TlsOptionError::ClientCert(entry, why).to_string()
         };
         let no_cert = msg(ClientCertPem {
             cert: "x".into(),

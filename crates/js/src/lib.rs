@@ -11,18 +11,17 @@
 //! Folders, from the top: `vu` builds and runs VUs, `script` is the script as files,
 //! `modules` holds k6's modules, `host` is one VU as its natives see it (Host, event loop,
 //! tag context, sample buffer), `json` turns JSON text into JS values; the files here are
-//! leaves. They import downward only (`layering.rs` checks; `docs/architecture.md` lists the
-//! edges).
+//! leaves. They import downward only (`tests/layering` checks; `docs/architecture.md` lists
+//! the edges).
 
 mod host;
 mod json;
-#[cfg(test)]
-mod layering;
 pub mod log;
 mod modules;
 mod run_options;
 mod run_scoped;
 mod script;
+pub mod secrets;
 mod shared;
 #[cfg(test)]
 mod test_js;

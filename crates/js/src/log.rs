@@ -6,6 +6,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use crate::secrets::Secrets;
+
 /// Severity of a log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -37,6 +39,8 @@ pub struct Logger {
     pub verbose: bool,
     /// `--console-output`: the file console messages are appended to instead of stderr.
     pub console: Option<&'static ConsoleFile>,
+    /// `--secret-source`: the run's secrets, redacted from every line once read.
+    pub secrets: Option<&'static Secrets>,
 }
 
 /// A file receiving console output, shared by every VU.
@@ -61,6 +65,7 @@ impl Logger {
         Logger {
             verbose,
             console: None,
+            secrets: None,
         }
     }
 
@@ -73,6 +78,8 @@ impl Logger {
         if level == Level::Debug && !self.verbose {
             return;
         }
+        let redacted = self.redact(msg);
+        let msg = redacted.as_deref().unwrap_or(msg);
         let line = format_line(SystemTime::now(), level, msg, &[]);
         let mut f = file.0.lock().unwrap_or_else(|e| e.into_inner());
         let _ = f.write_all(line.as_bytes());
@@ -88,8 +95,32 @@ impl Logger {
         if level == Level::Debug && !self.verbose {
             return;
         }
-        let line = format_line_bytes(SystemTime::now(), level, msg, fields);
+        let line = match self.secrets.filter(|s| !s.is_empty()) {
+            None => format_line_bytes(SystemTime::now(), level, msg, fields),
+            Some(_) => {
+                // As k6's log hook: the message and every field, keys included.
+                let text = String::from_utf8_lossy(msg);
+                let msg = self.redact(&text).unwrap_or_else(|| text.into_owned());
+                let fields: Vec<(String, String)> = fields
+                    .iter()
+                    .map(|(k, v)| {
+                        let k = self.redact(k).unwrap_or_else(|| k.to_string());
+                        (k, self.redact(v).unwrap_or_else(|| v.to_string()))
+                    })
+                    .collect();
+                let fields: Vec<(&str, &str)> = fields
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                format_line_bytes(SystemTime::now(), level, msg.as_bytes(), &fields)
+            }
+        };
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    /// `text` with the secrets read so far replaced, `None` when nothing changes.
+    fn redact(&self, text: &str) -> Option<String> {
+        self.secrets.and_then(|s| s.redact(text))
     }
 }
 
@@ -193,6 +224,7 @@ mod tests {
         let quiet = Logger {
             verbose: false,
             console: Some(ConsoleFile::open(&path).unwrap()),
+            secrets: None,
         };
         quiet.console(Level::Info, "to the file");
         quiet.console(Level::Debug, "hidden");

@@ -5,7 +5,7 @@ use boa_engine::error::{EngineError, PanicError};
 use boa_engine::object::builtins::JsArrayBuffer;
 use boa_engine::object::ObjectInitializer;
 use boa_engine::property::{PropertyDescriptor, PropertyKey};
-use boa_engine::{Context, JsError, JsObject, JsResult, JsValue};
+use boa_engine::{js_string, Context, JsError, JsNativeError, JsObject, JsResult, JsValue};
 
 const INTERRUPTED: &str = "rk6: iteration interrupted";
 const ABORTED: &str = "rk6: test aborted: ";
@@ -56,4 +56,21 @@ pub(crate) fn define(obj: &JsObject, key: impl Into<PropertyKey>, value: impl In
 /// shape, which is slow to build; objects from `ObjectInitializer` share shapes.
 pub(crate) fn plain_object(ctx: &mut Context) -> JsObject {
     ObjectInitializer::new(ctx).build()
+}
+
+/// An error as k6 throws one that comes from Go: an `Error` named `GoError`, which scripts
+/// print as `GoError: message`.
+pub(crate) fn go_error(message: impl Into<String>, ctx: &mut Context) -> JsError {
+    let obj = JsNativeError::error()
+        .with_message(message.into())
+        .into_opaque(ctx);
+    obj.insert_property(
+        js_string!("name"),
+        PropertyDescriptor::builder()
+            .value(js_string!("GoError"))
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+    );
+    JsError::from_opaque(obj.into())
 }

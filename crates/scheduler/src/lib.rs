@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod executor;
+pub mod fields;
 pub mod job;
 pub mod lag;
 pub mod pool;
@@ -29,4 +30,4 @@ pub use run::{initial_vu_ids, run, total_vus, RunEnd};
 pub use segment::{Segment, Stripe};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
-pub use vu::{Iteration, IterationOutcome, Vu, VuFactory};
+pub use vu::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};

@@ -41,22 +41,17 @@ pub struct ThreadPool {
     lag: Arc<LagMonitor>,
 }
 
-/// The most VUs one worker holds: Boa's GC stops the whole thread, so its pause grows with the
-/// VUs on it (see docs/design/001-vu-execution-model.md).
-pub const VUS_PER_WORKER: u64 = 48;
-
-/// Worker threads get a big stack because Boa's parser is recursive.
-const WORKER_STACK: usize = 64 << 20;
-
 impl ThreadPool {
-    /// Starts enough workers for `vus` VUs and creates the VUs `initial` on them in parallel;
-    /// any other VU id is created on its worker the first time it is asked to run.
+    /// Starts the workers `vus` VUs need (the factory's [`WorkerProfile`](crate::vu::WorkerProfile)
+    /// sizes them) and creates the VUs `initial` on them in parallel; any other VU id is
+    /// created on its worker the first time it is asked to run.
     pub async fn start<F: VuFactory>(
         factory: Arc<F>,
         vus: u64,
         initial: &[u64],
     ) -> Result<ThreadPool, String> {
-        let count = vus.div_ceil(VUS_PER_WORKER).max(1) as usize;
+        let profile = factory.worker_profile();
+        let count = profile.workers_for(vus);
         let mut workers = Vec::with_capacity(count);
         let mut threads = Vec::with_capacity(count);
         let lag = Arc::new(LagMonitor::default());
@@ -66,7 +61,7 @@ impl ThreadPool {
             let lag = lag.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("rk6-worker-{w}"))
-                .stack_size(WORKER_STACK)
+                .stack_size(profile.stack_size)
                 .spawn(move || worker_main(factory, rx, lag))
                 .map_err(|e| format!("cannot start a worker thread: {e}"))?;
             workers.push(tx);
@@ -90,6 +85,11 @@ impl ThreadPool {
                 .map_err(|_| "a worker thread died while creating VUs".to_string())??;
         }
         Ok(pool)
+    }
+
+    /// How many worker threads hold the VUs.
+    pub fn workers(&self) -> usize {
+        self.workers.len()
     }
 
     /// How late the workers' event loops ran so far.
@@ -197,5 +197,63 @@ impl<F: VuFactory> Pool for LocalPool<F> {
             let _ = done.send(());
         });
         rx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::vu::{Iteration, IterationOutcome, Vu, WorkerProfile};
+
+    struct NoVu;
+
+    impl Vu for NoVu {
+        async fn run_iteration(&mut self, _: Iteration) -> IterationOutcome {
+            IterationOutcome::Completed
+        }
+    }
+
+    /// Records the thread each VU was created on.
+    struct Factory {
+        profile: WorkerProfile,
+        threads: Mutex<BTreeMap<u64, String>>,
+    }
+
+    impl VuFactory for Factory {
+        type Vu = NoVu;
+        fn create(&self, id: u64) -> Result<NoVu, String> {
+            let name = std::thread::current()
+                .name()
+                .unwrap_or_default()
+                .to_string();
+            self.threads.lock().unwrap().insert(id, name);
+            Ok(NoVu)
+        }
+        fn worker_profile(&self) -> WorkerProfile {
+            self.profile
+        }
+    }
+
+    #[tokio::test]
+    async fn the_factory_sizes_the_workers() {
+        let factory = Arc::new(Factory {
+            profile: WorkerProfile {
+                max_vus_per_worker: 2,
+                stack_size: 256 << 10,
+            },
+            threads: Mutex::default(),
+        });
+        let pool = ThreadPool::start(factory.clone(), 5, &[1, 2, 3, 4, 5])
+            .await
+            .unwrap();
+        assert_eq!(pool.workers(), 3, "5 VUs, at most 2 per worker");
+        pool.shutdown();
+        let threads = factory.threads.lock().unwrap().clone();
+        let expected: BTreeMap<u64, String> = [(1, 0), (2, 1), (3, 2), (4, 0), (5, 1)]
+            .map(|(vu, w)| (vu, format!("rk6-worker-{w}")))
+            .into();
+        assert_eq!(threads, expected, "VUs dealt round-robin over the workers");
     }
 }

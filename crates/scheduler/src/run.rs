@@ -206,7 +206,7 @@ mod tests {
     use crate::config::scenarios_from_options;
     use crate::config::tests::opts;
     use crate::pool::LocalPool;
-    use crate::vu::{Iteration, IterationOutcome, Vu, VuFactory};
+    use crate::vu::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
 
     /// A VU whose iteration is a sleep that honours interruption.
     struct FakeVu {
@@ -246,6 +246,13 @@ mod tests {
                 origin: self.origin,
                 id,
             })
+        }
+        fn worker_profile(&self) -> WorkerProfile {
+            // LocalPool ignores it: every fake VU lives on the test's thread.
+            WorkerProfile {
+                max_vus_per_worker: 1,
+                stack_size: 1 << 20,
+            }
         }
     }
 

@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::config::ConfigError;
+use crate::fields::ConfigError;
 
 /// The largest stripe rk6 builds; finer partitions are refused rather than allocated.
 const MAX_STRIPE: u64 = 1_000_000;

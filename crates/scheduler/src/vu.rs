@@ -45,10 +45,55 @@ pub trait Vu: 'static {
     ) -> impl Future<Output = IterationOutcome> + '_;
 }
 
+/// What a factory's VUs need from the worker threads that hold them. The scheduler knows
+/// nothing of the engine inside a VU, so the factory says how many VUs a thread can carry
+/// and how deep their native stack goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerProfile {
+    /// The most VUs one worker thread holds.
+    pub max_vus_per_worker: u64,
+    /// The native stack of each worker thread, in bytes (VUs are created on it).
+    pub stack_size: usize,
+}
+
+impl WorkerProfile {
+    /// How many worker threads hold `vus` VUs: enough that none holds more than
+    /// `max_vus_per_worker`, and at least one.
+    pub fn workers_for(&self, vus: u64) -> usize {
+        vus.div_ceil(self.max_vus_per_worker.max(1)).max(1) as usize
+    }
+}
+
 /// Creates VUs on worker threads; shared by all workers.
 pub trait VuFactory: Send + Sync + 'static {
     /// The VU type, which stays on the thread that created it.
     type Vu: Vu;
     /// Builds VU number `id` (1-based) on the calling worker thread.
     fn create(&self, id: u64) -> Result<Self::Vu, String>;
+    /// How the worker threads for these VUs are sized.
+    fn worker_profile(&self) -> WorkerProfile;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WorkerProfile;
+
+    #[test]
+    fn workers_hold_at_most_their_share() {
+        let p = WorkerProfile {
+            max_vus_per_worker: 48,
+            stack_size: 1 << 20,
+        };
+        let counts: Vec<usize> = [0, 1, 48, 49, 96, 97].map(|v| p.workers_for(v)).into();
+        assert_eq!(counts, [1, 1, 1, 2, 2, 3]);
+        let zero = WorkerProfile {
+            max_vus_per_worker: 0,
+            ..p
+        };
+        assert_eq!(
+            zero.workers_for(3),
+            3,
+            "a zero share is read as one VU per worker"
+        );
+    }
 }

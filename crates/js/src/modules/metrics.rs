@@ -5,7 +5,6 @@
 //! id), so thresholds on custom metrics validate after the options-reading init pass.
 //! `metric.add(value, tags)` pushes one sample into the VU's buffer, tagged like a check.
 
-use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{ConstructorBuilder, ObjectInitializer};
 use boa_engine::property::{Attribute, PropertyDescriptor};
 use boa_engine::{
@@ -45,24 +44,8 @@ pub(super) fn module(ctx: &mut Context) -> Module {
         init.property(name.clone(), ctor.clone(), Attribute::all());
     }
     let default = init.build();
-    let mut names = vec![js_string!("default")];
-    names.extend(ctors.iter().map(|(n, _)| n.clone()));
-    Module::synthetic(
-        &names,
-        SyntheticModuleInitializer::from_copy_closure_with_captures(
-            |module, (default, ctors), _| {
-                module.set_export(&js_string!("default"), default.clone().into())?;
-                for (name, ctor) in ctors {
-                    module.set_export(name, ctor.clone())?;
-                }
-                Ok(())
-            },
-            (default, ctors),
-        ),
-        None,
-        None,
-        ctx,
-    )
+    let names = ctors.into_iter().map(|(n, _)| n).collect();
+    super::synthetic::from_object(default, names, ctx)
 }
 
 /// One constructor with `add` on its prototype.

@@ -6,10 +6,13 @@ pub(crate) mod crypto;
 mod data;
 mod encoding;
 mod execution;
+mod experimental;
+mod go_error;
 pub(crate) mod html;
 pub(crate) mod http;
 mod k6;
 mod metrics;
+mod secrets;
 mod synthetic;
 pub(crate) mod timers;
 pub(crate) mod webcrypto;
@@ -18,18 +21,22 @@ use boa_engine::{Context, JsNativeError, JsResult, Module};
 
 use synthetic::synthetic;
 
-/// Modules k6 1.1 has that rk6 does not implement yet: importing one fails loudly.
-const NOT_YET: &[&str] = &[
-    "k6/crypto/x509",
-    "k6/ws",
-    "k6/net/grpc",
-    "k6/browser",
-    "k6/secrets",
-    "k6/experimental/csv",
-    "k6/experimental/fs",
-    "k6/experimental/redis",
-    "k6/experimental/streams",
-    "k6/experimental/websockets",
+/// Modules k6 1.1 has that rk6 does not implement, with what to do instead: importing one
+/// fails loudly (exit 107), never half-works.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    ("k6/browser", "browser tests need k6"),
+    (
+        "k6/crypto/x509",
+        "certificate parsing is not planned yet; run such scripts with k6",
+    ),
+    ("k6/net/grpc", "gRPC tests need k6"),
+    ("k6/ws", "WebSocket tests need k6"),
+    ("k6/experimental/websockets", "WebSocket tests need k6"),
+    ("k6/experimental/redis", "Redis tests need k6"),
+    (
+        "k6/experimental/streams",
+        "ReadableStream is not implemented yet; read files with k6/experimental/fs or k6/experimental/csv",
+    ),
 ];
 
 /// Modules k6 removed, with the replacement k6 names in its error.
@@ -59,16 +66,26 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/execution" => Ok(execution::module(ctx)),
         "k6/timers" => Ok(synthetic(timers::functions(ctx), ctx)),
         "k6/html" => Ok(html::module(ctx)),
+        "k6/experimental/fs" => Ok(experimental::fs::module(ctx)),
+        "k6/experimental/csv" => Ok(experimental::csv::module(ctx)),
+        "k6/secrets" => Ok(secrets::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()
                     .with_message(format!("{spec} has been removed; use {instead} instead"))
                     .into());
             }
-            if NOT_YET.contains(&spec) {
+            if let Some((_, instead)) = UNSUPPORTED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()
                     .with_message(format!(
-                        "the module {spec} is not supported by rk6 yet (see docs/compatibility.md)"
+                        "the module {spec} is not supported by rk6: {instead} (see docs/compatibility.md)"
+                    ))
+                    .into());
+            }
+            if spec.starts_with("k6/x/") {
+                return Err(JsNativeError::typ()
+                    .with_message(format!(
+                        "unknown module: {spec} (rk6 has no k6 extensions; an xk6 build of k6 is needed)"
                     ))
                     .into());
             }

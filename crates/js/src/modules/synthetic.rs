@@ -4,7 +4,7 @@
 use boa_engine::module::SyntheticModuleInitializer;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, JsObject, JsString, Module, NativeFunction};
+use boa_engine::{js_string, Context, JsObject, JsString, JsValue, Module, NativeFunction};
 
 /// A native function exported by a module.
 pub(crate) type Export = (&'static str, usize, NativeFunction);
@@ -47,18 +47,25 @@ pub(crate) fn synthetic_with(
 }
 
 /// A module whose default export is `object` and whose named exports are its properties
-/// `names`.
+/// `names`. As in k6, the namespace lists no `default`, and an import of a name the module
+/// lacks gives `null` instead of failing to link.
 pub(crate) fn from_object(object: JsObject, names: Vec<JsString>, ctx: &mut Context) -> Module {
-    let mut all = Vec::with_capacity(names.len() + 1);
-    all.push(js_string!("default"));
-    all.extend(names.iter().cloned());
-    Module::synthetic(
-        &all,
+    Module::open_synthetic(
+        &names.clone(),
         SyntheticModuleInitializer::from_copy_closure_with_captures(
             |module, (object, names), ctx| {
-                module.set_export(&js_string!("default"), object.clone().into())?;
-                for name in names {
-                    module.set_export(name, object.get(name.clone(), ctx)?)?;
+                let default = js_string!("default");
+                module.set_export(&default, object.clone().into())?;
+                for name in module.binding_names() {
+                    if name == default {
+                        continue;
+                    }
+                    let value = if names.contains(&name) {
+                        object.get(name.clone(), ctx)?
+                    } else {
+                        JsValue::null()
+                    };
+                    module.set_export(&name, value)?;
                 }
                 Ok(())
             },

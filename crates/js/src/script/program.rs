@@ -4,7 +4,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use url::Url;
+
 use crate::run_scoped::RunScoped;
+use crate::script::classify::{classify, Kind};
+use crate::script::fetch::Fetcher;
+use crate::script::location::{normalize, Location};
 use crate::script::typescript::{is_typescript, PositionMap};
 
 /// What kind of script failure this is; decides the exit code at the edge.
@@ -20,6 +25,9 @@ pub enum ScriptErrorKind {
     Unsupported,
     /// `exec.test.abort()` was called.
     Aborted,
+    /// The script cannot be made into a test at all (a CommonJS entry or module whose
+    /// `module.exports` is `null`); k6 exits with 255 and no hint.
+    Load,
 }
 
 /// A script failure, with a message that names file, line and column where known.
@@ -50,8 +58,14 @@ pub struct Program {
     /// The `__ENV` every VU starts with.
     pub env: BTreeMap<String, String>,
     files: Mutex<HashMap<PathBuf, Arc<[u8]>>>,
-    sources: Mutex<HashMap<PathBuf, Arc<Source>>>,
+    sources: Mutex<HashMap<Location, Arc<Source>>>,
+    /// Remote modules' text, downloaded (or read from the module cache) once per test.
+    remote: Mutex<HashMap<Url, Arc<[u8]>>>,
+    /// The names a CommonJS file's namespace lists: `Object.keys(module.exports)` after its
+    /// first evaluation in the test (k6 takes them from VU 0).
+    cjs_keys: Mutex<HashMap<Location, Arc<[String]>>>,
     module_cache: Option<PathBuf>,
+    fetcher: Fetcher,
     /// What modules keep once per run (`SharedArray` data, once-per-run warnings).
     run_scoped: RunScoped,
 }
@@ -63,6 +77,8 @@ pub(crate) struct Source {
     pub(crate) code: Arc<[u8]>,
     /// For TypeScript: where generated positions came from.
     pub(crate) map: Option<PositionMap>,
+    /// ES module or CommonJS, decided once per test.
+    pub(crate) kind: Kind,
 }
 
 /// The environment variable naming the directory remote modules are read from.
@@ -79,9 +95,12 @@ impl Program {
             env,
             files: Mutex::default(),
             sources: Mutex::default(),
+            remote: Mutex::default(),
+            cjs_keys: Mutex::default(),
             module_cache: std::env::var_os(MODULE_CACHE_ENV)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            fetcher: Fetcher::default(),
             run_scoped: RunScoped::default(),
         };
         program.read(&program.main)?;
@@ -106,75 +125,154 @@ impl Program {
         }
         let data: Arc<[u8]> = std::fs::read(path)
             .map_err(|e| {
-                ScriptError::new(ScriptErrorKind::Io, format!("The moduleSpecifier \"{}\" couldn't be found on local disk. Make sure that you've specified the right path to the file. ({e})", path.display()))
+                ScriptError::new(
+                    ScriptErrorKind::Io,
+                    format!("{} ({e})", not_on_disk(&path.display().to_string())),
+                )
             })?
             .into();
         files.insert(path.to_path_buf(), data.clone());
         Ok(data)
     }
 
-    /// The code of the module at `path`: nesting-checked, and transpiled when TypeScript.
-    pub(crate) fn source(&self, path: &Path) -> Result<Arc<Source>, ScriptError> {
-        if let Some(s) = self.lock_sources().get(path) {
-            return Ok(s.clone());
-        }
-        let data = self.read(path)?;
-        let text = String::from_utf8_lossy(&data);
-        crate::script::nesting::check(path, &text, is_typescript(path))?;
-        let source = if is_typescript(path) {
-            let out = crate::script::typescript::transpile(path, &text)?;
-            Source {
-                code: out.code.into_bytes().into(),
-                map: Some(out.map),
-            }
-        } else {
-            Source {
-                code: data.clone(),
-                map: None,
-            }
-        };
-        let source = Arc::new(source);
-        self.lock_sources()
-            .insert(path.to_path_buf(), source.clone());
-        Ok(source)
+    /// The entry script's location.
+    pub(crate) fn main_location(&self) -> Location {
+        Location::File(self.main.clone())
     }
 
-    fn lock_sources(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<Source>>> {
+    /// The module at `loc`: nesting-checked, transpiled when TypeScript, and classified as
+    /// an ES module or CommonJS; once per test. `spec` is the specifier as written, for
+    /// k6's load errors.
+    pub(crate) fn source(&self, loc: &Location, spec: &str) -> Result<Arc<Source>, ScriptError> {
+        if let Some(s) = self.lock_sources().get(loc) {
+            return Ok(s.clone());
+        }
+        let data = match loc {
+            Location::File(path) => self
+                .read(path)
+                .map_err(|_| ScriptError::new(ScriptErrorKind::Io, not_on_disk(spec)))?,
+            Location::Remote(url) => self.remote_text(url, spec)?,
+        };
+        let path = loc.boa_path();
+        let text = String::from_utf8_lossy(&data);
+        crate::script::nesting::check(&path, &text, is_typescript(&path))?;
+        let (code, map): (Arc<[u8]>, _) = if is_typescript(&path) {
+            let out = crate::script::typescript::transpile(&path, &text)?;
+            (out.code.into_bytes().into(), Some(out.map))
+        } else {
+            (data.clone(), None)
+        };
+        let kind = match classify(&code) {
+            Ok(kind) => kind,
+            Err(message) => {
+                return Err(ScriptError::new(
+                    ScriptErrorKind::Syntax,
+                    self.syntax_message(loc, map.as_ref(), &message),
+                ))
+            }
+        };
+        let source = Arc::new(Source { code, map, kind });
+        Ok(self
+            .lock_sources()
+            .entry(loc.clone())
+            .or_insert(source)
+            .clone())
+    }
+
+    /// A parser message `text at line L, col C` as `file:///path:L:C: text` (for TypeScript,
+    /// the position in the `.ts` file).
+    pub(crate) fn syntax_message(
+        &self,
+        loc: &Location,
+        map: Option<&PositionMap>,
+        message: &str,
+    ) -> String {
+        let (text, location) = match message.rsplit_once(" at line ") {
+            Some((text, pos)) => {
+                let pos = pos.trim_end_matches(" (native)");
+                let loc = pos
+                    .split_once(", col ")
+                    .and_then(|(l, c)| l.trim().parse::<u32>().ok().zip(c.trim().parse().ok()))
+                    .map(|(l, c)| {
+                        let (l, c) = map.and_then(|m| m.lookup(l, c)).unwrap_or((l, c));
+                        format!(":{l}:{c}")
+                    })
+                    .unwrap_or_default();
+                (text, loc)
+            }
+            None => (message, String::new()),
+        };
+        format!("{}{location}: {text}", loc.url())
+    }
+
+    /// The keys a CommonJS file's namespace lists, once its first evaluation recorded them.
+    pub(crate) fn cjs_keys(&self, loc: &Location) -> Option<Arc<[String]>> {
+        self.lock_keys().get(loc).cloned()
+    }
+
+    /// Records `keys` for `loc` unless a VU did first; returns the recorded ones.
+    pub(crate) fn record_cjs_keys(&self, loc: &Location, keys: Vec<String>) -> Arc<[String]> {
+        self.lock_keys()
+            .entry(loc.clone())
+            .or_insert_with(|| keys.into())
+            .clone()
+    }
+
+    fn lock_keys(&self) -> std::sync::MutexGuard<'_, HashMap<Location, Arc<[String]>>> {
+        self.cjs_keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The text of the remote module `url`, once per test: from the module cache directory
+    /// when it holds the file, else downloaded (and then saved there when it is writable).
+    fn remote_text(&self, url: &Url, spec: &str) -> Result<Arc<[u8]>, ScriptError> {
+        // Held while downloading, so VUs initialising together download a URL once.
+        let mut remote = self.remote.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(data) = remote.get(url) {
+            return Ok(data.clone());
+        }
+        let cached = self.cache_path(url.as_str());
+        let data: Arc<[u8]> = match cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+            Some(data) => data.into(),
+            None => {
+                let data = self.fetcher.get(url).map_err(|why| {
+                    ScriptError::new(
+                        ScriptErrorKind::Io,
+                        format!("The moduleSpecifier \"{spec}\" couldn't be retrieved from the resolved url \"{url}\". Error : \"{why}\""),
+                    )
+                })?;
+                if let Some(path) = &cached {
+                    // Best effort: a read-only cache still serves what it holds.
+                    let _ = path
+                        .parent()
+                        .map(std::fs::create_dir_all)
+                        .transpose()
+                        .and_then(|_| std::fs::write(path, &data));
+                }
+                data.into()
+            }
+        };
+        remote.insert(url.clone(), data.clone());
+        Ok(data)
+    }
+
+    /// Where [`MODULE_CACHE_ENV`] keeps the remote module `url`: `$DIR/host[:port]/path`.
+    fn cache_path(&self, url: &str) -> Option<PathBuf> {
+        let dir = self.module_cache.as_ref()?;
+        let path = normalize(&dir.join(remote_relative_path(url)?));
+        path.starts_with(dir).then_some(path)
+    }
+
+    fn lock_sources(&self) -> std::sync::MutexGuard<'_, HashMap<Location, Arc<Source>>> {
         self.sources.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The `.ts` line and column a generated position of a transpiled module came from.
     pub(crate) fn original_position(&self, path: &Path, line: u32, col: u32) -> Option<(u32, u32)> {
-        let source = self.lock_sources().get(path)?.clone();
+        let source = self
+            .lock_sources()
+            .get(&Location::from_boa_path(path))?
+            .clone();
         source.map.as_ref()?.lookup(line, col)
-    }
-
-    /// The local file standing in for the remote module `url` (see [`MODULE_CACHE_ENV`]):
-    /// `https://host/a/b.js` is read from `$RK6_MODULE_CACHE/host/a/b.js`.
-    pub(crate) fn remote(&self, url: &str) -> Result<PathBuf, ScriptError> {
-        let unavailable = |why: String| {
-            ScriptError::new(
-                ScriptErrorKind::Io,
-                format!(
-                    "remote module \"{url}\" is not available: {why}. rk6 never downloads modules; save the file as $RK6_MODULE_CACHE/<host>/<path> (here: {}) and set {MODULE_CACHE_ENV} to that directory, or import a local copy by a relative path",
-                    remote_relative_path(url).map_or_else(|| "?".into(), |p| p.display().to_string())
-                ),
-            )
-        };
-        let Some(rel) = remote_relative_path(url) else {
-            return Err(unavailable("the URL has no host".into()));
-        };
-        let Some(dir) = &self.module_cache else {
-            return Err(unavailable(format!("{MODULE_CACHE_ENV} is not set")));
-        };
-        let path = normalize(&dir.join(rel));
-        if !path.starts_with(dir) {
-            return Err(unavailable("the URL path leaves the module cache".into()));
-        }
-        if !path.is_file() {
-            return Err(unavailable(format!("{} does not exist", path.display())));
-        }
-        Ok(path)
     }
 
     /// `spec` resolved against the directory of `referrer` (or of the entry script).
@@ -203,35 +301,32 @@ fn remote_relative_path(url: &str) -> Option<PathBuf> {
     Some(rel)
 }
 
-/// Removes `.` and `..` components without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+/// k6's error for a local module that is not there.
+pub(crate) fn not_on_disk(spec: &str) -> String {
+    format!("The moduleSpecifier \"{spec}\" couldn't be found on local disk. Make sure that you've specified the right path to the file. If you're running k6 using the Docker image make sure you have mounted the local directory (-v /local/path/:/inside/docker/path) containing your script and modules so that they're accessible by k6 from inside of the container, see https://grafana.com/docs/k6/latest/using-k6/modules/#use-modules-with-docker.")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn resolves_relative_to_the_referrer() {
-        let p = Program {
-            main: PathBuf::from("/a/b/main.js"),
+    fn program(main: &str, module_cache: Option<PathBuf>) -> Program {
+        Program {
+            main: PathBuf::from(main),
             env: BTreeMap::new(),
             files: Mutex::default(),
             sources: Mutex::default(),
-            module_cache: None,
+            remote: Mutex::default(),
+            cjs_keys: Mutex::default(),
+            module_cache,
+            fetcher: Fetcher::default(),
             run_scoped: RunScoped::default(),
-        };
+        }
+    }
+
+    #[test]
+    fn resolves_relative_to_the_referrer() {
+        let p = program("/a/b/main.js", None);
         assert_eq!(
             p.resolve("./lib/u.js", None),
             PathBuf::from("/a/b/lib/u.js")
@@ -257,24 +352,27 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rk6-remote-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("ex.com/a")).unwrap();
         std::fs::write(dir.join("ex.com/a/m.js"), "export default 1").unwrap();
-        let p = Program {
-            main: PathBuf::from("/a/main.js"),
-            env: BTreeMap::new(),
-            files: Mutex::default(),
-            sources: Mutex::default(),
-            module_cache: Some(dir.clone()),
-            run_scoped: RunScoped::default(),
-        };
+        let p = program("/a/main.js", Some(dir.clone()));
         assert_eq!(
-            p.remote("https://ex.com/a/m.js").unwrap(),
-            dir.join("ex.com/a/m.js")
+            p.cache_path("https://ex.com/a/m.js"),
+            Some(dir.join("ex.com/a/m.js"))
         );
-        let missing = p.remote("https://ex.com/a/other.js").unwrap_err().message;
-        assert!(
-            missing.contains("https://ex.com/a/other.js") && missing.contains("RK6_MODULE_CACHE"),
-            "{missing}"
-        );
-        assert!(p.remote("https://ex.com/../../etc/passwd").is_err());
+        assert_eq!(p.cache_path("https://ex.com/../../etc/passwd"), None);
+        // A file in the cache is read without any download.
+        let loc = Location::Remote(Url::parse("https://ex.com/a/m.js").unwrap());
+        let source = p.source(&loc, "https://ex.com/a/m.js").unwrap();
+        assert_eq!(&source.code[..], b"export default 1");
+        assert_eq!(source.kind, Kind::Esm { requests: vec![] });
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn keeps_the_first_cjs_key_list() {
+        let p = program("/a/main.js", None);
+        let loc = Location::File(PathBuf::from("/a/c.js"));
+        assert!(p.cjs_keys(&loc).is_none());
+        p.record_cjs_keys(&loc, vec!["a".into()]);
+        p.record_cjs_keys(&loc, vec!["b".into()]);
+        assert_eq!(&p.cjs_keys(&loc).unwrap()[..], &["a".to_string()]);
     }
 }

@@ -59,8 +59,29 @@ pub(crate) fn install(
     crate::modules::timers::install(ctx)?;
     let global = ctx.global_object();
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
+    install_commonjs_traps(ctx)?;
     crate::modules::webcrypto::install_global(ctx)?;
     crate::json::parse::install(ctx)?;
+    Ok(())
+}
+
+/// k6's global `module` and `exports` accessors: in an ES module (a CommonJS file has its
+/// own parameters of those names) reading either throws, `typeof` included.
+fn install_commonjs_traps(ctx: &mut Context) -> JsResult<()> {
+    for name in ["module", "exports"] {
+        let getter = NativeFunction::from_copy_closure(move |_, _, ctx| {
+            Err(crate::value::go_error(format!("you are trying to access identifier \"{name}\", this likely is due to mixing ECMAScript Modules (ESM) and CommonJS syntax. This isn't supported in the JavaScript standard, please use only one or the other"), ctx))
+        })
+        .to_js_function(ctx.realm());
+        ctx.global_object().define_property_or_throw(
+            JsString::from(name),
+            boa_engine::property::PropertyDescriptor::builder()
+                .get(getter)
+                .enumerable(false)
+                .configurable(true),
+            ctx,
+        )?;
+    }
     Ok(())
 }
 

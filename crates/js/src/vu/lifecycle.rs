@@ -11,10 +11,7 @@ use crate::log::Logger;
 use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
-use crate::vu::JsVu;
-
-/// Boa's parser is recursive: init runs on a thread with a big stack.
-const STACK: usize = 64 << 20;
+use crate::vu::{JsVu, THREAD_STACK};
 
 /// What the init context tells before a test starts.
 #[derive(Debug, Clone)]
@@ -34,7 +31,7 @@ pub fn read_init(
     let shared = Shared::for_init(program, registry, logger);
     std::thread::Builder::new()
         .name("rk6-init".into())
-        .stack_size(STACK)
+        .stack_size(THREAD_STACK)
         .spawn(move || {
             let mut rt = Runtime::init(0, shared)?;
             Ok(InitInfo {
@@ -87,7 +84,7 @@ impl Lifecycle {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("rk6-lifecycle".into())
-            .stack_size(STACK)
+            .stack_size(THREAD_STACK)
             .spawn(move || {
                 let rt = match Runtime::init(0, shared) {
                     Ok(rt) => rt,

@@ -1,5 +1,6 @@
 //! The scheduler's view of a JS VU: a [`Runtime`] inside its coroutine.
 
+pub(crate) mod commonjs;
 pub(crate) mod globals;
 pub(crate) mod lifecycle;
 pub(crate) mod loader;
@@ -8,12 +9,22 @@ pub(crate) mod runtime;
 
 use std::sync::Arc;
 
-use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory};
+use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
 use tokio_util::sync::CancellationToken;
 
 use crate::host::coroutine::CoCell;
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
+
+/// The native stack of every thread a [`Runtime`] is built on: Boa's parser is recursive.
+pub(crate) const THREAD_STACK: usize = 64 << 20;
+
+/// The worker threads JS VUs need. At most 48 VUs a thread: Boa's GC stops the whole thread,
+/// so its pause grows with the VUs on it (docs/design/001-vu-execution-model.md).
+const WORKER_PROFILE: WorkerProfile = WorkerProfile {
+    max_vus_per_worker: 48,
+    stack_size: THREAD_STACK,
+};
 
 /// Creates JS VUs on worker threads.
 pub struct JsVuFactory {
@@ -33,6 +44,10 @@ impl VuFactory for JsVuFactory {
     fn create(&self, id: u64) -> Result<JsVu, String> {
         let runtime = Runtime::init(id, self.shared.clone()).map_err(|e| e.message)?;
         JsVu::new(runtime).map_err(|e| format!("cannot allocate a VU stack: {e}"))
+    }
+
+    fn worker_profile(&self) -> WorkerProfile {
+        WORKER_PROFILE
     }
 }
 
@@ -86,5 +101,18 @@ impl Vu for JsVu {
 impl Drop for JsVu {
     fn drop(&mut self) {
         crate::host::gc_pacing::vu_removed();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WORKER_PROFILE;
+
+    #[test]
+    fn js_workers_hold_48_vus_on_64_mib_stacks() {
+        assert_eq!(WORKER_PROFILE.stack_size, 64 << 20);
+        assert_eq!(WORKER_PROFILE.workers_for(48), 1);
+        assert_eq!(WORKER_PROFILE.workers_for(49), 2);
+        assert_eq!(WORKER_PROFILE.workers_for(1000), 21);
     }
 }

@@ -6,7 +6,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use boa_engine::builtins::promise::PromiseState;
 use boa_engine::error::{EngineError, RuntimeLimitError};
 use boa_engine::object::builtins::JsArrayBuffer;
 use boa_engine::{js_string, Context, JsError, JsObject, JsString, JsValue};
@@ -19,7 +18,7 @@ use crate::script::program::{ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
 use crate::value::{abort_reason, define, is_interrupted};
 use crate::vu::globals;
-use crate::vu::loader::Loader;
+use crate::vu::loader::{Loader, Main};
 
 /// Nested JavaScript calls allowed before a call fails, instead of overflowing the VU's
 /// native stack. Boa runs JS-to-JS calls without native recursion, and calls that pass
@@ -56,24 +55,16 @@ impl Runtime {
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         crate::vu::require::install(&mut ctx)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
-        let module = loader
-            .parse_file(&shared.program.main, &mut ctx)
+        let start = loader
+            .start_main(&mut ctx)
             .map_err(|e| script_error(&e, &mut ctx))?;
-        let promise = module.load_link_evaluate(&mut ctx);
         crate::host::event_loop::drive(&mut ctx).map_err(|e| script_error(&e, &mut ctx))?;
-        match promise.state() {
-            PromiseState::Fulfilled(_) => {}
-            PromiseState::Rejected(v) => {
-                return Err(script_error(&JsError::from_opaque(v), &mut ctx))
+        let namespace = match start.finish().map_err(|e| script_error(&e, &mut ctx))? {
+            Main::Esm(module) => module.namespace(&mut ctx),
+            Main::CommonJs(exports) => {
+                commonjs_main_exports(&exports, &mut ctx).map_err(|e| script_error(&e, &mut ctx))?
             }
-            PromiseState::Pending => {
-                return Err(ScriptError::new(
-                    ScriptErrorKind::Unsupported,
-                    "the init context awaited something that never finished",
-                ))
-            }
-        }
-        let namespace = module.namespace(&mut ctx);
+        };
         host.phase.set(Phase::Run);
         Ok(Runtime {
             ctx,
@@ -388,6 +379,24 @@ impl Runtime {
     }
 }
 
+/// What k6 reads from a CommonJS entry script: its exports' own properties, and `default`
+/// as k6 resolves it for any CommonJS file (`'default' in E ? E.default : E`).
+fn commonjs_main_exports(e: &JsObject, ctx: &mut Context) -> boa_engine::JsResult<JsObject> {
+    let out = crate::value::plain_object(ctx);
+    for key in e.own_property_keys(ctx)? {
+        let value = e.get(key.clone(), ctx)?;
+        define(&out, key, value);
+    }
+    let default = js_string!("default");
+    let value = if e.has_property(default.clone(), ctx)? {
+        e.get(default.clone(), ctx)?
+    } else {
+        e.clone().into()
+    };
+    define(&out, default, value);
+    Ok(out)
+}
+
 /// A script error with k6's shape: message, then the JS stack as `\tat ...` lines.
 pub(crate) fn describe(err: &JsError, ctx: &mut Context) -> String {
     if let Some(EngineError::RuntimeLimit(
@@ -480,6 +489,21 @@ fn map_frame(frame: &str, program: &crate::script::program::Program) -> String {
 fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
     if let Some(reason) = abort_reason(err) {
         return ScriptError::new(ScriptErrorKind::Aborted, format!("test aborted: {reason}"));
+    }
+    if crate::vu::commonjs::is_null_exports(err, ctx) {
+        let main = ctx
+            .get_data::<Rc<Host>>()
+            .map(|h| h.shared.program.main.clone())
+            .unwrap_or_default();
+        let name = main.file_name().unwrap_or_default().to_string_lossy();
+        return ScriptError::new(
+            ScriptErrorKind::Load,
+            format!(
+                "could not initialize '{name}': could not load JS test 'file://{}': {}",
+                main.display(),
+                crate::vu::commonjs::NULL_EXPORTS
+            ),
+        );
     }
     let syntax = err.as_native().is_some_and(|n| n.is_syntax())
         || err

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{IterationSource, Next};
-use crate::config::{bad, ConfigError, Fields, Stage};
+use super::contract::{IterationSource, Next};
+use crate::fields::{bad, ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 
 /// `timeUnit`, `preAllocatedVUs` and `maxVUs` of both arrival-rate executors, checked.

@@ -6,8 +6,8 @@ use std::time::Duration;
 use rk6_options::format_duration;
 
 use super::arrival_rate::{pool_fields, vus_range};
-use super::ExecutorConfig;
-use crate::config::{bad, ConfigError, Fields, Scenario};
+use super::contract::{ExecutorConfig, Sizes};
+use crate::fields::{bad, ConfigError, Fields};
 use crate::segment::Stripe;
 
 /// `constant-arrival-rate`'s own fields.
@@ -65,12 +65,12 @@ impl ExecutorConfig for ConstantArrivalRateConfig {
         self.duration
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         format!(
             "{:.2} iterations/s for {} ({}{tail})",
-            self.rate as f64 * sc.split.iterations.share() / self.time_unit.as_secs_f64(),
+            self.rate as f64 * sc.iteration_share / self.time_unit.as_secs_f64(),
             format_duration(self.duration),
-            vus_range(sc.initial_vus(), sc.max_vus())
+            vus_range(sc.initial_vus, sc.max_vus)
         )
     }
 }

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ExecutorConfig;
-use super::{IterationSource, Next};
-use crate::config::{bad, ConfigError, Fields, Scenario};
+use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
+use crate::fields::{bad, ConfigError, Fields};
 use rk6_options::format_duration;
 
 /// `constant-vus`' own fields.
@@ -45,10 +44,10 @@ impl ExecutorConfig for ConstantVusConfig {
         self.duration
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         format!(
             "{} looping VUs for {} ({})",
-            sc.max_vus(),
+            sc.max_vus,
             format_duration(self.duration),
             &tail[2..]
         )

@@ -1,16 +1,14 @@
 //! `externally-controlled`: the number of looping VUs is whatever the control API last set
 //! (`rk6 scale`, `PATCH /v1/status`), until the duration is over or the test is stopped.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ExecutorConfig;
-use super::{IterationSource, Next};
-use crate::config::{bad, ConfigError, Fields, Scenario};
-use crate::state::ExecutionState;
+use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
+use crate::fields::{bad, ConfigError, Fields};
 use rk6_options::format_duration;
 
 /// `externally-controlled`' own fields.
@@ -69,14 +67,22 @@ impl ExecutorConfig for ExternallyControlledConfig {
         self.duration.unwrap_or(FOREVER)
     }
 
-    fn describe(&self, sc: &Scenario, _tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, _tail: &str) -> String {
         format!(
             "Externally controlled execution with {} VUs, {} max VUs, {} duration",
-            sc.starting_vus(),
-            sc.max_vus(),
+            sc.starting_vus,
+            sc.max_vus,
             format_duration(self.duration.unwrap_or(Duration::ZERO))
         )
     }
+}
+
+/// What the control API sets while the scenario runs.
+pub(super) trait Controls: Send + Sync {
+    /// The VUs that should loop now.
+    fn target_vus(&self) -> u64;
+    /// Whether the test is paused (no VU starts an iteration).
+    fn paused(&self) -> bool;
 }
 
 /// How often a VU beyond the current target looks again whether it is needed.
@@ -86,28 +92,17 @@ pub(super) struct ExternallyControlled {
     next: AtomicU64,
     end: Instant,
     duration: Duration,
-    state: Arc<ExecutionState>,
-    index: usize,
+    controls: Arc<dyn Controls>,
 }
 
 impl ExternallyControlled {
-    pub(super) fn new(
-        end: Instant,
-        duration: Duration,
-        state: Arc<ExecutionState>,
-        index: usize,
-    ) -> Self {
+    pub(super) fn new(end: Instant, duration: Duration, controls: Arc<dyn Controls>) -> Self {
         ExternallyControlled {
             next: AtomicU64::new(0),
             end,
             duration,
-            state,
-            index,
+            controls,
         }
-    }
-
-    fn paused(&self) -> &AtomicBool {
-        &self.state.paused
     }
 }
 
@@ -117,10 +112,7 @@ impl IterationSource for ExternallyControlled {
         if now >= self.end {
             return Next::Done;
         }
-        let target = self.state.scenarios[self.index]
-            .target_vus
-            .load(Ordering::Relaxed);
-        if vu_index < target && !self.paused().load(Ordering::Relaxed) {
+        if vu_index < self.controls.target_vus() && !self.controls.paused() {
             Next::Now(self.next.fetch_add(1, Ordering::Relaxed))
         } else {
             Next::Wait((now + POLL).min(self.end))

@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ExecutorConfig;
-use super::{IterationSource, Next};
-use crate::config::{ConfigError, Fields, Scenario};
+use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
+use crate::fields::{ConfigError, Fields};
 use rk6_options::format_duration;
 
 /// `per-vu-iterations`' own fields.
@@ -42,11 +41,11 @@ impl ExecutorConfig for PerVuIterationsConfig {
         self.max_duration
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         format!(
             "{} iterations for each of {} VUs (maxDuration: {}{tail})",
             self.iterations,
-            sc.max_vus(),
+            sc.max_vus,
             format_duration(self.max_duration)
         )
     }

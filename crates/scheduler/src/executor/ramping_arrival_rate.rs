@@ -6,8 +6,8 @@ use std::time::Duration;
 use rk6_options::format_duration;
 
 use super::arrival_rate::{pool_fields, vus_range};
-use super::ExecutorConfig;
-use crate::config::{bad, ConfigError, Fields, Scenario, Stage};
+use super::contract::{ExecutorConfig, Sizes};
+use crate::fields::{bad, ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 
 /// `ramping-arrival-rate`'s own fields.
@@ -70,7 +70,7 @@ impl ExecutorConfig for RampingArrivalRateConfig {
         self.stages.iter().map(|s| s.duration).sum()
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         let peak = self
             .stages
             .iter()
@@ -80,10 +80,10 @@ impl ExecutorConfig for RampingArrivalRateConfig {
             .max(self.start_rate);
         format!(
             "Up to {:.2} iterations/s for {} over {} stages ({}{tail})",
-            peak as f64 * sc.split.iterations.share() / self.time_unit.as_secs_f64(),
+            peak as f64 * sc.iteration_share / self.time_unit.as_secs_f64(),
             format_duration(self.run_time()),
             self.stages.len(),
-            vus_range(sc.initial_vus(), sc.max_vus())
+            vus_range(sc.initial_vus, sc.max_vus)
         )
     }
 }

@@ -5,10 +5,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ExecutorConfig;
-use super::{IterationSource, Next};
-use crate::config::Stage;
-use crate::config::{bad, ConfigError, Fields, Scenario};
+use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
+use crate::fields::{bad, ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 use rk6_options::format_duration;
 
@@ -59,10 +57,10 @@ impl ExecutorConfig for RampingVusConfig {
         self.stages.iter().map(|s| s.duration).sum()
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         format!(
             "Up to {} looping VUs for {} over {} stages (gracefulRampDown: {}{tail})",
-            sc.max_vus(),
+            sc.max_vus,
             format_duration(self.run_time()),
             self.stages.len(),
             format_duration(self.graceful_ramp_down)

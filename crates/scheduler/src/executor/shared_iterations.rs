@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ExecutorConfig;
-use super::{IterationSource, Next};
-use crate::config::{bad, ConfigError, Fields, Scenario};
+use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
+use crate::fields::{bad, ConfigError, Fields};
 use crate::segment::Stripe;
 use rk6_options::format_duration;
 
@@ -53,11 +52,11 @@ impl ExecutorConfig for SharedIterationsConfig {
         self.max_duration
     }
 
-    fn describe(&self, sc: &Scenario, tail: &str) -> String {
+    fn describe(&self, sc: &Sizes, tail: &str) -> String {
         format!(
             "{} iterations shared among {} VUs (maxDuration: {}{tail})",
-            sc.iterations().unwrap_or(0),
-            sc.max_vus(),
+            sc.iterations.unwrap_or(0),
+            sc.max_vus,
             format_duration(self.max_duration)
         )
     }

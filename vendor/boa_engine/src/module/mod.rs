@@ -312,7 +312,38 @@ impl Module {
     ) -> Self {
         let names = export_names.iter().cloned().collect();
         let realm = realm.unwrap_or_else(|| context.realm().clone());
-        let synth = SyntheticModule::new(names, evaluation_steps);
+        let synth = SyntheticModule::new(names, evaluation_steps, false);
+
+        Self {
+            inner: Gc::new(ModuleRepr {
+                realm,
+                namespace: GcRefCell::default(),
+                kind: ModuleKind::Synthetic(Box::new(synth)),
+                host_defined: HostDefined::default(),
+                path,
+            }),
+        }
+    }
+
+    /// Creates an *open* Synthetic Module: like [`Module::synthetic`], except that an import of
+    /// any name resolves (a name outside `export_names` gets a binding initialized to
+    /// `undefined`, which the evaluation steps may set), and that the evaluation steps may
+    /// replace the exported names with [`SyntheticModule::set_export_names`] (the namespace
+    /// object lists them once the steps return).
+    ///
+    /// This lets a host build module records for another module system whose exports are only
+    /// known once its code has run, such as CommonJS files imported from ECMAScript modules.
+    #[inline]
+    pub fn open_synthetic(
+        export_names: &[JsString],
+        evaluation_steps: SyntheticModuleInitializer,
+        path: Option<PathBuf>,
+        realm: Option<Realm>,
+        context: &mut Context,
+    ) -> Self {
+        let names = export_names.iter().cloned().collect();
+        let realm = realm.unwrap_or_else(|| context.realm().clone());
+        let synth = SyntheticModule::new(names, evaluation_steps, true);
 
         Self {
             inner: Gc::new(ModuleRepr {

@@ -71,22 +71,10 @@ impl ModuleNamespace {
         // ignored since this is ensured by `Module::namespace`.
 
         // 6. Let sortedExports be a List whose elements are the elements of exports ordered as if an Array of the same values had been sorted using %Array.prototype.sort% using undefined as comparefn.
-        let mut exports = names.into_iter().collect::<IndexSet<_, _>>();
-        exports.sort();
-
         // Pre-resolve all export bindings and cache them.
         // After linking, ResolveExport results are stable (per spec),
         // so we can safely cache them to avoid repeated graph traversals.
-        let mut resolved_bindings = FxHashMap::default();
-        for name in &exports {
-            if let Ok(binding) = module.resolve_export(
-                name,
-                &mut rustc_hash::FxHashSet::default(),
-                context.interner(),
-            ) {
-                resolved_bindings.insert(name.clone(), binding);
-            }
-        }
+        let (exports, resolved_bindings) = Self::resolve_names(&module, names, context);
 
         // 2. Let internalSlotsList be the internal slots listed in Table 32.
         // 3. Let M be MakeBasicObject(internalSlotsList).
@@ -107,6 +95,30 @@ impl ModuleNamespace {
             },
             vec![js_string!("Module").into()],
         )
+    }
+
+    /// Sorts `names` and resolves each in `module`: the export list and its bindings.
+    fn resolve_names(
+        module: &Module,
+        names: Vec<JsString>,
+        context: &mut Context,
+    ) -> (
+        IndexSet<JsString, BuildHasherDefault<FxHasher>>,
+        FxHashMap<JsString, ResolvedBinding>,
+    ) {
+        let mut exports = names.into_iter().collect::<IndexSet<_, _>>();
+        exports.sort();
+        let mut resolved_bindings = FxHashMap::default();
+        for name in &exports {
+            if let Ok(binding) = module.resolve_export(
+                name,
+                &mut rustc_hash::FxHashSet::default(),
+                context.interner(),
+            ) {
+                resolved_bindings.insert(name.clone(), binding);
+            }
+        }
+        (exports, resolved_bindings)
     }
 
     /// Gets the export names of the Module Namespace object.
@@ -526,4 +538,25 @@ fn module_namespace_exotic_own_property_keys(
         .map(|k| PropertyKey::String(k.clone()))
         .chain(symbol_keys)
         .collect())
+}
+
+/// Replaces the export list of the namespace object `namespace` by `names` (an open synthetic
+/// module whose evaluation steps changed its export names).
+pub(crate) fn refresh(
+    namespace: &JsObject,
+    names: Vec<JsString>,
+    context: &mut Context,
+) -> JsResult<()> {
+    let module = namespace
+        .downcast_ref::<ModuleNamespace>()
+        .js_expect("a module's namespace is a module namespace object")?
+        .module
+        .clone();
+    let (exports, resolved_bindings) = ModuleNamespace::resolve_names(&module, names, context);
+    let mut data = namespace
+        .downcast_mut::<ModuleNamespace>()
+        .js_expect("a module's namespace is a module namespace object")?;
+    data.exports = exports;
+    data.resolved_bindings = resolved_bindings;
+    Ok(())
 }

@@ -1614,9 +1614,14 @@ impl SourceTextModule {
                     // b. If resolution is either null or ambiguous, throw a SyntaxError exception.
                     .map_err(|err| match err {
                         ResolveExportError::NotFound => {
+                            let name = match e.import_name() {
+                                ReExportImportName::Name(name) => name,
+                                ReExportImportName::Star => e.export_name(),
+                            };
                             JsNativeError::syntax().with_message(format!(
-                                "could not find export `{}`",
-                                context.interner().resolve_expect(e.export_name())
+                                "The requested module \"{}\" does not provide an export named \"{}\"",
+                                context.interner().resolve_expect(e.module_request()),
+                                context.interner().resolve_expect(name)
                             ))
                         }
                         ResolveExportError::Ambiguous => {
@@ -1682,9 +1687,13 @@ impl SourceTextModule {
                         .resolve_export(&name, &mut HashSet::default(), compiler.interner())
                         // ii. If resolution is either null or ambiguous, throw a SyntaxError exception.
                         .map_err(|err| match err {
-                            ResolveExportError::NotFound => JsNativeError::syntax().with_message(
-                                format!("could not find export `{}`", name.to_std_string_escaped()),
-                            ),
+                            ResolveExportError::NotFound => {
+                                JsNativeError::syntax().with_message(format!(
+                                    "The requested module \"{}\" does not provide an export named \"{}\"",
+                                    module_request.specifier().to_std_string_escaped(),
+                                    name.to_std_string_escaped()
+                                ))
+                            }
                             ResolveExportError::Ambiguous => {
                                 JsNativeError::syntax().with_message(format!(
                                     "could not resolve ambiguous export `{}`",

@@ -1,3 +1,5 @@
+use std::cell::RefCell;
+
 use boa_ast::scope::Scope;
 use boa_gc::{Finalize, Gc, GcRefCell, Trace};
 use rustc_hash::FxHashSet;
@@ -173,7 +175,13 @@ impl ModuleStatus {
 #[derive(Trace, Finalize)]
 pub struct SyntheticModule {
     #[unsafe_ignore_trace]
-    export_names: FxHashSet<JsString>,
+    export_names: RefCell<FxHashSet<JsString>>,
+    /// Whether an import of any name resolves (see [`Module::open_synthetic`]).
+    #[unsafe_ignore_trace]
+    open: bool,
+    /// Names importers resolved (open modules only).
+    #[unsafe_ignore_trace]
+    requested: RefCell<FxHashSet<JsString>>,
     eval_steps: SyntheticModuleInitializer,
     state: GcRefCell<ModuleStatus>,
 }
@@ -205,6 +213,9 @@ impl SyntheticModule {
                 export_name.to_std_string_escaped()
             ))
         })?;
+        if self.open {
+            add_binding(&env, export_name)?;
+        }
         let locator = env
             .kind()
             .as_module()
@@ -244,10 +255,50 @@ impl SyntheticModule {
         Ok(())
     }
 
+    /// Replaces the names this module exports, the ones `GetExportedNames` returns and its
+    /// namespace object lists (open modules only; see [`Module::open_synthetic`]). Meant for
+    /// the evaluation steps: the namespace, if already created, is updated when they return.
+    pub fn set_export_names(&self, names: impl IntoIterator<Item = JsString>) -> JsResult<()> {
+        if !self.open {
+            return Err(JsNativeError::typ()
+                .with_message("only an open synthetic module can change its export names")
+                .into());
+        }
+        let names: FxHashSet<JsString> = names.into_iter().collect();
+        if let Some(env) = self.environment() {
+            for name in &names {
+                add_binding(&env, name)?;
+            }
+        }
+        *self.export_names.borrow_mut() = names;
+        Ok(())
+    }
+
+    /// Every name this module has a binding for: its export names and, for an open module,
+    /// the other names importers asked for.
+    #[must_use]
+    pub fn binding_names(&self) -> Vec<JsString> {
+        let mut names: Vec<JsString> = self.export_names.borrow().iter().cloned().collect();
+        names.extend(
+            self.requested
+                .borrow()
+                .iter()
+                .filter(|n| !self.export_names.borrow().contains(*n))
+                .cloned(),
+        );
+        names
+    }
+
     /// Creates a new synthetic module.
-    pub(super) fn new(names: FxHashSet<JsString>, eval_steps: SyntheticModuleInitializer) -> Self {
+    pub(super) fn new(
+        names: FxHashSet<JsString>,
+        eval_steps: SyntheticModuleInitializer,
+        open: bool,
+    ) -> Self {
         Self {
-            export_names: names,
+            export_names: RefCell::new(names),
+            open,
+            requested: RefCell::default(),
             eval_steps,
             state: GcRefCell::default(),
         }
@@ -266,7 +317,7 @@ impl SyntheticModule {
     /// [spec]: https://tc39.es/proposal-json-modules/#sec-smr-getexportednames
     pub(super) fn get_exported_names(&self) -> FxHashSet<JsString> {
         // 1. Return module.[[ExportNames]].
-        self.export_names.clone()
+        self.export_names.borrow().clone()
     }
 
     /// Concrete method [`ResolveExport ( exportName )`][spec]
@@ -278,7 +329,21 @@ impl SyntheticModule {
         module_self: &Module,
         export_name: &JsString,
     ) -> Result<ResolvedBinding, ResolveExportError> {
-        if self.export_names.contains(export_name) {
+        if self.open {
+            // An open module resolves every name; the binding is created now when the module
+            // is linked already, else when it is.
+            self.requested.borrow_mut().insert(export_name.clone());
+            if let Some(env) = self.environment() {
+                if add_binding(&env, export_name).is_err() {
+                    return Err(ResolveExportError::NotFound);
+                }
+            }
+            return Ok(ResolvedBinding {
+                module: module_self.clone(),
+                binding_name: BindingName::Name(export_name.clone()),
+            });
+        }
+        if self.export_names.borrow().contains(export_name) {
             // 2. Return ResolvedBinding Record { [[Module]]: module, [[BindingName]]: exportName }.
             Ok(ResolvedBinding {
                 module: module_self.clone(),
@@ -325,11 +390,11 @@ impl SyntheticModule {
 
         // 4. For each String exportName in module.[[ExportNames]], do
         let exports = self
-            .export_names
-            .iter()
+            .binding_names()
+            .into_iter()
             .map(|name| {
                 //     a. Perform ! env.CreateMutableBinding(exportName, false).
-                module_scope.create_mutable_binding(name.clone(), false)
+                module_scope.create_mutable_binding(name, false)
             })
             .collect::<Vec<_>>();
 
@@ -417,7 +482,15 @@ impl SyntheticModule {
 
         // 9. Let steps be module.[[EvaluationSteps]].
         // 10. Let result be Completion(steps(module)).
-        let result = self.eval_steps.call(self, context);
+        let mut result = self.eval_steps.call(self, context);
+        if self.open && result.is_ok() {
+            // The steps may have changed the export names after the namespace was created.
+            let namespace = module_self.inner.namespace.borrow().clone();
+            if let Some(namespace) = namespace {
+                let names = self.export_names.borrow().iter().cloned().collect();
+                result = super::namespace::refresh(&namespace, names, context);
+            }
+        }
 
         // 11. Suspend moduleContext and remove it from the execution context stack.
         // 12. Resume the context that is now on the top of the execution context stack as the running execution context.
@@ -457,4 +530,18 @@ impl SyntheticModule {
             | ModuleStatus::Evaluated { environment, .. } => Some(environment.clone()),
         }
     }
+}
+
+/// Adds a binding `name` (initialized to `undefined`) to the linked environment of an open
+/// synthetic module, unless it has one.
+fn add_binding(env: &Gc<DeclarativeEnvironment>, name: &JsString) -> JsResult<()> {
+    let module_env = env
+        .kind()
+        .as_module()
+        .js_expect("must be module environment")?;
+    if module_env.compile().get_binding(name).is_none() {
+        let locator = module_env.compile().create_mutable_binding(name.clone(), false);
+        module_env.push_binding(locator.binding_index(), JsValue::undefined());
+    }
+    Ok(())
 }

@@ -12,7 +12,9 @@ use boa_engine::{
 };
 
 use crate::host::{Host, Phase};
-use registry::{SharedArrays, SharedData};
+pub(crate) use registry::{SharedArrays, SharedData};
+/// A `SharedArray` view of stored data (for modules that make shared arrays themselves).
+pub(crate) use view::make as shared_view;
 
 /// Builds the `k6/data` module.
 pub(super) fn module(ctx: &mut Context) -> Module {

@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 
 use ego_tree::{NodeId, NodeRef};
-use scraper::{ElementRef, Html, Node, Selector};
+use scraper::{ElementRef, Html, Node};
+
+use super::selector::Selector;
 
 /// A parsed HTML document and the URL it came from ("" for `parseHTML`).
 pub(crate) struct Doc {
@@ -11,20 +13,9 @@ pub(crate) struct Doc {
     pub(crate) url: String,
 }
 
-/// A selector the parser could not read.
-#[derive(Debug, thiserror::Error)]
-#[error("the CSS selector \"{selector}\" is not supported by rk6: {reason}")]
-pub(crate) struct SelectorError {
-    selector: String,
-    reason: String,
-}
-
-/// Parses a CSS selector.
-pub(crate) fn selector(text: &str) -> Result<Selector, SelectorError> {
-    Selector::parse(text).map_err(|e| SelectorError {
-        selector: text.to_owned(),
-        reason: e.to_string(),
-    })
+/// Compiles a CSS selector as k6 does: one that does not parse matches nothing.
+pub(crate) fn selector(text: &str) -> Selector {
+    Selector::lenient(text)
 }
 
 /// A form control's value: most are one string, a `<select multiple>` is a list.
@@ -63,7 +54,7 @@ impl Doc {
 
     /// Whether the node `id` is an element matching `sel`.
     pub(crate) fn matches(&self, id: NodeId, sel: &Selector) -> bool {
-        self.element(id).is_some_and(|e| sel.matches(&e))
+        sel.matches(self.node(id))
     }
 
     /// The attribute `name` of the node `id`, if it is an element that has it.
@@ -87,14 +78,18 @@ impl Doc {
         self.node(id).value().as_element().map(|e| e.name())
     }
 
-    /// Descendants of `ids` matching `sel`, each once, in the order they are found.
+    /// Nodes under `ids` matching `sel`, each once, in the order they are found. As
+    /// goquery: the search starts at each node's element children, so text nodes can match
+    /// (`:contains`), except direct text children of `ids`.
     pub(crate) fn find(&self, ids: &[NodeId], sel: &Selector) -> Vec<NodeId> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for &id in ids {
-            for d in self.node(id).descendants().skip(1) {
-                if ElementRef::wrap(d).is_some_and(|e| sel.matches(&e)) && seen.insert(d.id()) {
-                    out.push(d.id());
+            for child in self.node(id).children().filter(|c| c.value().is_element()) {
+                for d in child.descendants() {
+                    if sel.matches(d) && seen.insert(d.id()) {
+                        out.push(d.id());
+                    }
                 }
             }
         }
@@ -322,7 +317,7 @@ mod tests {
     #[test]
     fn form_fields_follow_k6_rules() {
         let d = doc(FORM);
-        let sel = selector("form").unwrap();
+        let sel = selector("form");
         let form = d.find(&[d.root()], &sel);
         let fields = d.form_fields(&form);
         let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
@@ -345,7 +340,7 @@ mod tests {
         let d = doc(
             r#"<div data-n="12" data-some-thing="q" data-o='{"x":1}' data-b="true" data-s="12abc"></div>"#,
         );
-        let div = d.find(&[d.root()], &selector("div").unwrap())[0];
+        let div = d.find(&[d.root()], &selector("div"))[0];
         let data = d.data(div);
         let get = |k: &str| data.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
         assert_eq!(get("n"), Some(serde_json::json!(12)));
@@ -358,15 +353,16 @@ mod tests {
     #[test]
     fn text_and_html() {
         let d = doc("<p id=x>a <b>b</b><!--c--> d</p>");
-        let p = d.find(&[d.root()], &selector("#x").unwrap())[0];
+        let p = d.find(&[d.root()], &selector("#x"))[0];
         assert_eq!(d.text(p), "a b d");
         assert_eq!(d.inner_html(p), "a <b>b</b><!--c--> d");
         assert_eq!(d.outer_html(p), r#"<p id="x">a <b>b</b><!--c--> d</p>"#);
     }
 
     #[test]
-    fn bad_selectors_are_reported() {
-        let e = selector("[[[").unwrap_err();
-        assert!(e.to_string().contains("not supported by rk6"), "{e}");
+    fn bad_selectors_match_nothing() {
+        let d = doc("<p>x</p>");
+        assert!(d.find(&[d.root()], &selector("[[[")).is_empty());
+        assert_eq!(d.find(&[d.root()], &selector("p")).len(), 1);
     }
 }

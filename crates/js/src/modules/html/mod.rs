@@ -6,6 +6,7 @@ mod document;
 mod element;
 mod navigation;
 mod selection;
+mod selector;
 mod tags;
 #[cfg(test)]
 mod tests;

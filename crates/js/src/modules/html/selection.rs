@@ -11,9 +11,9 @@ use boa_engine::{
     NativeFunction, Trace,
 };
 use ego_tree::NodeId;
-use scraper::Selector;
 
 use super::document::{self, Doc, Value};
+use super::selector::Selector;
 use super::{element, kit};
 use crate::value::plain_object;
 
@@ -98,8 +98,9 @@ fn selector_arg(args: &[JsValue], i: usize, ctx: &mut Context) -> JsResult<Optio
     }
 }
 
+/// A selector argument; one that does not parse matches nothing, as in k6.
 pub(super) fn parse(text: &str) -> JsResult<Selector> {
-    document::selector(text).map_err(|e| JsNativeError::syntax().with_message(e.to_string()).into())
+    Ok(document::selector(text))
 }
 
 fn keep(doc: &Doc, ids: Vec<NodeId>, sel: Option<&Selector>) -> Vec<NodeId> {

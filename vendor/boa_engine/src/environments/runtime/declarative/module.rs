@@ -110,6 +110,15 @@ impl ModuleEnvironment {
         }
     }
 
+    /// Appends a binding at `index`, the next free one (an open synthetic module's binding
+    /// created after linking).
+    #[track_caller]
+    pub(crate) fn push_binding(&self, index: u32, value: JsValue) {
+        let mut bindings = self.bindings.borrow_mut();
+        assert_eq!(bindings.len(), index as usize, "bindings are added in order");
+        bindings.push(BindingType::Direct(Some(value)));
+    }
+
     /// Creates an indirect binding reference to another environment binding.
     ///
     /// # Panics
