@@ -4,6 +4,7 @@
 mod http_faults;
 mod net_rules;
 mod options;
+mod verdicts;
 
 use std::path::Path;
 use std::process::Command;
