@@ -78,8 +78,14 @@ const EXPECTED: &[(&str, u16, u32, &str, &str)] = &[
         "null",
         "malformed HTTP status code \"is\"",
     ),
-    // A chunk-size line that is not hex: the body read so far (none) and Go's text.
-    ("bad_chunk", 0, 1000, "\"\"", "invalid byte in chunk length"),
+    // A chunk-size line that is not hex after one good chunk: its bytes and Go's text.
+    (
+        "bad_chunk",
+        0,
+        1000,
+        "\"hello\"",
+        "invalid byte in chunk length",
+    ),
     ("hangup", 0, 1000, "null", "EOF"),
     (
         "reset_at_once",
