@@ -111,3 +111,68 @@ export default function () {
     assert_eq!(verdicts(&rk6.export), verdicts(&k6.export));
     assert_eq!(super::checks(&k6.export).len(), 2, "both checks ran in k6");
 }
+
+/// Metric names of a `-o json` file (its `Metric` lines), sorted.
+fn json_metric_names(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "Metric")
+        .filter_map(|v| v["data"]["name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn machine_outputs_hold_k6s_metrics_only() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("verdicts-k6-metrics");
+    let path = dir.write(
+        "script.js",
+        "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () {}\n",
+    );
+    let theirs = super::run_k6(&bin, &path, &dir);
+    let ours = super::run_rk6(&path, &dir);
+    let names = |export: &serde_json::Value| -> Vec<String> {
+        let mut names: Vec<String> = export["metrics"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(&ours.export),
+        names(&theirs.export),
+        "--summary-export"
+    );
+    let k6_json = dir.path("k6.json");
+    let out = Command::new(&bin)
+        .args(["run", "-q", "--address", "127.0.0.1:0", "-o"])
+        .arg(format!("json={}", k6_json.display()))
+        .arg(&path)
+        .env("K6_NO_USAGE_REPORT", "true")
+        .current_dir(&dir.0)
+        .output()
+        .expect("run k6");
+    assert!(out.status.success());
+    let rk6_json = dir.path("rk6.json");
+    let json_arg = format!("json={}", rk6_json.display());
+    let path = path.to_str().unwrap();
+    rk6(&["run", "-q", "-o", &json_arg, path], &dir.0).assert_code(0);
+    assert_eq!(
+        json_metric_names(&rk6_json),
+        json_metric_names(&k6_json),
+        "-o json"
+    );
+    // Asked for, rk6's own metric is written too.
+    rk6(
+        &["run", "-q", "--rk6-metrics", "-o", &json_arg, path],
+        &dir.0,
+    )
+    .assert_code(0);
+    assert!(json_metric_names(&rk6_json).contains(&"iteration_start_delay".to_owned()));
+}
