@@ -324,7 +324,7 @@ mod tests {
         );
         assert_eq!(
             ok("0x123456789abcdef0123p0"),
-            0x1234_5678_9abc_def0_123u128 as f64
+            0x0123_4567_89ab_cdef_0123_u128 as f64
         );
         assert_eq!(parse_go_float("0x1p1024"), Err(GoFloatError::Range));
         for bad in ["0x10", "0x", "0xp1", "0x1.p", "0x1e1"] {
