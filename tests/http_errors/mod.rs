@@ -36,6 +36,7 @@ export default function () {
   report('stalled_body', http.get(u('stalled_body'), short));
   report('deaf', http.get(u('deaf'), short));
   report('garbage', http.get(u('garbage')));
+  report('bad_chunk', http.get(u('bad_chunk')));
   report('hangup', http.get(u('hangup')));
   report('reset_at_once', http.get(u('reset_at_once')));
   report('ka_close_1', http.get(u('ka_close')));
@@ -76,6 +77,14 @@ const EXPECTED: &[(&str, u16, u32, &str, &str)] = &[
         1000,
         "null",
         "malformed HTTP status code \"is\"",
+    ),
+    // A chunk-size line that is not hex after one good chunk: its bytes and Go's text.
+    (
+        "bad_chunk",
+        0,
+        1000,
+        "\"hello\"",
+        "invalid byte in chunk length",
     ),
     ("hangup", 0, 1000, "null", "EOF"),
     (

@@ -73,6 +73,14 @@ impl Servers {
                 std::thread::sleep(Duration::from_millis(200));
             }
         });
+        s.add("bad_chunk", |mut c, _| {
+            if read_head(&mut c).is_some() {
+                let _ = c.write_all(
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nworld\r\n0\r\n\r\n",
+                );
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
         s.add("hangup", |mut c, _| {
             let _ = read_head(&mut c);
         });

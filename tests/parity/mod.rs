@@ -6,6 +6,7 @@ mod http_faults;
 mod modules;
 mod net_rules;
 mod options;
+mod verdicts;
 
 use std::path::Path;
 use std::process::Command;

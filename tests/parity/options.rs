@@ -43,6 +43,12 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
         "{stages: [{duration: '1s', target: 100000000000000000000}]}",
         &[],
     ),
+    // k6's sanity limit on ramping VUs, refused before anything is allocated
+    ("{stages: [{duration: '1s', target: 100000001}]}", &[]),
+    (
+        "{scenarios: {r: {executor: 'ramping-vus', startVUs: 1000000000000, stages: [{duration: '1s', target: 0}]}}}",
+        &[],
+    ),
     ("{stages: [{duration: '1s', target: 1.5}]}", &[]),
     ("{stages: [{duration: '1s', target: -1}]}", &[]),
     // durations: Go strings with k6's days, numbers as milliseconds

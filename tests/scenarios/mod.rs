@@ -141,7 +141,7 @@ fn arrival_rate_reports_how_late_iterations_started() {
     // the VU waiting for its planned start cannot run until the other finishes, so starts
     // are late because of the generator itself. The delay must show and be flagged.
     let script = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () { const end = Date.now() + 300; while (Date.now() < end) {} }\n";
-    let (run, export) = run_export(&dir, script, &[]);
+    let (run, export) = run_export(&dir, script, &["--rk6-metrics"]);
     run.assert_code(0);
     let delay = metric(&export, "iteration_start_delay");
     assert!(delay["max"].as_f64().unwrap_or(0.0) >= 100.0, "{export}");
@@ -151,7 +151,7 @@ fn arrival_rate_reports_how_late_iterations_started() {
         run.stderr
     );
     let fast = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 20, duration: '1s', preAllocatedVUs: 5 } } };\nexport default function () {}\n";
-    let (run, export) = run_export(&dir, fast, &[]);
+    let (run, export) = run_export(&dir, fast, &["--rk6-metrics"]);
     run.assert_code(0);
     let delay = metric(&export, "iteration_start_delay");
     // With free VUs starts are on time: the median within a few ms even on a machine so
@@ -465,7 +465,7 @@ export function teardown() {{ console.log('teardown ran'); }}
 fn arrival_rate_keeps_its_rate_in_a_real_run() {
     let dir = Dir::new("realrate");
     let script = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 200, duration: '2s', preAllocatedVUs: 10 } } };\nexport default function () {}\n";
-    let (run, export) = run_export(&dir, script, &["--address", ""]);
+    let (run, export) = run_export(&dir, script, &["--address", "", "--rk6-metrics"]);
     run.assert_code(0);
     // 200/s for 2 s: 401 starts (the last at 2 s), none dropped.
     assert_eq!(count(&export, "iterations"), 401.0, "{export}");

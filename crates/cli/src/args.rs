@@ -91,6 +91,10 @@ pub struct RunArgs {
     /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
     #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
     pub out: Vec<String>,
+    /// Also write rk6's own metrics (iteration_start_delay) to --summary-export and the -o
+    /// outputs, which by default hold k6's metrics only (the text summary always shows them).
+    #[arg(long = "rk6-metrics")]
+    pub rk6_metrics: bool,
     /// Summary layout: compact, full or legacy.
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,

@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rk6_metrics::{Aggregator, Sample, SummaryData};
+use rk6_metrics::{Aggregator, Pass, Sample, SummaryData};
 use rk6_output::Output;
 use rk6_scheduler::CancellationToken;
 
@@ -125,7 +125,7 @@ fn collect(
         }
         if now >= next_eval {
             next_eval += THRESHOLD_PERIOD;
-            let verdict = agg.evaluate(started.elapsed());
+            let verdict = agg.evaluate(started.elapsed(), Pass::During);
             if verdict.abort && !aborted {
                 aborted = true;
                 abort.cancel();

@@ -2,6 +2,7 @@
 
 mod args;
 mod bench;
+mod capacity;
 mod collector;
 mod control;
 mod control_client;

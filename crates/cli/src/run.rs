@@ -8,10 +8,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
-use rk6_metrics::{builtin, Aggregator, Registry, Sample, TagSet, ThresholdSet};
+use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, TagSet, ThresholdSet};
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
-    handle_summary_data, render_text, summary_export, Output, OutputSpec, SummaryMode, TextOptions,
+    handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
+    OutputSpec, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -248,6 +249,11 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
             Arc::new(s)
         })
         .collect();
+    crate::capacity::check(
+        total_vus(&scenarios),
+        &crate::capacity::Limits::of_this_process(),
+    )
+    .map_err(RunError::invalid)?;
     let run_options = rk6_js::RunOptions::from_options(options).map_err(RunError::invalid)?;
     let http =
         crate::http_config::build(options, &run_options, &logger, |k| std::env::var(k).ok())?;
@@ -356,7 +362,11 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         let output = spec
             .open(aggregator.thresholds(), &|k| std::env::var(k).ok())
             .map_err(|e| RunError::invalid(e.to_string()))?;
-        outputs.push(output);
+        outputs.push(if args.rk6_metrics {
+            output
+        } else {
+            Box::new(K6MetricsOnly::new(output))
+        });
     }
     let output_names: Vec<String> = outputs.iter().map(|o| o.description()).collect();
     let abort = CancellationToken::new();
@@ -464,7 +474,7 @@ impl Report {
         } = self;
         let logger = *logger;
         let elapsed = outcome.elapsed;
-        let verdict = aggregator.evaluate(elapsed);
+        let verdict = aggregator.evaluate(elapsed, Pass::Final);
         let data = aggregator.summary(elapsed, &trend_stats);
         log_errors(&logger, finish_outputs(outputs, Some(&data)));
 
@@ -508,7 +518,12 @@ impl Report {
                 let _ = std::io::stdout().write_all(text.as_bytes());
             }
             if let Some(path) = &args.summary_export {
-                let json = serde_json::to_string_pretty(&summary_export(&data)).unwrap_or_default();
+                let export = if args.rk6_metrics {
+                    summary_export(&data)
+                } else {
+                    summary_export(&k6_summary(&data))
+                };
+                let json = serde_json::to_string_pretty(&export).unwrap_or_default();
                 if let Err(e) = std::fs::write(path, json) {
                     logger.log(
                         Level::Error,
@@ -542,7 +557,11 @@ impl Report {
             return failure.log(&logger);
         }
         if verdict.failed {
-            let names = verdict.crossed.join("', '");
+            // k6 names each crossed metric once, sorted.
+            let mut crossed = verdict.crossed.clone();
+            crossed.sort();
+            crossed.dedup();
+            let names = crossed.join(", ");
             if threshold_abort {
                 logger.log(Level::Error, &format!("thresholds on metrics '{names}' were crossed; at least one has abortOnFail enabled, stopping test prematurely"), &[]);
             } else {
@@ -896,9 +915,15 @@ async fn tick(
     }
 }
 
+/// Drops per scenario and call sent as samples of 1; more are summed into one sample.
+const SINGLE_DROPS: u64 = 1000;
+
 /// `dropped_iterations` as they happen: one sample (value 1, tagged with the scenario) per
 /// iteration dropped since the last call, so thresholds and outputs see them during the run
-/// as in k6; one batch per call, not a message per drop.
+/// as in k6; one batch per call, not a message per drop. Past [`SINGLE_DROPS`] in one call
+/// the rest goes in one sample carrying their number (as k6 reports the iterations a
+/// shared-iterations scenario left undone), so an absurd rate or iteration count costs a
+/// sample, not memory per iteration.
 #[derive(Default)]
 struct Drops {
     /// Drops already sent, per scenario.
@@ -917,11 +942,16 @@ impl Drops {
                 continue;
             }
             let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
-            for _ in *sent..dropped {
+            let new = dropped - *sent;
+            let singles = new.min(SINGLE_DROPS);
+            let rest = new - singles;
+            let values =
+                std::iter::repeat_n(1.0, singles as usize).chain((rest > 0).then_some(rest as f64));
+            for value in values {
                 batch.push(Sample {
                     metric: builtin::DROPPED_ITERATIONS,
                     tags: tags.clone(),
-                    value: 1.0,
+                    value,
                     time: now,
                 });
             }

@@ -30,12 +30,18 @@ impl CookieJar {
             .collect()
     }
 
-    /// Stores a cookie as if `url` had answered with this `Set-Cookie` header value.
+    /// Stores a cookie as if `url` had answered with this `Set-Cookie` header value. Only a
+    /// header that does not parse is an error: a cookie the jar's rules refuse (a `Domain`
+    /// the URL does not domain-match, an expired one, `HttpOnly` from a non-HTTP URL) is
+    /// dropped silently, as Go's cookie jar (k6's) drops it.
     pub fn set(&mut self, url: &Url, set_cookie_header: &str) -> Result<(), HttpError> {
-        self.store
-            .parse(set_cookie_header, url)
-            .map(|_| ())
-            .map_err(|e| HttpError::new(error::GENERIC, format!("invalid cookie: {e}")))
+        match self.store.parse(set_cookie_header, url) {
+            Err(e @ cookie_store::CookieError::Parse) => Err(HttpError::new(
+                error::GENERIC,
+                format!("invalid cookie: {e}"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Deletes cookie `name` from every domain/path that `url` would send it for.
@@ -95,6 +101,19 @@ fn domain_of(c: &cookie_store::Cookie<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refused_cookies_are_dropped_not_errors() {
+        let mut jar = CookieJar::default();
+        let u = Url::parse("http://a.test/").unwrap();
+        jar.set(&u, "x=1; Domain=other.test").unwrap();
+        jar.set(&u, "y=2; Max-Age=0").unwrap();
+        assert!(jar.cookies_for_url(&u).is_empty());
+        assert!(
+            jar.set(&u, "=").is_err(),
+            "a header that does not parse is an error"
+        );
+    }
 
     #[test]
     fn set_match_delete() {

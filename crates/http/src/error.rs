@@ -366,7 +366,25 @@ pub(crate) fn from_io(e: &io::Error, side: Side) -> HttpError {
         io::ErrorKind::BrokenPipe => HttpError::new(TCP_BROKEN_PIPE, "write: broken pipe"),
         io::ErrorKind::UnexpectedEof => HttpError::new(GENERIC, "unexpected EOF"),
         io::ErrorKind::TimedOut => HttpError::new(TCP_GENERIC, format!("{side}: i/o timeout")),
+        // hyper's chunked decoder; Go's reader fails the same bodies outside the TCP codes.
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+            HttpError::new(GENERIC, go_chunk_error(&e.to_string()))
+        }
         _ => HttpError::new(TCP_GENERIC, format!("{side}: {e}")),
+    }
+}
+
+/// Go's text for a chunked-encoding error hyper describes as `hyper_text`.
+fn go_chunk_error(hyper_text: &str) -> String {
+    let lower = hyper_text.to_ascii_lowercase();
+    if lower.contains("overflow") {
+        "http chunk length too large".into()
+    } else if lower.contains("chunk size") {
+        "invalid byte in chunk length".into()
+    } else if lower.contains("chunk") {
+        "malformed chunked encoding".into()
+    } else {
+        hyper_text.to_owned()
     }
 }
 
@@ -467,6 +485,26 @@ mod tests {
         assert_eq!(
             unknown_authority().log_text(),
             "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        );
+    }
+
+    #[test]
+    fn chunked_decoding_errors_are_generic_with_gos_text() {
+        let e = |kind, text: &str| from_io(&io::Error::new(kind, text.to_owned()), Side::Read);
+        let bad = e(
+            io::ErrorKind::InvalidInput,
+            "Invalid chunk size line: Invalid Size",
+        );
+        assert_eq!(
+            (bad.code, bad.message.as_str()),
+            (1000, "invalid byte in chunk length")
+        );
+        let big = e(io::ErrorKind::InvalidData, "invalid chunk size: overflow");
+        assert_eq!(big.message, "http chunk length too large");
+        let lf = e(io::ErrorKind::InvalidInput, "Invalid chunk body LF");
+        assert_eq!(
+            (lf.code, lf.message.as_str()),
+            (1000, "malformed chunked encoding")
         );
     }
 

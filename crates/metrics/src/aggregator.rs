@@ -14,7 +14,7 @@ use crate::sink::Sink;
 use crate::stat::Stat;
 use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
 use crate::tags::TagSet;
-use crate::threshold::{Target, ThresholdSet};
+use crate::threshold::{Pass, Target, ThresholdSet};
 
 /// The sub-metric k6 always keeps, so the summary can show successful request times.
 const EXPECTED_RESPONSE_SUBMETRIC: &str = "http_req_duration{expected_response:true}";
@@ -164,16 +164,17 @@ impl Aggregator {
         }
     }
 
-    /// Evaluates every threshold now (every 2 s during the run and once at the end).
+    /// Evaluates every threshold now: every 2 s during the run ([`Pass::During`], where a
+    /// metric without samples is not judged) and once at the end ([`Pass::Final`]).
     /// `elapsed` is the test run time so far, the divisor of Counter rates.
-    pub fn evaluate(&mut self, elapsed: Duration) -> Verdict {
+    pub fn evaluate(&mut self, elapsed: Duration, pass: Pass) -> Verdict {
         let mut verdict = Verdict::default();
         for t in &self.thresholds.thresholds {
-            let (ok, _) = t.check(self.sink(t.target), elapsed);
+            let (ok, _) = t.check(self.sink(t.target), elapsed, pass);
             if !ok {
                 verdict.failed = true;
                 verdict.crossed.push(t.metric.clone());
-                if t.abort_on_fail && elapsed >= t.delay_abort_eval {
+                if t.aborts_at(elapsed) {
                     verdict.abort = true;
                 }
             }
@@ -246,7 +247,8 @@ impl Aggregator {
         }
     }
 
-    /// A metric's summary, or `None` when it has neither samples nor thresholds.
+    /// A metric's summary, or `None` when it has no samples and no threshold key names it
+    /// (k6 shows a metric named by a threshold key, or the parent of one, even when empty).
     fn metric_summary(
         &self,
         name: &str,
@@ -262,7 +264,7 @@ impl Aggregator {
             .iter()
             .filter(|t| t.target == target)
             .map(|t| {
-                let (ok, value) = t.check(sink, elapsed);
+                let (ok, value) = t.check(sink, elapsed, Pass::Final);
                 ThresholdResult {
                     source: t.source.clone(),
                     ok,
@@ -271,7 +273,7 @@ impl Aggregator {
                 }
             })
             .collect();
-        if sink.is_empty() && thresholds.is_empty() {
+        if sink.is_empty() && thresholds.is_empty() && !self.thresholds.observed.contains(&target) {
             return None;
         }
         Some(MetricSummary {
@@ -333,11 +335,11 @@ mod tests {
             })
             .collect();
         agg.add(&batch);
-        let v = agg.evaluate(SECS2);
+        let v = agg.evaluate(SECS2, Pass::During);
         assert!(!v.failed, "{:?}", v.crossed);
         let mut agg = aggregator(json!({"http_req_duration": ["p(95)>=200"]}));
         agg.add(&batch);
-        assert!(agg.evaluate(SECS2).failed);
+        assert!(agg.evaluate(SECS2, Pass::During).failed);
     }
 
     #[test]
@@ -506,14 +508,21 @@ mod tests {
             "http_req_failed": ["rate<0.01"],
             "iterations": ["count>=2", "rate>0.4"],
         }));
-        let v = agg.evaluate(SECS2);
-        assert_eq!(v, Verdict::default(), "no samples yet: everything passes");
+        let v = agg.evaluate(SECS2, Pass::During);
+        assert_eq!(v, Verdict::default(), "no samples yet: nothing is judged");
+        let v = agg.evaluate(SECS2, Pass::Final);
+        assert_eq!(
+            v.crossed,
+            ["iterations"],
+            "at the end, an empty Counter counts 0 (count>=2 fails), an empty Trend is all \
+             zeros (p(95)<500 and avg<100 hold) and an empty Rate passes"
+        );
         agg.add(&[
             sample(builtin::HTTP_REQ_DURATION, 50.0, &[]),
             sample(builtin::HTTP_REQ_DURATION, 600.0, &[]),
             sample(builtin::ITERATIONS, 1.0, &[]),
         ]);
-        let v = agg.evaluate(SECS2);
+        let v = agg.evaluate(SECS2, Pass::During);
         assert!(v.failed);
         assert!(!v.abort);
         assert_eq!(v.crossed, ["http_req_duration", "iterations"]);
@@ -543,9 +552,9 @@ mod tests {
             "checks": ["rate>0.9"],
         }));
         agg.add(&[sample(builtin::HTTP_REQ_FAILED, 1.0, &[])]);
-        let early = agg.evaluate(Duration::from_secs(5));
+        let early = agg.evaluate(Duration::from_secs(5), Pass::During);
         assert!(early.failed && !early.abort);
-        let late = agg.evaluate(Duration::from_secs(10));
+        let late = agg.evaluate(Duration::from_secs(11), Pass::During);
         assert!(late.failed && late.abort);
         assert_eq!(late.crossed, ["http_req_failed"]);
     }

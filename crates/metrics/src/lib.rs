@@ -58,7 +58,7 @@ pub use summary::{
     ThresholdResult,
 };
 pub use tags::TagSet;
-pub use threshold::{Threshold, ThresholdError, ThresholdSet};
+pub use threshold::{Pass, Threshold, ThresholdError, ThresholdSet};
 pub use trend::TrendSink;
 
 #[cfg(test)]

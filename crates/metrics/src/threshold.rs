@@ -5,6 +5,9 @@ use std::time::Duration;
 use serde_json::Value;
 use thiserror::Error;
 
+use rk6_options::duration::duration_from_json;
+use rk6_options::GoDuration;
+
 use crate::metric::{MetricId, MetricType};
 use crate::registry::Registry;
 use crate::sink::Sink;
@@ -44,9 +47,10 @@ pub enum ThresholdError {
 pub struct SubMetricSpec {
     /// The parent metric.
     pub parent: MetricId,
-    /// `parent{inner}`, e.g. `http_req_duration{expected_response:true}`.
+    /// `parent{inner}`, e.g. `http_req_duration{expected_response:true}`; the first key
+    /// that named this tag set.
     pub name: String,
-    /// The selector's tags in written order.
+    /// The selector's tags, one value per key, in first-written order.
     pub tags: Vec<(String, String)>,
 }
 
@@ -68,6 +72,8 @@ pub struct Threshold {
     pub metric: String,
     /// The sink it reads.
     pub target: Target,
+    /// The metric's type.
+    pub kind: MetricType,
     /// Left-hand side.
     pub stat: Stat,
     /// Left-hand side as written, e.g. `p(95)`.
@@ -78,14 +84,28 @@ pub struct Threshold {
     pub value: f64,
     /// Stop the test when this fails.
     pub abort_on_fail: bool,
-    /// Test time before `abort_on_fail` may act.
-    pub delay_abort_eval: Duration,
+    /// `delayAbortEval`: `abort_on_fail` acts once the test has run longer than this; `None`
+    /// (not given) acts at once. Signed, as k6 accepts negative durations here.
+    pub delay_abort_eval: Option<GoDuration>,
+}
+
+/// When a threshold is evaluated: k6 skips metrics without samples while the test runs
+/// and judges them at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// The periodic evaluation during the run: a metric without samples is not judged.
+    During,
+    /// The end of the test: every threshold is judged.
+    Final,
 }
 
 impl Threshold {
-    /// The aggregated value and whether the threshold holds; an empty sink passes with no value.
-    pub fn check(&self, sink: &Sink, elapsed: Duration) -> (bool, Option<f64>) {
-        if sink.is_empty() {
+    /// Whether the threshold holds, and the value it was judged on (`None` when it was not
+    /// judged). At the end of the test a metric without samples is judged on k6's zeros —
+    /// a Counter's count and rate, a Gauge's value and every Trend statistic are 0 — except
+    /// a Rate, which has no rate to compare and passes.
+    pub fn check(&self, sink: &Sink, elapsed: Duration, pass: Pass) -> (bool, Option<f64>) {
+        if sink.is_empty() && (pass == Pass::During || self.kind == MetricType::Rate) {
             return (true, None);
         }
         // Past the exact phase, percentiles come from histograms; the exact counts kept at
@@ -107,6 +127,14 @@ impl Threshold {
             None => (false, None),
         }
     }
+
+    /// Whether a failure now stops the test (`abortOnFail` past its `delayAbortEval`).
+    pub fn aborts_at(&self, elapsed: Duration) -> bool {
+        self.abort_on_fail
+            && self
+                .delay_abort_eval
+                .is_none_or(|d| d < GoDuration::from_std(elapsed))
+    }
 }
 
 /// All thresholds of a test, plus the sub-metrics their keys create.
@@ -114,14 +142,20 @@ impl Threshold {
 pub struct ThresholdSet {
     /// Thresholds in declaration order.
     pub thresholds: Vec<Threshold>,
-    /// Sub-metrics in first-declared order, unique by name.
+    /// Sub-metrics in first-declared order, unique by parent and tag set.
     pub submetrics: Vec<SubMetricSpec>,
+    /// Metrics and sub-metrics the summary shows even without samples: every threshold key
+    /// (even one with no thresholds) and the parent of every sub-metric key, as k6 marks
+    /// them observed.
+    pub observed: Vec<Target>,
 }
 
 impl ThresholdSet {
     /// Parses the `thresholds` option object (`null` means none) and validates it against
-    /// the registry. Keys are `metric` or `metric{tag:value,...}`; values are a string or an
-    /// array of strings and `{threshold, abortOnFail, delayAbortEval}` objects.
+    /// the registry, reading values as k6's Go JSON decoder does: each key (`metric` or
+    /// `metric{tag:value,...}`) holds `null` or an array of expression strings, `null`s (an
+    /// empty expression) and `{threshold, abortOnFail, delayAbortEval}` objects, whose field
+    /// names match in any case.
     pub fn parse(thresholds: &Value, registry: &Registry) -> Result<ThresholdSet, ThresholdError> {
         let mut set = ThresholdSet::default();
         let map = match thresholds {
@@ -137,7 +171,7 @@ impl ThresholdSet {
             let parsed = parse_metric_key(key).map_err(key_err)?;
             let id = registry
                 .get(parsed.name)
-                .ok_or_else(|| key_err(format!("no metric name \"{}\" found", parsed.name)))?;
+                .ok_or_else(|| key_err(format!("no metric name \"{key}\" found")))?;
             let kind = registry.info(id).kind;
             let target = match parsed.inner {
                 None => Target::Metric(id),
@@ -150,6 +184,10 @@ impl ThresholdSet {
                 Target::Metric(_) => parsed.name.to_owned(),
                 Target::SubMetric(i) => set.submetrics[i].name.clone(),
             };
+            set.observe(target);
+            if let Target::SubMetric(_) = target {
+                set.observe(Target::Metric(id));
+            }
             for def in definitions(defs).map_err(key_err)? {
                 let expr =
                     parse_expression(&def.source).map_err(|e| ThresholdError::Expression {
@@ -172,6 +210,7 @@ impl ThresholdSet {
                     source: def.source,
                     metric: metric.clone(),
                     target,
+                    kind,
                     stat: expr.stat,
                     stat_text: expr.stat_text,
                     op: expr.op,
@@ -194,18 +233,35 @@ impl ThresholdSet {
         self.thresholds.len()
     }
 
-    /// Index of the sub-metric named `name`, adding it when new.
+    /// Index of the sub-metric of `parent` with exactly these tags (whatever the key's
+    /// spelling, as k6 finds it by tag set), adding it as `name` when new.
     pub(crate) fn submetric(
         &mut self,
         parent: MetricId,
         name: String,
         tags: Vec<(String, String)>,
     ) -> usize {
-        if let Some(i) = self.submetrics.iter().position(|s| s.name == name) {
+        let sorted = |t: &[(String, String)]| {
+            let mut t = t.to_vec();
+            t.sort();
+            t
+        };
+        let wanted = sorted(&tags);
+        if let Some(i) = self
+            .submetrics
+            .iter()
+            .position(|s| s.parent == parent && sorted(&s.tags) == wanted)
+        {
             return i;
         }
         self.submetrics.push(SubMetricSpec { parent, name, tags });
         self.submetrics.len() - 1
+    }
+
+    fn observe(&mut self, target: Target) {
+        if !self.observed.contains(&target) {
+            self.observed.push(target);
+        }
     }
 }
 
@@ -236,96 +292,65 @@ fn supported_methods(kind: MetricType) -> &'static str {
 struct Definition {
     source: String,
     abort_on_fail: bool,
-    delay_abort_eval: Duration,
+    delay_abort_eval: Option<GoDuration>,
 }
 
 const SHAPE: &str =
-    "thresholds must be a string, or an array of strings and {threshold, abortOnFail, delayAbortEval} objects";
+    "thresholds must be an array of strings and {threshold, abortOnFail, delayAbortEval} objects";
 
 fn definitions(defs: &Value) -> Result<Vec<Definition>, String> {
-    let items: Vec<&Value> = match defs {
-        Value::Array(a) => a.iter().collect(),
-        Value::String(_) => vec![defs],
-        _ => return Err(SHAPE.into()),
-    };
-    items.into_iter().map(definition).collect()
-}
-
-fn definition(v: &Value) -> Result<Definition, String> {
-    match v {
-        Value::String(s) => Ok(Definition {
-            source: s.clone(),
-            abort_on_fail: false,
-            delay_abort_eval: Duration::ZERO,
-        }),
-        Value::Object(o) => {
-            let source = o
-                .get("threshold")
-                .and_then(Value::as_str)
-                .ok_or("a threshold object needs a \"threshold\" string")?
-                .to_owned();
-            let abort_on_fail = match o.get("abortOnFail") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => return Err(format!("abortOnFail must be a boolean, got {other}")),
-            };
-            let delay_abort_eval = match o.get("delayAbortEval") {
-                None | Some(Value::Null) => Duration::ZERO,
-                Some(Value::String(s)) => parse_delay(s)
-                    .ok_or_else(|| format!("delayAbortEval {s:?} is not a valid duration"))?,
-                Some(Value::Number(n)) => n
-                    .as_f64()
-                    .filter(|ms| *ms >= 0.0 && ms.is_finite())
-                    .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-                    .ok_or_else(|| format!("delayAbortEval {n} is not a valid duration"))?,
-                Some(other) => {
-                    return Err(format!(
-                        "delayAbortEval must be a duration string, got {other}"
-                    ))
-                }
-            };
-            Ok(Definition {
-                source,
-                abort_on_fail,
-                delay_abort_eval,
-            })
-        }
+    match defs {
+        // k6 decodes null into an empty list: the metric is shown, nothing is judged.
+        Value::Null => Ok(Vec::new()),
+        Value::Array(a) => a.iter().map(definition).collect(),
         _ => Err(SHAPE.into()),
     }
 }
 
-/// Reads a `delayAbortEval` duration: Go syntax (`1m30s`, `500ms`, `1.5h`; units ns, us, µs,
-/// ms, s, m, h, and k6's d) or a bare number of milliseconds.
-fn parse_delay(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    if let Ok(ms) = s.parse::<f64>() {
-        return (ms >= 0.0 && ms.is_finite()).then(|| Duration::from_secs_f64(ms / 1000.0));
+/// Whether a JSON field name matches `field` as Go's decoder matches struct fields: exactly
+/// or case-insensitively (with Unicode simple folding, so `ſ` is `s` and `K` is `k`).
+fn field_is(name: &str, field: &str) -> bool {
+    let fold = |c: char| c.to_uppercase().flat_map(char::to_lowercase);
+    name.chars().flat_map(fold).eq(field.chars().flat_map(fold))
+}
+
+fn definition(v: &Value) -> Result<Definition, String> {
+    let mut def = Definition {
+        source: String::new(),
+        abort_on_fail: false,
+        delay_abort_eval: None,
+    };
+    match v {
+        // A JSON null decodes to the empty expression, which then fails to parse.
+        Value::Null => {}
+        Value::String(s) => def.source = s.clone(),
+        Value::Object(o) => {
+            // Go's decoder lets the last of several matching fields win.
+            for (name, value) in o {
+                if field_is(name, "threshold") {
+                    def.source = match value {
+                        Value::Null => String::new(),
+                        Value::String(s) => s.clone(),
+                        other => return Err(format!("threshold must be a string, got {other}")),
+                    };
+                } else if field_is(name, "abortOnFail") {
+                    def.abort_on_fail = match value {
+                        Value::Null => false,
+                        Value::Bool(b) => *b,
+                        other => return Err(format!("abortOnFail must be a boolean, got {other}")),
+                    };
+                } else if field_is(name, "delayAbortEval") {
+                    def.delay_abort_eval = duration_from_json(value).map_err(|e| {
+                        format!(
+                            "delayAbortEval: {e}: a duration string or a number of milliseconds"
+                        )
+                    })?;
+                }
+            }
+        }
+        _ => return Err(SHAPE.into()),
     }
-    let mut rest = s;
-    let mut total = 0.0f64;
-    while !rest.is_empty() {
-        let num_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .filter(|&n| n > 0)?;
-        let n: f64 = rest[..num_len].parse().ok()?;
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let secs_per_unit = match &rest[..unit_len] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            "d" => 86400.0,
-            _ => return None,
-        };
-        total += n * secs_per_unit;
-        rest = &rest[unit_len..];
-    }
-    Some(Duration::from_secs_f64(total))
+    Ok(def)
 }
 
 #[cfg(test)]
@@ -349,10 +374,10 @@ mod tests {
     }
 
     #[test]
-    fn strings_arrays_and_objects() {
+    fn arrays_of_strings_and_objects() {
         let set = parse(json!({
             "http_req_duration": ["p(95)<500", {"threshold": "avg<100", "abortOnFail": true, "delayAbortEval": "1m30s"}],
-            "http_req_failed": "rate<0.01",
+            "http_req_failed": ["rate<0.01"],
         }))
         .unwrap();
         assert_eq!(set.len(), 3);
@@ -361,7 +386,7 @@ mod tests {
         assert_eq!(t.metric, "http_req_duration");
         assert_eq!(t.target, Target::Metric(builtin::HTTP_REQ_DURATION));
         assert!(t.abort_on_fail);
-        assert_eq!(t.delay_abort_eval, Duration::from_secs(90));
+        assert_eq!(t.delay_abort_eval, Some(GoDuration::from_secs(90)));
         assert_eq!(
             set.thresholds[2].target,
             Target::Metric(builtin::HTTP_REQ_FAILED)
@@ -371,11 +396,51 @@ mod tests {
     }
 
     #[test]
-    fn submetric_keys_create_unique_submetrics() {
+    fn objects_are_read_as_go_reads_them() {
+        // Field names in any case, the last match winning; unknown fields ignored.
+        let set = parse(json!({"http_reqs": [
+            {"Threshold": "count>0", "ABORTONFAIL": true, "extra": 1},
+            {"threshold": "count>1", "threshold": "count>2"},
+            {"threſhold": "count>3"},
+            {"threshold": "count>4", "delayAbortEval": -10},
+            {"threshold": "count>5", "delayAbortEval": 1e30, "abortOnFail": null},
+        ]}))
+        .unwrap();
+        let sources: Vec<_> = set.thresholds.iter().map(|t| t.source.as_str()).collect();
+        assert_eq!(
+            sources,
+            ["count>0", "count>2", "count>3", "count>4", "count>5"]
+        );
+        assert!(set.thresholds[0].abort_on_fail);
+        assert_eq!(
+            set.thresholds[3].delay_abort_eval,
+            Some(GoDuration(-10_000_000)),
+            "negative delays are accepted"
+        );
+        assert_eq!(
+            set.thresholds[4].delay_abort_eval,
+            Some(GoDuration(i64::MIN)),
+            "Go's overflowing float conversion, not a panic"
+        );
+        // `null` for a key: no thresholds, but the metric is observed.
+        let set = parse(json!({"http_reqs": null, "vus": []})).unwrap();
+        assert!(set.is_empty());
+        assert_eq!(
+            set.observed,
+            [
+                Target::Metric(builtin::HTTP_REQS),
+                Target::Metric(builtin::VUS)
+            ]
+        );
+    }
+
+    #[test]
+    fn submetrics_are_unique_by_tag_set_and_observe_their_parent() {
         let set = parse(json!({
             "http_req_duration{scenario:a}": ["p(99)<1000"],
-            "http_req_duration{ scenario:a }": ["p(90)<1000"],
+            "http_req_duration{ scenario:'a' }": ["p(90)<1000"],
             "http_reqs{status:200,method:GET}": ["count>0"],
+            "http_reqs{method:GET, status:\"200\"}": ["count>1"],
         }))
         .unwrap();
         assert_eq!(set.submetrics.len(), 2);
@@ -384,8 +449,9 @@ mod tests {
         assert_eq!(
             set.thresholds[1].target,
             Target::SubMetric(0),
-            "trimmed selector is the same sub-metric"
+            "same tags, same sub-metric"
         );
+        assert_eq!(set.thresholds[1].metric, "http_req_duration{scenario:a}");
         assert_eq!(
             set.submetrics[1].tags,
             vec![
@@ -393,7 +459,16 @@ mod tests {
                 ("method".into(), "GET".into())
             ]
         );
-        assert_eq!(set.thresholds[2].metric, "http_reqs{status:200,method:GET}");
+        assert_eq!(set.thresholds[3].target, Target::SubMetric(1));
+        assert_eq!(
+            set.observed,
+            [
+                Target::SubMetric(0),
+                Target::Metric(builtin::HTTP_REQ_DURATION),
+                Target::SubMetric(1),
+                Target::Metric(builtin::HTTP_REQS),
+            ]
+        );
     }
 
     #[test]
@@ -422,7 +497,7 @@ mod tests {
         let e = parse(json!({"nope{a:b}": ["count>0"]}))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no metric name \"nope\" found"), "{e}");
+        assert!(e.contains("no metric name \"nope{a:b}\" found"), "{e}");
     }
 
     #[test]
@@ -431,7 +506,7 @@ mod tests {
             "http_reqs": ["count>0", "rate>0"],
             "vus": ["value>0"],
             "checks": ["rate>0.9"],
-            "http_req_duration": ["avg<1", "min<1", "max<1", "med<1", "p(99.9)<1"],
+            "http_req_duration": ["avg<1", "min<1", "max<1", "med<1", "p(99.9)<1", "p<1"],
         }))
         .unwrap();
     }
@@ -440,16 +515,26 @@ mod tests {
     fn bad_inputs() {
         for bad in [
             json!({"http_reqs": 5}),
+            json!({"http_reqs": "count>0"}),
+            json!({"http_reqs": {"threshold": "count>0"}}),
             json!({"http_reqs": [5]}),
+            json!({"http_reqs": [true]}),
+            json!({"http_reqs": [["count>0"]]}),
+            json!({"http_reqs": [null]}),
+            json!({"http_reqs": [{}]}),
             json!({"http_reqs": [{"abortOnFail": true}]}),
+            json!({"http_reqs": [{"threshold": 5}]}),
             json!({"http_reqs": [{"threshold": "count>0", "abortOnFail": "yes"}]}),
             json!({"http_reqs": [{"threshold": "count>0", "delayAbortEval": "soon"}]}),
+            json!({"http_reqs": [{"threshold": "count>0", "delayAbortEval": ""}]}),
+            json!({"http_reqs": [{"threshold": "count>0", "delayAbortEval": true}]}),
             json!({"http_reqs": ["count>"]}),
             json!({"http_reqs": ["count"]}),
             json!({"http_req_duration": ["p(200)<5"]}),
             json!({"http_req_duration{status:200": ["avg<5"]}),
             json!({"http_req_duration{status:}": ["avg<5"]}),
             json!({"http_req_duration{}": ["avg<5"]}),
+            json!({"http_req_duration{:200}": ["avg<5"]}),
         ] {
             assert!(parse(bad.clone()).is_err(), "{bad} should fail");
         }
@@ -467,26 +552,74 @@ mod tests {
         );
     }
 
-    #[test]
-    fn delay_durations() {
-        assert_eq!(parse_delay("10s"), Some(Duration::from_secs(10)));
-        assert_eq!(parse_delay("1h2m3s"), Some(Duration::from_secs(3723)));
-        assert_eq!(parse_delay("1.5s"), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_delay("250ms"), Some(Duration::from_millis(250)));
-        assert_eq!(parse_delay("1d"), Some(Duration::from_secs(86400)));
-        assert_eq!(parse_delay("300"), Some(Duration::from_millis(300)));
-        assert_eq!(parse_delay("10x"), None);
-        assert_eq!(parse_delay("s"), None);
-        assert_eq!(parse_delay("-1s"), None);
+    fn threshold(v: Value) -> Threshold {
+        parse(v).unwrap().thresholds.remove(0)
     }
 
     #[test]
-    fn empty_sink_passes_and_values_compare() {
-        let set = parse(json!({"http_req_duration": ["p(95)<500"]})).unwrap();
-        let t = &set.thresholds[0];
+    fn empty_sinks_are_judged_at_the_end_on_zeros_except_rates() {
+        let secs = Duration::from_secs(1);
+        let cases = [
+            ("http_req_duration", "p(95)<0", MetricType::Trend, false),
+            ("http_req_duration", "p(95)>=0", MetricType::Trend, true),
+            ("http_req_duration", "avg>=1", MetricType::Trend, false),
+            ("http_reqs", "count>=1", MetricType::Counter, false),
+            ("http_reqs", "rate>=1", MetricType::Counter, false),
+            ("http_reqs", "count<1", MetricType::Counter, true),
+            ("vus", "value>=1", MetricType::Gauge, false),
+            ("checks", "rate>=1", MetricType::Rate, true),
+            ("checks", "rate<1", MetricType::Rate, true),
+        ];
+        for (metric, expr, kind, ok) in cases {
+            let t = threshold(json!({ metric: [expr] }));
+            let sink = Sink::new(kind);
+            assert_eq!(
+                t.check(&sink, secs, Pass::During),
+                (true, None),
+                "{metric} {expr}: not judged while running"
+            );
+            assert_eq!(
+                t.check(&sink, secs, Pass::Final).0,
+                ok,
+                "{metric} {expr} at the end"
+            );
+        }
+        let t = threshold(json!({"http_req_duration": ["p(95)<500"]}));
         let mut sink = Sink::new(MetricType::Trend);
-        assert_eq!(t.check(&sink, Duration::from_secs(1)), (true, None));
+        assert_eq!(t.check(&sink, secs, Pass::Final), (true, Some(0.0)));
         sink.add(600.0);
-        assert_eq!(t.check(&sink, Duration::from_secs(1)), (false, Some(600.0)));
+        assert_eq!(t.check(&sink, secs, Pass::During), (false, Some(600.0)));
+    }
+
+    #[test]
+    fn nan_values_compare_as_go_does() {
+        let mut sink = Sink::new(MetricType::Counter);
+        sink.add(1.0);
+        let secs = Duration::from_secs(1);
+        let t = threshold(json!({"http_reqs": ["count<NaN"]}));
+        assert!(!t.check(&sink, secs, Pass::Final).0);
+        let t = threshold(json!({"http_reqs": ["count!=NaN"]}));
+        assert!(t.check(&sink, secs, Pass::Final).0);
+    }
+
+    #[test]
+    fn abort_waits_until_the_delay_has_passed() {
+        let t = |delay: Value| {
+            let mut def = json!({"threshold": "count>0", "abortOnFail": true});
+            def["delayAbortEval"] = delay;
+            threshold(json!({"http_reqs": [def]}))
+        };
+        assert!(
+            t(Value::Null).aborts_at(Duration::ZERO),
+            "no delay: at once"
+        );
+        let ten = t(json!("10s"));
+        assert!(
+            !ten.aborts_at(Duration::from_secs(10)),
+            "k6 compares strictly"
+        );
+        assert!(ten.aborts_at(Duration::from_millis(10_001)));
+        assert!(t(json!(-5)).aborts_at(Duration::ZERO));
+        assert!(!threshold(json!({"http_reqs": ["count>0"]})).aborts_at(Duration::MAX));
     }
 }

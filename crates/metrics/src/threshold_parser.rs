@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use rk6_options::go_float::{parse_go_float, GoFloatError};
+
 use crate::stat::Stat;
 
 /// Comparison of a threshold expression.
@@ -74,78 +76,81 @@ impl fmt::Display for Operator {
 pub struct Expression {
     /// The aggregation method.
     pub stat: Stat,
-    /// The aggregation method as written, e.g. `p(99.9)`; used in the summary line.
+    /// The aggregation method as written, e.g. `p(99.9)`.
     pub stat_text: String,
     /// The comparison.
     pub op: Operator,
-    /// The right-hand side.
+    /// The right-hand side (may be NaN or infinite, as Go's ParseFloat reads them).
     pub value: f64,
 }
 
 /// Why an expression did not parse.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExpressionError {
-    /// No operator was found.
-    MissingOperator,
-    /// Nothing before the operator.
-    MissingMethod,
-    /// The aggregation method is not one k6 knows; holds its text.
+    /// No operator with something after it.
+    Malformed,
+    /// The left-hand side is not an aggregation method k6 knows; holds its text.
     UnknownMethod(String),
-    /// The right-hand side is not a number; holds its text.
-    BadValue(String),
+    /// `p(...)` holds something Go's ParseFloat refuses; holds the inside and the reason.
+    BadPercentile(String, GoFloatError),
+    /// `p(N)` with N outside `0..=100` (or NaN): k6 accepts it and then panics (exit 109)
+    /// once the Trend holds two values; rk6 refuses it up front. Holds the inside.
+    PercentileOutOfRange(String),
+    /// The right-hand side is not a number for Go's ParseFloat; holds its text and why.
+    BadValue(String, GoFloatError),
 }
 
 impl fmt::Display for ExpressionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExpressionError::MissingOperator => f.write_str(
-                "malformed threshold expression: expected an operator (one of >, >=, <, <=, ==, ===, !=)",
+            ExpressionError::Malformed => f.write_str(
+                "malformed threshold expression: expected `method operator number` with an operator among <=, <, >=, >, ===, ==, !=",
             ),
-            ExpressionError::MissingMethod => {
-                f.write_str("malformed threshold expression: missing aggregation method")
-            }
-            ExpressionError::UnknownMethod(m) if m.starts_with("p(") => write!(
+            ExpressionError::UnknownMethod(m) => write!(
                 f,
-                "malformed percentile {m}: expected p(N) with N a number between 0 and 100"
+                "unknown aggregation method {m:?} (one of count, rate, value, avg, min, med, max, p(N))"
             ),
-            ExpressionError::UnknownMethod(m) => write!(f, "unknown aggregation method {m}"),
-            ExpressionError::BadValue(v) => {
-                write!(f, "malformed threshold expression: {v:?} is not a number")
-            }
+            ExpressionError::BadPercentile(inner, e) => write!(
+                f,
+                "malformed percentile value; reason: strconv.ParseFloat: parsing {inner:?}: {e}"
+            ),
+            ExpressionError::PercentileOutOfRange(inner) => write!(
+                f,
+                "percentile p({inner}) is outside 0..100 (k6 accepts it, then crashes once the metric has two values)"
+            ),
+            ExpressionError::BadValue(v, e) => write!(
+                f,
+                "malformed right-hand side; reason: strconv.ParseFloat: parsing {v:?}: {e}"
+            ),
         }
     }
 }
 
-/// Parses a threshold expression; surrounding whitespace is ignored.
+/// The operators in the order k6 looks for them: the first whose first occurrence has
+/// something after it splits the expression (so `count<=1` is `<=`, `a>b<c` splits at `<`).
+const SCAN_ORDER: [Operator; 7] = [
+    Operator::LessEqual,
+    Operator::Less,
+    Operator::GreaterEqual,
+    Operator::Greater,
+    Operator::StrictEqual,
+    Operator::Equal,
+    Operator::NotEqual,
+];
+
+/// Parses a threshold expression with k6's rules: split at the first operator (in k6's
+/// order) that has text after it, trim both sides, read the method and Go's float.
 pub fn parse_expression(input: &str) -> Result<Expression, ExpressionError> {
-    let input = input.trim();
-    let at = input
-        .find(['<', '>', '=', '!'])
-        .ok_or(ExpressionError::MissingOperator)?;
-    let (method, rest) = input.split_at(at);
-    let method = method.trim_end();
-    // Longest operators first so ">=" is not read as ">" followed by "=...".
-    let op = [
-        Operator::StrictEqual,
-        Operator::Equal,
-        Operator::NotEqual,
-        Operator::GreaterEqual,
-        Operator::LessEqual,
-        Operator::Greater,
-        Operator::Less,
-    ]
-    .into_iter()
-    .find(|op| rest.starts_with(op.as_str()))
-    .ok_or(ExpressionError::MissingOperator)?;
-    if method.is_empty() {
-        return Err(ExpressionError::MissingMethod);
-    }
-    let stat = Stat::parse(method)
-        .filter(|s| !matches!(s, Stat::Passes | Stat::Fails))
-        .ok_or_else(|| ExpressionError::UnknownMethod(method.to_owned()))?;
-    let value_text = rest[op.as_str().len()..].trim();
-    let value =
-        parse_number(value_text).ok_or_else(|| ExpressionError::BadValue(value_text.to_owned()))?;
+    let (method, op, value_text) = SCAN_ORDER
+        .into_iter()
+        .find_map(|op| {
+            let (left, right) = input.split_once(op.as_str())?;
+            (!right.is_empty()).then(|| (left.trim(), op, right.trim()))
+        })
+        .ok_or(ExpressionError::Malformed)?;
+    let stat = parse_method(method)?;
+    let value = parse_go_float(value_text)
+        .map_err(|e| ExpressionError::BadValue(value_text.to_owned(), e))?;
     Ok(Expression {
         stat,
         stat_text: method.to_owned(),
@@ -154,79 +159,114 @@ pub fn parse_expression(input: &str) -> Result<Expression, ExpressionError> {
     })
 }
 
-/// A float the way Go's ParseFloat reads one, minus NaN.
-fn parse_number(s: &str) -> Option<f64> {
-    let v: f64 = s.parse().ok()?;
-    (!v.is_nan()).then_some(v)
+/// An aggregation method: a keyword, `p` alone (k6 reads it as `p(0)`) or `p(N)` with N a
+/// Go float in `0..=100`.
+fn parse_method(method: &str) -> Result<Stat, ExpressionError> {
+    Ok(match method {
+        "value" => Stat::Value,
+        "count" => Stat::Count,
+        "rate" => Stat::Rate,
+        "avg" => Stat::Avg,
+        "min" => Stat::Min,
+        "med" => Stat::Med,
+        "max" => Stat::Max,
+        "p" => Stat::Percentile(0.0),
+        _ => {
+            let inner = method
+                .strip_prefix("p(")
+                .and_then(|m| m.strip_suffix(')'))
+                .ok_or_else(|| ExpressionError::UnknownMethod(method.to_owned()))?;
+            let p = parse_go_float(inner)
+                .map_err(|e| ExpressionError::BadPercentile(inner.to_owned(), e))?;
+            if !(0.0..=100.0).contains(&p) {
+                return Err(ExpressionError::PercentileOutOfRange(inner.to_owned()));
+            }
+            // -0 is a valid percentile; keep arithmetic on it plain.
+            Stat::Percentile(p + 0.0)
+        }
+    })
 }
 
 /// A parsed threshold key: the metric name and an optional sub-metric selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MetricKey<'a> {
-    /// The metric name before any `{`.
+    /// The metric name before the first `{`.
     pub name: &'a str,
-    /// The trimmed text inside the braces; the sub-metric's name is `name{inner}`.
+    /// The trimmed text inside the outer braces; the sub-metric's name is `name{inner}`.
     pub inner: Option<&'a str>,
-    /// The selector's `(tag, value)` pairs in written order.
+    /// The selector's tags, one value per key (a later `key:` wins, as in k6), in the order
+    /// each key first appears; quotes around keys and values are dropped.
     pub tags: Vec<(String, String)>,
 }
 
-/// Parses `name` or `name{tag:value,tag2:value2}`; returns the reason on failure.
+/// Parses `name` or `name{tag:value,...}` with k6's rules: the braces are the first `{` and
+/// the last `}`, which must end the key; every comma-separated part holds a `:` with text
+/// after it; keys and values are trimmed of whitespace, then of `"` and `'`. Returns the
+/// reason on failure.
 pub fn parse_metric_key(key: &str) -> Result<MetricKey<'_>, String> {
-    let Some(open) = key.find('{') else {
-        if key.contains('}') {
-            return Err("parsing metric name failed: unexpected closing curly brace".into());
+    let open = key.find('{');
+    let close = key.rfind('}');
+    let (open, close) = match (open, close) {
+        (None, None) => {
+            return Ok(MetricKey {
+                name: key,
+                inner: None,
+                tags: Vec::new(),
+            })
         }
-        return Ok(MetricKey {
-            name: key,
-            inner: None,
-            tags: Vec::new(),
-        });
+        (Some(o), Some(c)) => (o, c),
+        _ => {
+            return Err(format!(
+                "parsing metric name failed, metric {key:?} has unmatched opening/close curly brace"
+            ))
+        }
     };
-    let name = &key[..open];
-    let body = key[open + 1..]
-        .strip_suffix('}')
-        .ok_or("parsing metric name failed: missing closing curly brace")?;
-    if body.contains(['{', '}']) {
-        return Err("parsing metric name failed: misplaced curly brace".into());
-    }
-    if name.is_empty() {
-        return Err(
-            "parsing metric name failed: missing metric name before the tag selector".into(),
-        );
-    }
-    let inner = body.trim();
-    if inner.is_empty() {
+    if close < open {
         return Err(format!(
-            "submetric criteria for metric '{name}' cannot be empty"
+            "parsing metric name failed, metric {key:?} closing curly brace appears before opening one"
         ));
     }
-    let mut tags = Vec::new();
-    for item in inner.split(',') {
-        let item = item.trim();
-        let Some((k, v)) = item.split_once(':') else {
+    if close != key.len() - 1 {
+        return Err(format!(
+            "parsing metric name failed, metric {key:?} lacks a closing curly brace in its last position"
+        ));
+    }
+    let body = &key[open + 1..close];
+    for part in body.split(',') {
+        if part.split_once(':').is_none_or(|(_, v)| v.is_empty()) {
             return Err(format!(
-                "parsing metric name failed: expected a tag:value pair, got {item:?}"
+                "parsing metric name failed, metric {part:?} tag expression is malformed"
             ));
-        };
-        let (k, v) = (k.trim(), v.trim());
+        }
+    }
+    let inner = body.trim();
+    let mut tags: Vec<(String, String)> = Vec::new();
+    for part in inner.split(',').filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once(':').unwrap_or((part, ""));
+        let k = unquote(k);
         if k.is_empty() {
+            // k6 builds a tag with an empty name here and overflows its stack.
             return Err(format!(
-                "parsing metric name failed: empty tag name in {item:?}"
+                "parsing metric name failed, tag expression {:?} has an empty tag name",
+                part.trim()
             ));
         }
-        if v.is_empty() {
-            return Err(format!(
-                "parsing metric name failed: empty value for tag {k:?}"
-            ));
+        let v = unquote(v);
+        match tags.iter_mut().find(|(name, _)| name == k) {
+            Some(tag) => tag.1 = v.to_owned(),
+            None => tags.push((k.to_owned(), v.to_owned())),
         }
-        tags.push((k.to_owned(), v.to_owned()));
     }
     Ok(MetricKey {
-        name,
+        name: &key[..open],
         inner: Some(inner),
         tags,
     })
+}
+
+/// A selector key or value as k6 reads it: whitespace trimmed, then quotes.
+fn unquote(s: &str) -> &str {
+    s.trim().trim_matches(['"', '\''])
 }
 
 #[cfg(test)]
@@ -284,55 +324,100 @@ mod tests {
         assert_eq!(expr("value==1e3").value, 1000.0);
         assert_eq!(expr("med!=0").stat, Stat::Med);
         assert_eq!(expr("p(0)>=0").stat, Stat::Percentile(0.0));
+        // Go's ParseFloat on both sides.
+        assert_eq!(expr("count<1_0").value, 10.0);
+        assert_eq!(expr("count<0x1p4").value, 16.0);
+        assert!(expr("count<NaN").value.is_nan());
+        assert_eq!(expr("count<-inf").value, f64::NEG_INFINITY);
+        assert_eq!(expr("p(1_0)<1").stat, Stat::Percentile(10.0));
+        assert_eq!(expr("p(.5)<1").stat, Stat::Percentile(0.5));
+        assert_eq!(expr("p(-0)<1").stat, Stat::Percentile(0.0));
+        assert_eq!(
+            expr("p<1").stat,
+            Stat::Percentile(0.0),
+            "k6 reads a bare p as p(0)"
+        );
+        assert_eq!(expr("\u{a0}avg<1").stat_text, "avg", "Unicode spaces trim");
+    }
+
+    #[test]
+    fn operators_split_in_k6_order() {
+        assert_eq!(expr("count>=1").op, Operator::GreaterEqual);
+        assert_eq!(expr("count===1").op, Operator::StrictEqual);
+        // `<` is looked for before `>`: the method is then "count>1", unknown.
+        assert_eq!(
+            parse_expression("count>1<2"),
+            Err(ExpressionError::UnknownMethod("count>1".into()))
+        );
+        // An operator with nothing after it does not count: `>` is tried next.
+        assert_eq!(
+            parse_expression("count>5<"),
+            Err(ExpressionError::BadValue("5<".into(), GoFloatError::Syntax))
+        );
+        assert_eq!(
+            parse_expression("count=<1"),
+            Err(ExpressionError::UnknownMethod("count=".into()))
+        );
     }
 
     #[test]
     fn bad_expressions() {
-        assert_eq!(
-            parse_expression("p(95)"),
-            Err(ExpressionError::MissingOperator)
-        );
-        assert_eq!(parse_expression(""), Err(ExpressionError::MissingOperator));
-        assert_eq!(parse_expression("<5"), Err(ExpressionError::MissingMethod));
-        assert_eq!(
-            parse_expression("avg=5"),
-            Err(ExpressionError::MissingOperator)
-        );
+        use ExpressionError::*;
+        assert_eq!(parse_expression("p(95)"), Err(Malformed));
+        assert_eq!(parse_expression(""), Err(Malformed));
+        assert_eq!(parse_expression("avg<"), Err(Malformed));
+        assert_eq!(parse_expression("avg=5"), Err(Malformed));
+        assert_eq!(parse_expression("<5"), Err(UnknownMethod(String::new())));
         assert_eq!(
             parse_expression("avg<<5"),
-            Err(ExpressionError::BadValue("<5".into()))
-        );
-        assert_eq!(
-            parse_expression("avg<"),
-            Err(ExpressionError::BadValue(String::new()))
+            Err(BadValue("<5".into(), GoFloatError::Syntax))
         );
         assert_eq!(
             parse_expression("avg<abc"),
-            Err(ExpressionError::BadValue("abc".into()))
+            Err(BadValue("abc".into(), GoFloatError::Syntax))
         );
         assert_eq!(
-            parse_expression("avg<NaN"),
-            Err(ExpressionError::BadValue("NaN".into()))
+            parse_expression("count<1e400"),
+            Err(BadValue("1e400".into(), GoFloatError::Range))
+        );
+        assert_eq!(
+            parse_expression("count<0x10"),
+            Err(BadValue("0x10".into(), GoFloatError::Syntax))
         );
         assert_eq!(
             parse_expression("mean<5"),
-            Err(ExpressionError::UnknownMethod("mean".into()))
+            Err(UnknownMethod("mean".into()))
+        );
+        assert_eq!(
+            parse_expression("COUNT<5"),
+            Err(UnknownMethod("COUNT".into()))
         );
         assert_eq!(
             parse_expression("passes>1"),
-            Err(ExpressionError::UnknownMethod("passes".into()))
-        );
-        assert_eq!(
-            parse_expression("p(101)<5"),
-            Err(ExpressionError::UnknownMethod("p(101)".into()))
+            Err(UnknownMethod("passes".into()))
         );
         assert_eq!(
             parse_expression("p (95)<5"),
-            Err(ExpressionError::UnknownMethod("p (95)".into()))
+            Err(UnknownMethod("p (95)".into()))
         );
-        assert!(ExpressionError::UnknownMethod("p(101)".into())
+        assert_eq!(
+            parse_expression("p( 95 )<5"),
+            Err(BadPercentile(" 95 ".into(), GoFloatError::Syntax))
+        );
+        assert_eq!(
+            parse_expression("p()<5"),
+            Err(BadPercentile(String::new(), GoFloatError::Syntax))
+        );
+        for out in ["101", "-1", "NaN", "Inf", "100.0000001"] {
+            assert_eq!(
+                parse_expression(&format!("p({out})<5")),
+                Err(PercentileOutOfRange(out.into())),
+                "{out}"
+            );
+        }
+        assert!(PercentileOutOfRange("101".into())
             .to_string()
-            .contains("between 0 and 100"));
+            .contains("outside 0..100"));
     }
 
     #[test]
@@ -355,6 +440,33 @@ mod tests {
             vec![("url".into(), "http://x:80/a".into())],
             "value keeps later colons"
         );
+        let tags = |key: &str| parse_metric_key(key).unwrap().tags;
+        let pairs = |p: &[(&str, &str)]| {
+            p.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            tags(r#"m{a:"x y"}"#),
+            pairs(&[("a", "x y")]),
+            "quotes dropped"
+        );
+        assert_eq!(tags(r#"m{"a":'x'}"#), pairs(&[("a", "x")]));
+        assert_eq!(
+            tags(r#"m{a:" x"}"#),
+            pairs(&[("a", " x")]),
+            "no trim after quotes"
+        );
+        assert_eq!(
+            tags("m{a:x,a:z}"),
+            pairs(&[("a", "z")]),
+            "the last value wins"
+        );
+        assert_eq!(tags("m{a: }"), pairs(&[("a", "")]));
+        assert_eq!(tags("m{a::x}"), pairs(&[("a", ":x")]));
+        // The braces are the first `{` and the last `}`: inner braces are tag text.
+        assert_eq!(tags("m{a:x}}"), pairs(&[("a", "x}")]));
+        assert_eq!(tags("m{{a:x}"), pairs(&[("{a", "x")]));
     }
 
     #[test]
@@ -362,18 +474,22 @@ mod tests {
         for bad in [
             "m{status:200",
             "m}",
-            "m{a:1}}",
-            "m{a:{1}}",
+            "m}{",
             "m{}",
             "m{  }",
             "m{a}",
             "m{a:}",
             "m{:1}",
+            "m{\"\":1}",
             "m{a:1,}",
-            "{a:1}",
+            "m{,a:1}",
+            "m{a:1,,b:2}",
             "m{a:1}x",
+            "m{a:1} ",
         ] {
             assert!(parse_metric_key(bad).is_err(), "{bad} should fail");
         }
+        // No name before the selector parses; the registry then has no metric "".
+        assert_eq!(parse_metric_key("{a:1}").unwrap().name, "");
     }
 }

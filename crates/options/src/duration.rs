@@ -152,15 +152,9 @@ fn millis(ms: f64) -> GoDuration {
     }
 }
 
-/// Go's `strconv.ParseFloat` for the decimal forms (and `inf`/`nan`), which Rust's parser
-/// shares; `None` when the text is not a number.
+/// Go's `strconv.ParseFloat`, which k6 tries first: a number is milliseconds.
 fn parse_go_float(text: &str) -> Option<f64> {
-    // Rust accepts forms Go does not ("infinity" is both's; Rust has no hex floats, which
-    // Go reads only with a 0x prefix that no duration has).
-    if text.is_empty() || text.contains('_') {
-        return None;
-    }
-    text.parse::<f64>().ok()
+    crate::go_float::parse_go_float(text).ok()
 }
 
 /// Go's `strconv.ParseInt(text, 10, 64)`: an optional sign and decimal digits.
@@ -303,6 +297,9 @@ mod tests {
         assert_eq!(ns("-1d"), -86_400_000_000_000);
         assert_eq!(ns("-2.5"), -2_500_000);
         assert_eq!(ns("1e3"), 1_000_000_000);
+        // Go's ParseFloat, tried first, reads underscores and hexadecimal floats.
+        assert_eq!(ns("1_000"), 1_000_000_000);
+        assert_eq!(ns("0x1p10"), 1_024_000_000);
         for bad in [
             "10x",
             "",
@@ -312,7 +309,8 @@ mod tests {
             "1h-1m",
             ".s",
             "1 s",
-            "1_000",
+            "1_0s",
+            "1e400",
             "d",
             "9223372037s",
         ] {

@@ -10,6 +10,7 @@
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod go_float;
 pub mod json;
 pub mod layers;
 pub mod options;
@@ -19,5 +20,6 @@ mod validate;
 pub use duration::{format_duration, parse_duration, parse_go_duration, DurationError, GoDuration};
 pub use error::OptionsError;
 pub use exit::ExitCode;
+pub use go_float::{parse_go_float, GoFloatError};
 pub use layers::{config_file, consolidate, env_layer, script_layer, Consolidated, ScriptLayer};
 pub use options::{Dns, Options, Stage, TlsAuth, TlsVersions, INSPECT_KEYS};

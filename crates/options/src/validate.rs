@@ -13,9 +13,10 @@ impl Options {
         if self.setup_timeout.is_some_and(|d| d.as_nanos() <= 0) {
             return Err(OptionsError::invalid("setupTimeout must be positive"));
         }
-        // k6 reads each metric's thresholds as a list (of expressions or objects).
+        // k6 reads each metric's thresholds as a list (of expressions or objects); null is
+        // an empty list.
         for (metric, list) in self.thresholds.iter().flatten() {
-            if !list.is_array() {
+            if !list.is_array() && !list.is_null() {
                 return Err(OptionsError::invalid(format!(
                     "thresholds.{metric} must be an array of thresholds, got {list}"
                 )));

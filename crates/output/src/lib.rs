@@ -18,6 +18,8 @@
 //! one sample writer with a per-format line function; [`ReportOutput`] the self-contained
 //! HTML report of `K6_WEB_DASHBOARD_EXPORT`; [`prometheus_rw`] pushes to a Prometheus
 //! remote-write endpoint).
+//! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
+//! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
 
 mod csv;
 mod export;
@@ -26,6 +28,7 @@ mod fixtures;
 mod handle_summary;
 mod json;
 mod json_lines;
+mod k6_metrics;
 mod out_file;
 mod outputs;
 pub mod prometheus_rw;
@@ -38,6 +41,7 @@ mod timestamp;
 pub use csv::{csv_header, TimeFormat};
 pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
+pub use k6_metrics::{is_rk6_only, k6_summary, K6MetricsOnly};
 pub use outputs::{Output, OutputError};
 pub use report::{ReportConfig, ReportOutput};
 pub use spec::{OutputKind, OutputSpec};

@@ -66,13 +66,14 @@ fn samples_to_summary_text_and_json() {
         agg.add(&batch);
     }
     let elapsed = Duration::from_secs(2);
-    assert!(!agg.evaluate(elapsed).failed);
+    assert!(!agg.evaluate(elapsed, rk6_metrics::Pass::Final).failed);
     let data = agg.summary(elapsed, &stats());
 
     let text = render_text(&data, &TextOptions::default());
     assert!(text.contains("    ✓ 'p(95)<500' p(95)=9.55ms\n"), "{text}");
     assert!(
-        text.contains("    http_req_duration{scenario:default}\n    ✓ 'max<1000' max=10ms\n"),
+        // As k6: a sub-metric whose parent has thresholds too is listed under it.
+        text.contains("    ✓ 'p(95)<500' p(95)=9.55ms\n\n      {scenario:default}\n      ✓ 'max<1000' max=10ms\n"),
         "{text}"
     );
     assert!(text.contains("      { scenario:default }......"), "{text}");

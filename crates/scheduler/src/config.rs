@@ -448,6 +448,25 @@ pub(crate) mod tests {
         let e =
             scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
         assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
+        // k6's sanity limit on ramping VUs: refused before anything is allocated.
+        let e = scenarios_from_options(&opts(
+            json!({"stages": [{"duration": "1s", "target": 1}, {"duration": "1s", "target": 100_000_001}]}),
+        ))
+        .unwrap_err();
+        assert_eq!(
+            e.0,
+            "scenario default: target for stage 2 exceeds max limit of 100000000"
+        );
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"r": {"executor": "ramping-vus", "startVUs": 1e12, "stages": [{"duration": "1s", "target": 0}]}}})))
+            .unwrap_err();
+        assert_eq!(
+            e.0,
+            "scenario r: the startVUs exceed max limit of 100000000"
+        );
+        assert!(scenarios_from_options(&opts(
+            json!({"stages": [{"duration": "1s", "target": 100_000_000}]})
+        ))
+        .is_ok());
     }
 
     #[test]

@@ -247,7 +247,12 @@ impl Runtime {
             }
             Ok(_) => IterationOutcome::Completed,
         };
-        if outcome == IterationOutcome::Completed {
+        // k6 keeps the samples of the iteration that called `test.abort()`: it counts in
+        // `iterations`, with its duration and its bytes.
+        if matches!(
+            outcome,
+            IterationOutcome::Completed | IterationOutcome::AbortTest
+        ) {
             self.emit_iteration(start.elapsed().as_secs_f64() * 1000.0);
         }
         host.samples.borrow_mut().flush_due(&host.shared.samples);

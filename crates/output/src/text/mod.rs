@@ -11,16 +11,13 @@ mod options;
 mod paint;
 mod rows;
 mod sections;
+mod thresholds;
 
-use std::fmt::Write as _;
-
-use rk6_metrics::{MetricSummary, MetricType, SummaryData};
+use rk6_metrics::SummaryData;
 
 use blocks::{render_check_block, render_metrics, SECTION_INDENT};
 pub use options::{SummaryMode, TextOptions};
 use paint::Paint;
-
-const INDENT: &str = "    ";
 
 /// Renders the end-of-test summary exactly as k6 1.x prints it: a `█ THRESHOLDS` block
 /// when any threshold exists, then `█ TOTAL RESULTS` with the checks and the metrics by
@@ -35,34 +32,7 @@ pub fn render_text(data: &SummaryData, opts: &TextOptions) -> String {
     let unit = opts.time_unit.as_deref();
     let mut out = String::from("\n\n");
 
-    let with_thresholds: Vec<&MetricSummary> = data
-        .metrics
-        .iter()
-        .filter(|m| !m.thresholds.is_empty())
-        .collect();
-    if !with_thresholds.is_empty() {
-        out.push_str("  █ THRESHOLDS \n\n");
-        for m in with_thresholds {
-            let _ = writeln!(out, "{INDENT}{}", m.name);
-            for t in &m.thresholds {
-                let v = t.value.unwrap_or(0.0);
-                let shown = if t.stat == "count" && m.kind == MetricType::Trend {
-                    format::number(v)
-                } else {
-                    format::value(v, m.kind, m.contains, unit)
-                };
-                let _ = writeln!(
-                    out,
-                    "{INDENT}{} '{}' {}={shown}",
-                    paint.mark(t.ok),
-                    t.source,
-                    t.stat
-                );
-            }
-            out.push('\n');
-        }
-        out.push('\n');
-    }
+    thresholds::render_thresholds(&mut out, &data.metrics, unit, paint);
 
     out.push_str("  █ TOTAL RESULTS \n\n");
     render_checks(&mut out, data, paint);
@@ -109,7 +79,7 @@ fn render_checks(out: &mut String, data: &SummaryData, paint: Paint) {
 mod tests {
     use super::*;
     use crate::fixtures::{basic_run, group, metric, threshold};
-    use rk6_metrics::ValueType;
+    use rk6_metrics::{MetricType, ValueType};
     use std::time::Duration;
 
     fn compact() -> TextOptions {

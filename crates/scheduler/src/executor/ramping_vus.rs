@@ -10,6 +10,9 @@ use crate::fields::{bad, ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 use rk6_options::format_duration;
 
+/// k6's limit on `startVUs` and every stage's `target` (`maxConcurrentVUs`).
+pub const MAX_CONCURRENT_VUS: u64 = 100_000_000;
+
 /// `ramping-vus`' own fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RampingVusConfig {
@@ -32,6 +35,18 @@ impl ExecutorConfig for RampingVusConfig {
             return Err(bad(format!("scenario {name}: startVUs can't be negative")));
         }
         let stages = f.stages("stages")?;
+        // k6's sanity limit on concurrent VUs, so an absurd target is refused, not allocated.
+        if start_vus > MAX_CONCURRENT_VUS as i64 {
+            return Err(bad(format!(
+                "scenario {name}: the startVUs exceed max limit of {MAX_CONCURRENT_VUS}"
+            )));
+        }
+        if let Some(i) = stages.iter().position(|s| s.target > MAX_CONCURRENT_VUS) {
+            return Err(bad(format!(
+                "scenario {name}: target for stage {} exceeds max limit of {MAX_CONCURRENT_VUS}",
+                i + 1
+            )));
+        }
         if start_vus == 0 && stages.iter().all(|s| s.target == 0) {
             return Err(bad(format!(
                 "scenario {name}: either startVUs or one of the stages' target values must be greater than 0"

@@ -1,0 +1,144 @@
+//! k6's metrics only: rk6 records metrics of its own (`iteration_start_delay`) that k6
+//! has not, and the k6-format machine outputs leave them out unless asked, so a pipeline
+//! reading `--summary-export`, `-o json`, `-o csv` or Prometheus sees what k6 would write.
+
+use std::io;
+
+use rk6_metrics::{builtin, MetricId, Registry, Sample, SummaryData};
+
+use crate::outputs::Output;
+
+/// Built-in metrics k6 does not have.
+const RK6_ONLY: [MetricId; 1] = [builtin::ITERATION_START_DELAY];
+
+/// Whether `name` (a metric or a `metric{tags}` sub-metric) is one of rk6's own metrics.
+pub fn is_rk6_only(name: &str) -> bool {
+    let base = name.split('{').next().unwrap_or(name);
+    RK6_ONLY
+        .iter()
+        .any(|&id| builtin::ALL.get(id.0 as usize).is_some_and(|m| m.0 == base))
+}
+
+/// The summary without rk6's own metrics, for `--summary-export`; a metric a threshold
+/// names stays, as the user asked for it.
+pub fn k6_summary(data: &SummaryData) -> SummaryData {
+    let mut data = data.clone();
+    data.metrics
+        .retain(|m| !is_rk6_only(&m.name) || !m.thresholds.is_empty());
+    data
+}
+
+/// An output that never sees samples of rk6's own metrics.
+pub struct K6MetricsOnly {
+    inner: Box<dyn Output>,
+    /// Reused for batches that hold rk6-only samples, so filtering allocates once.
+    kept: Vec<Sample>,
+}
+
+impl K6MetricsOnly {
+    /// Wraps `inner`.
+    pub fn new(inner: Box<dyn Output>) -> K6MetricsOnly {
+        K6MetricsOnly {
+            inner,
+            kept: Vec::new(),
+        }
+    }
+}
+
+impl Output for K6MetricsOnly {
+    fn description(&self) -> String {
+        self.inner.description()
+    }
+
+    fn add(&mut self, registry: &Registry, batch: &[Sample]) {
+        if !batch.iter().any(|s| RK6_ONLY.contains(&s.metric)) {
+            return self.inner.add(registry, batch);
+        }
+        self.kept.clear();
+        self.kept.extend(
+            batch
+                .iter()
+                .filter(|s| !RK6_ONLY.contains(&s.metric))
+                .cloned(),
+        );
+        if !self.kept.is_empty() {
+            self.inner.add(registry, &self.kept);
+        }
+    }
+
+    fn flush(&mut self) {
+        self.inner.flush();
+    }
+
+    fn end_of_test(&mut self, summary: &SummaryData) {
+        self.inner.end_of_test(summary);
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rk6_metrics::TagSet;
+    use std::sync::{Arc, Mutex};
+    use std::time::SystemTime;
+
+    #[derive(Clone, Default)]
+    struct Seen(Arc<Mutex<Vec<MetricId>>>);
+
+    impl Output for Seen {
+        fn description(&self) -> String {
+            "seen".into()
+        }
+        fn add(&mut self, _: &Registry, batch: &[Sample]) {
+            self.0
+                .lock()
+                .unwrap()
+                .extend(batch.iter().map(|s| s.metric));
+        }
+        fn flush(&mut self) {}
+        fn finish(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn sample(metric: MetricId) -> Sample {
+        Sample {
+            metric,
+            tags: TagSet::default(),
+            value: 1.0,
+            time: SystemTime::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn rk6_only_samples_are_left_out() {
+        let seen = Seen::default();
+        let mut out = K6MetricsOnly::new(Box::new(seen.clone()));
+        let registry = Registry::new();
+        out.add(&registry, &[sample(builtin::ITERATIONS)]);
+        out.add(
+            &registry,
+            &[
+                sample(builtin::ITERATION_START_DELAY),
+                sample(builtin::ITERATION_DURATION),
+            ],
+        );
+        out.add(&registry, &[sample(builtin::ITERATION_START_DELAY)]);
+        assert_eq!(
+            *seen.0.lock().unwrap(),
+            [builtin::ITERATIONS, builtin::ITERATION_DURATION]
+        );
+    }
+
+    #[test]
+    fn names_rk6_only_metrics_and_their_submetrics() {
+        assert!(is_rk6_only("iteration_start_delay"));
+        assert!(is_rk6_only("iteration_start_delay{scenario:a}"));
+        assert!(!is_rk6_only("iteration_duration"));
+        assert!(!is_rk6_only("iteration_start_delayed"));
+    }
+}
