@@ -52,7 +52,7 @@ const CRATES: &[Row] = &[
     Row {
         name: "rk6-bench",
         manifest: "crates/bench/Cargo.toml",
-        layer: 1,
+        layer: 2,
         src: "crates/bench/src",
         root: "lib.rs",
         grain: Grain::File,
@@ -81,7 +81,7 @@ const CRATES: &[Row] = &[
     Row {
         name: "rk6-metrics",
         manifest: "crates/metrics/Cargo.toml",
-        layer: 0,
+        layer: 1,
         src: "crates/metrics/src",
         root: "lib.rs",
         grain: Grain::File,
@@ -99,7 +99,7 @@ const CRATES: &[Row] = &[
     Row {
         name: "rk6-output",
         manifest: "crates/output/Cargo.toml",
-        layer: 1,
+        layer: 2,
         src: "crates/output/src",
         root: "lib.rs",
         grain: Grain::File,
