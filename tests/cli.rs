@@ -105,17 +105,38 @@ fn rk6_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
 
 /// Runs `script` quietly with a summary export and returns (run, export JSON).
 fn run_export(dir: &Dir, script: &str, extra: &[&str]) -> (Run, Value) {
-    let path = dir.write("script.js", script);
+    dir.write("script.js", script);
+    run_file(dir, "script.js", extra, &[])
+}
+
+/// Runs the file `main` of `dir` quietly with `extra` flags, `env` and a summary export;
+/// returns (run, export JSON, `Null` when the run wrote none).
+fn run_file(dir: &Dir, main: &str, extra: &[&str], env: &[(&str, &str)]) -> (Run, Value) {
     let export = dir.path("summary.json");
+    let _ = std::fs::remove_file(&export);
     let mut args = vec!["run", "-q", "--summary-export", export.to_str().unwrap()];
     args.extend_from_slice(extra);
-    args.push(path.to_str().unwrap());
-    let run = rk6(&args, &dir.0);
+    let main = dir.path(main);
+    args.push(main.to_str().unwrap());
+    let run = rk6_env(&args, &dir.0, env);
     let json = std::fs::read_to_string(&export)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(Value::Null);
     (run, json)
+}
+
+/// Asserts the run exited 0 with `passes` checks passed and none failed.
+fn assert_checks(run: &Run, export: &Value, passes: f64) {
+    run.assert_code(0);
+    let checks = metric(export, "checks");
+    assert_eq!(
+        (checks["passes"].as_f64(), checks["fails"].as_f64()),
+        (Some(passes), Some(0.0)),
+        "checks\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
 }
 
 fn metric<'a>(export: &'a Value, name: &str) -> &'a Value {

@@ -7,42 +7,7 @@
 mod remote;
 mod server;
 
-use serde_json::Value;
-
-use crate::{metric, rk6_env, Dir, Run};
-
-/// Runs `main` in `dir` quietly with a summary export.
-fn run_in(dir: &Dir, main: &str, env: &[(&str, &str)]) -> (Run, Value) {
-    let export = dir.path("summary.json");
-    let _ = std::fs::remove_file(&export);
-    let main = dir.path(main);
-    let args = [
-        "run",
-        "-q",
-        "--summary-export",
-        export.to_str().unwrap(),
-        main.to_str().unwrap(),
-    ];
-    let run = rk6_env(&args, &dir.0, env);
-    let json = std::fs::read_to_string(&export)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    (run, json)
-}
-
-/// Asserts every check passed and there were `passes` of them.
-fn assert_all_pass(run: &Run, export: &Value, passes: f64) {
-    run.assert_code(0);
-    let checks = metric(export, "checks");
-    assert_eq!(
-        (checks["passes"].as_f64(), checks["fails"].as_f64()),
-        (Some(passes), Some(0.0)),
-        "checks\n{}\n{}",
-        run.stdout,
-        run.stderr
-    );
-}
+use crate::{assert_checks, rk6_env, run_file, Dir, Run};
 
 /// CommonJS files of every shape k6 meets on jslib.k6.io, written by us.
 pub(crate) const CJS_FIXTURES: &[(&str, &str)] = &[
@@ -125,8 +90,8 @@ fn commonjs_files_imported_with_import_behave_as_in_k6() {
         dir.write(name, body);
     }
     dir.write("main.js", CJS_MAIN);
-    let (run, export) = run_in(&dir, "main.js", &[]);
-    assert_all_pass(&run, &export, 12.0);
+    let (run, export) = run_file(&dir, "main.js", &[], &[]);
+    assert_checks(&run, &export, 12.0);
 }
 
 #[test]
@@ -136,16 +101,16 @@ fn the_entry_script_may_be_commonjs() {
         "main.js",
         "const { check } = require('k6');\nconst initThis = this === exports;\nexports.options = { iterations: 2, vus: 1 };\nexports.default = function () {\n  check(null, { 'init this is exports': () => initThis, 'this in default is undefined': () => this === undefined });\n};\n",
     );
-    let (run, export) = run_in(&dir, "main.js", &[]);
-    assert_all_pass(&run, &export, 4.0);
+    let (run, export) = run_file(&dir, "main.js", &[], &[]);
+    assert_checks(&run, &export, 4.0);
     assert_eq!(crate::count(&export, "iterations"), 2.0);
 
     dir.write(
         "obj.js",
         "const { check } = require('k6');\nmodule.exports = { options: { iterations: 3 }, default: function () { check(null, { ran: () => true }); } };\n",
     );
-    let (run, export) = run_in(&dir, "obj.js", &[]);
-    assert_all_pass(&run, &export, 3.0);
+    let (run, export) = run_file(&dir, "obj.js", &[], &[]);
+    assert_checks(&run, &export, 3.0);
 }
 
 /// The files of the shared-instance test, written by us.
@@ -203,8 +168,8 @@ fn import_and_require_share_one_instance_with_node_cycles_and_cached_failures() 
         dir.write(name, body);
     }
     dir.write("main.js", SHARED_MAIN);
-    let (run, export) = run_in(&dir, "main.js", &[]);
-    assert_all_pass(&run, &export, 8.0);
+    let (run, export) = run_file(&dir, "main.js", &[], &[]);
+    assert_checks(&run, &export, 8.0);
 }
 
 /// Runs `main` and returns the run (for the failures below).

@@ -4,8 +4,7 @@
 //! and the module cache that keeps a later run offline.
 
 use super::server::{Answer, ModuleServer};
-use super::{assert_all_pass, run_in};
-use crate::Dir;
+use crate::{assert_checks, run_file, Dir};
 
 fn file(body: &str) -> Answer {
     Answer::File(body.to_string())
@@ -73,8 +72,8 @@ fn remote_modules_are_fetched_once_per_test_and_resolve_against_their_url() {
     let dir = Dir::new("remote-fetch");
     let ca = trust(&dir, &srv);
     dir.write("main.js", &main_script(&srv));
-    let (run, export) = run_in(&dir, "main.js", &[("SSL_CERT_FILE", &ca)]);
-    assert_all_pass(&run, &export, 40.0);
+    let (run, export) = run_file(&dir, "main.js", &[], &[("SSL_CERT_FILE", &ca)]);
+    assert_checks(&run, &export, 40.0);
     // As k6: the URL with `_k6=1`, once per test although 4 VUs (and the options pass)
     // each load every module.
     for path in [
@@ -106,18 +105,19 @@ fn the_module_cache_keeps_fetched_modules_for_an_offline_run() {
         let ca = trust(&dir, &srv);
         script = main_script(&srv);
         dir.write("main.js", &script);
-        let (run, export) = run_in(
+        let (run, export) = run_file(
             &dir,
             "main.js",
+            &[],
             &[("SSL_CERT_FILE", &ca), ("RK6_MODULE_CACHE", cache)],
         );
-        assert_all_pass(&run, &export, 40.0);
+        assert_checks(&run, &export, 40.0);
         let stored = dir.path(&format!("cache/127.0.0.1:{}/lib/sub/b.js", srv.addr.port()));
         assert!(stored.is_file(), "{}", stored.display());
     }
     // The server is gone (and nothing trusts it): everything comes from the cache.
-    let (run, export) = run_in(&dir, "main.js", &[("RK6_MODULE_CACHE", cache)]);
-    assert_all_pass(&run, &export, 40.0);
+    let (run, export) = run_file(&dir, "main.js", &[], &[("RK6_MODULE_CACHE", cache)]);
+    assert_checks(&run, &export, 40.0);
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn remote_failures_name_the_url_and_the_reason() {
         "missing.js",
         &format!("import x from '{missing}';\nexport default function () {{}}\n"),
     );
-    let (run, _) = run_in(&dir, "missing.js", &env);
+    let (run, _) = run_file(&dir, "missing.js", &[], &env);
     run.assert_code(107);
     assert!(
         run.stderr.contains(&format!(
@@ -149,7 +149,7 @@ fn remote_failures_name_the_url_and_the_reason() {
         "refused.js",
         &format!("import x from '{refused}';\nexport default function () {{}}\n"),
     );
-    let (run, _) = run_in(&dir, "refused.js", &env);
+    let (run, _) = run_file(&dir, "refused.js", &[], &env);
     run.assert_code(107);
     assert!(
         run.stderr.contains(&refused) && run.stderr.contains("connection refused"),
@@ -162,7 +162,7 @@ fn remote_failures_name_the_url_and_the_reason() {
         "http.js",
         &format!("import x from '{http}';\nexport default function () {{}}\n"),
     );
-    let (run, _) = run_in(&dir, "http.js", &env);
+    let (run, _) = run_file(&dir, "http.js", &[], &env);
     run.assert_code(107);
     assert!(
         run.stderr.contains(&format!(
@@ -177,7 +177,7 @@ fn remote_failures_name_the_url_and_the_reason() {
         "local.js",
         &format!("import x from '{local}';\nexport default function () {{}}\n"),
     );
-    let (run, _) = run_in(&dir, "local.js", &env);
+    let (run, _) = run_file(&dir, "local.js", &[], &env);
     run.assert_code(107);
     assert!(
         run.stderr.contains(&format!(
@@ -188,7 +188,7 @@ fn remote_failures_name_the_url_and_the_reason() {
         run.stderr
     );
     // An untrusted certificate fails the download (no SSL_CERT_FILE).
-    let (run, _) = run_in(&dir, "missing.js", &[]);
+    let (run, _) = run_file(&dir, "missing.js", &[], &[]);
     run.assert_code(107);
     assert!(
         run.stderr.contains("couldn't be retrieved") && !run.stderr.contains("not found"),

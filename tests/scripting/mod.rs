@@ -6,35 +6,7 @@ mod parser_gaps;
 use serde_json::Value;
 
 use crate::support::TestServer;
-use crate::{count, metric, rk6, rk6_env, Dir, Run};
-
-/// Runs `main` (already written in `dir`) quietly with a summary export.
-fn run_file(dir: &Dir, main: &str, extra: &[&str], env: &[(&str, &str)]) -> (Run, Value) {
-    let export = dir.path("summary.json");
-    let mut args = vec!["run", "-q", "--summary-export", export.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let main = dir.path(main);
-    args.push(main.to_str().unwrap());
-    let run = rk6_env(&args, &dir.0, env);
-    let json = std::fs::read_to_string(&export)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    (run, json)
-}
-
-/// Asserts the run passed `passes` checks and failed none.
-fn assert_checks(run: &Run, export: &Value, passes: f64) {
-    run.assert_code(0);
-    let checks = metric(export, "checks");
-    assert_eq!(
-        (checks["passes"].as_f64(), checks["fails"].as_f64()),
-        (Some(passes), Some(0.0)),
-        "checks\n{}\n{}",
-        run.stdout,
-        run.stderr
-    );
-}
+use crate::{assert_checks, count, rk6, run_file, Dir};
 
 const TS_LIB: &str = r#"export interface Point<T> {
   x: T;
