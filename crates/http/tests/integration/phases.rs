@@ -96,10 +96,15 @@ async fn sending_covers_a_slowly_consumed_upload() {
         let Some(head) = read_head(&mut s).await else {
             return;
         };
+        let head_read = std::time::Instant::now();
         tokio::time::sleep(delay()).await;
         let mut body = vec![0u8; content_length_of(&head)];
         let _ = tokio::io::AsyncReadExt::read_exact(&mut s, &mut body).await;
-        write(&mut s, &ok_response("got it")).await;
+        // The server's view of the upload (head to last body byte) bounds the client's
+        // sending phase; copying 16 MiB takes longer when other tests share the cores.
+        let took = head_read.elapsed().as_micros();
+        let answer = format!("HTTP/1.1 200 OK\r\nX-Read-Us: {took}\r\nContent-Length: 2\r\n\r\nok");
+        write(&mut s, answer.as_bytes()).await;
     })
     .await;
     let c = client();
@@ -108,8 +113,19 @@ async fn sending_covers_a_slowly_consumed_upload() {
     let r = c.send(req).await;
     assert_eq!(r.status, 200, "{:?}", r.error);
     let t = r.timings();
-    // Copying 16 MiB through loopback adds a little on top of the injected delay.
-    near("sending", t.sending, D, 100.0);
+    let server_read: f64 = r.headers["x-read-us"].to_str().unwrap().parse().unwrap();
+    let server_read = server_read / 1000.0;
+    let got = ms(t.sending);
+    eprintln!("sending: {got:.2}ms (server read the upload in {server_read:.2}ms)");
+    assert!(
+        got >= D - 5.0,
+        "sending {got:.1}ms does not cover the {D}ms the server waited"
+    );
+    // The head left before the server's clock started, the last bytes before it stopped.
+    assert!(
+        got <= server_read + 20.0,
+        "sending {got:.1}ms, but the server read the whole upload in {server_read:.1}ms"
+    );
     assert!(ms(t.waiting) < 50.0, "waiting {:?}", t.waiting);
     assert!(r.hops[0].bytes_sent > LEN as u64);
 }
