@@ -3,7 +3,7 @@
 //! k6 1.1 has that rk6 rejects.
 
 use crate::support::TestServer;
-use crate::{rk6, rk6_env, Dir};
+use crate::{rk6, run_file, Dir};
 
 /// The data-driven example (fs + csv), run against a local server from a copy of
 /// examples/.
@@ -14,23 +14,10 @@ fn the_data_driven_example_runs() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let script = std::fs::read_to_string(root.join("data-driven.js")).unwrap();
     let users = std::fs::read_to_string(root.join("data/users.csv")).unwrap();
-    let path = dir.write("data-driven.js", &script);
+    dir.write("data-driven.js", &script);
     dir.write("data/users.csv", &users);
-    let export = dir.path("summary.json");
-    let run = rk6_env(
-        &[
-            "run",
-            "-q",
-            "--summary-export",
-            export.to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
-        &[("BASE_URL", &srv.url(""))],
-    );
+    let (run, summary) = run_file(&dir, "data-driven.js", &[], &[("BASE_URL", &srv.url(""))]);
     run.assert_code(0);
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     let checks = &summary["root_group"]["checks"];
     for name in [
         "login answered",
@@ -46,7 +33,7 @@ fn the_data_driven_example_runs() {
 fn fs_files_are_per_vu_and_open_only_in_init() {
     let dir = Dir::new("fs-vus");
     dir.write("data.txt", "0123456789");
-    let path = dir.write(
+    dir.write(
         "fs.js",
         r#"
 import { open, SeekMode } from 'k6/experimental/fs';
@@ -67,20 +54,8 @@ export default async function () {
 }
 "#,
     );
-    let export = dir.path("s.json");
-    let run = rk6(
-        &[
-            "run",
-            "-q",
-            "--summary-export",
-            export.to_str().unwrap(),
-            path.to_str().unwrap(),
-        ],
-        &dir.0,
-    );
+    let (run, summary) = run_file(&dir, "fs.js", &[], &[]);
     run.assert_code(0);
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     let checks = &summary["root_group"]["checks"];
     for name in ["own offset", "open only in init", "stat"] {
         assert_eq!(checks[name]["passes"], 6, "{name}: {checks}");

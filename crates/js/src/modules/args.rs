@@ -8,6 +8,17 @@ pub(crate) fn arg(args: &[JsValue], i: usize) -> Option<&JsValue> {
     args.get(i).filter(|v| !v.is_undefined())
 }
 
+/// Argument `i` converted with `String()` (`undefined` when absent), as `require()` and
+/// `import()` read their specifier.
+pub(crate) fn string_arg(args: &[JsValue], i: usize, ctx: &mut Context) -> JsResult<String> {
+    Ok(args
+        .get(i)
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped())
+}
+
 /// An object of string values as pairs (non-string values are converted with `String()`).
 pub(crate) fn string_map(
     value: Option<&JsValue>,

@@ -1,7 +1,7 @@
 //! k6's built-in modules. Each is a synthetic ES module whose default export is an object
 //! holding the same functions as its named exports.
 
-mod args;
+pub(crate) mod args;
 pub(crate) mod crypto;
 mod data;
 mod encoding;

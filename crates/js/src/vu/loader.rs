@@ -17,6 +17,7 @@ use boa_engine::{
 };
 
 use crate::modules;
+use crate::modules::args::string_arg;
 use crate::script::classify::Kind;
 use crate::script::location::{resolve, Location, Target};
 use crate::script::program::{Program, ScriptError, ScriptErrorKind};
@@ -319,12 +320,7 @@ impl ModuleLoader for Loader {
             ctx.realm(),
             NativeFunction::from_copy_closure_with_captures(
                 |_, args, base, ctx| {
-                    let spec = args
-                        .first()
-                        .cloned()
-                        .unwrap_or_default()
-                        .to_string(ctx)?
-                        .to_std_string_escaped();
+                    let spec = string_arg(args, 0, ctx)?;
                     let base = Location::from_boa_path(std::path::Path::new(
                         &base.to_std_string_escaped(),
                     ));

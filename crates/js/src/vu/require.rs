@@ -5,6 +5,7 @@ use boa_engine::property::Attribute;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
 
 use crate::host::{Host, Phase};
+use crate::modules::args::string_arg;
 use crate::value::go_error;
 use crate::vu::loader::{caller, Loader};
 
@@ -25,12 +26,7 @@ fn require(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
     if host.phase.get() != Phase::Init {
         return Err(go_error("the \"require\" function is only available in the init stage (i.e. the global scope), see https://grafana.com/docs/k6/latest/using-k6/test-lifecycle/ for more information", ctx));
     }
-    let spec = args
-        .first()
-        .cloned()
-        .unwrap_or_default()
-        .to_string(ctx)?
-        .to_std_string_escaped();
+    let spec = string_arg(args, 0, ctx)?;
     if spec.is_empty() {
         return Err(go_error(
             "require() can't be used with an empty specifier",
