@@ -347,13 +347,10 @@ async fn tls_handshaking_holds_a_late_server_hello_and_reuse_skips_it() {
             marks.span("accepted", "handshaken"),
             D,
         )?;
-        // blocked is connect + TLS + hyper's handshake setup, nothing else.
-        upper(
-            "blocked",
-            t.blocked,
-            t.connecting + t.tls_handshaking,
-            Duration::ZERO,
-        )?;
+        // blocked is connect + TLS + hyper's handshake setup, nothing else; it sits next to
+        // the delayed phase, so it gets the same 2% of it (setting up hyper's handshake took
+        // 0.2-1 ms over a 0.5 ms bound while other tests shared the cores).
+        upper("blocked", t.blocked, t.connecting + t.tls_handshaking, D)?;
         upper("waiting", t.waiting, Duration::ZERO, D)?;
 
         let r = second.timings();
