@@ -160,6 +160,7 @@ where
 
 #[tokio::test]
 async fn waiting_is_the_servers_think_time_and_reuse_costs_nothing() {
+    let _one_at_a_time = TIMING.lock().await;
     best_of(|| async {
         let (addr, marks) = serve(listener(), 1, |mut s, m| {
             for (read, write) in [("read1", "write1"), ("read2", "write2")] {
@@ -218,6 +219,7 @@ async fn waiting_is_the_servers_think_time_and_reuse_costs_nothing() {
 
 #[tokio::test]
 async fn receiving_spans_a_trickled_body() {
+    let _one_at_a_time = TIMING.lock().await;
     best_of(|| async {
         let (addr, marks) = serve(listener(), 1, |mut s, m| {
             if read_head(&mut s).is_none() {
@@ -247,6 +249,7 @@ async fn receiving_spans_a_trickled_body() {
 
 #[tokio::test]
 async fn sending_covers_an_upload_the_server_reads_late() {
+    let _one_at_a_time = TIMING.lock().await;
     // A small receive buffer on the server (inherited from the listener) and a body larger
     // than the client's largest send buffer (tcp_wmem max, 4 MiB by default) make the last
     // write wait until the server starts reading.
@@ -301,6 +304,7 @@ fn server_tls(pki: &Pki) -> Arc<rustls::ServerConfig> {
 
 #[tokio::test]
 async fn tls_handshaking_holds_a_late_server_hello_and_reuse_skips_it() {
+    let _one_at_a_time = TIMING.lock().await;
     let pki = pki(&["127.0.0.1"]);
     let cfg = server_tls(&pki);
     best_of(|| async {
@@ -372,6 +376,7 @@ async fn tls_handshaking_holds_a_late_server_hello_and_reuse_skips_it() {
 
 #[tokio::test]
 async fn connecting_holds_a_dropped_syn_until_its_retransmission() {
+    let _one_at_a_time = TIMING.lock().await;
     // With a listen backlog of 0 and one connection already waiting in the accept queue,
     // Linux drops further SYNs; the client retransmits after its initial RTO of 1 s
     // (TCP_TIMEOUT_INIT). Freeing the queue earlier cannot shorten that, so the connect

@@ -16,6 +16,7 @@ fn delay() -> Duration {
 
 #[tokio::test]
 async fn waiting_is_time_to_first_byte() {
+    let _one_at_a_time = TIMING.lock().await;
     let srv = raw_server(|mut s, _| async move {
         while read_request(&mut s).await.is_some() {
             tokio::time::sleep(delay()).await;
@@ -50,6 +51,7 @@ async fn waiting_is_time_to_first_byte() {
 
 #[tokio::test]
 async fn receiving_spans_a_trickled_body() {
+    let _one_at_a_time = TIMING.lock().await;
     let srv = raw_server(|mut s, _| async move {
         if read_request(&mut s).await.is_some() {
             write(
@@ -73,6 +75,7 @@ async fn receiving_spans_a_trickled_body() {
 
 #[tokio::test]
 async fn receiving_starts_at_first_byte_of_a_trickled_head() {
+    let _one_at_a_time = TIMING.lock().await;
     let srv = raw_server(|mut s, _| async move {
         if read_request(&mut s).await.is_some() {
             write(&mut s, b"HTTP/1.1 200 OK\r\n").await;
@@ -90,6 +93,7 @@ async fn receiving_starts_at_first_byte_of_a_trickled_head() {
 
 #[tokio::test]
 async fn sending_covers_a_slowly_consumed_upload() {
+    let _one_at_a_time = TIMING.lock().await;
     // 16 MiB cannot fit in socket buffers, so the write blocks until the server reads.
     const LEN: usize = 16 << 20;
     let srv = raw_server(|mut s, _| async move {
@@ -132,6 +136,7 @@ async fn sending_covers_a_slowly_consumed_upload() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_handshake_and_blocked_then_reuse_is_free() {
+    let _one_at_a_time = TIMING.lock().await;
     let pki = pki(&["127.0.0.1"]);
     let srv = tls_server(
         &pki,
@@ -161,6 +166,7 @@ async fn tls_handshake_and_blocked_then_reuse_is_free() {
 
 #[tokio::test]
 async fn timeout_reports_phases_so_far() {
+    let _one_at_a_time = TIMING.lock().await;
     let srv = raw_server(|mut s, _| async move {
         let _ = read_request(&mut s).await;
         tokio::time::sleep(Duration::from_secs(30)).await;
@@ -182,6 +188,7 @@ async fn timeout_reports_phases_so_far() {
 
 #[tokio::test]
 async fn dns_lookup_is_timed_and_cached() {
+    let _one_at_a_time = TIMING.lock().await;
     let srv = http_server().await;
     let mut c = client_with(ClientConfig::default());
     let u = format!("http://localhost:{}/echo", srv.addr.port());
