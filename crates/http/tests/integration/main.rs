@@ -1,9 +1,9 @@
 //! rk6-http integration tests: every server runs in-process on 127.0.0.1:0.
+//! The phase-timing tests live in their own binary (`tests/timing`).
 
 mod behaviour;
 mod concurrency;
-mod delays;
 mod errors;
-mod phases;
+#[path = "../support/mod.rs"]
 mod support;
 mod tls;

@@ -1,4 +1,7 @@
-//! In-process servers on 127.0.0.1:0 for the integration tests.
+//! In-process servers on 127.0.0.1:0 for the integration and timing tests.
+
+// Shared by two test binaries, each of which uses only part of it.
+#![allow(dead_code)]
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -411,5 +414,5 @@ pub async fn write(s: &mut TcpStream, data: &[u8]) {
 }
 
 /// Timing tests take this for their whole run: the phase bounds are a few percent of an
-/// injected delay, which parallel tests of this binary competing for 2 cores exceeded.
+/// injected delay, which timing tests running beside each other on 2 cores exceeded.
 pub static TIMING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
