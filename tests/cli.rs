@@ -510,10 +510,7 @@ export default function () {
 fn network_failures_become_error_codes() {
     let dir = Dir::new("neterr");
     let srv = TestServer::start();
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
+    let closed = support::closed_addr();
     let script = format!(
         r#"
 import http from 'k6/http';

@@ -2,107 +2,30 @@
 //! `httpDebug`, end to end through the rk6 binary against a recording HTTP/1.1 server.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::io::Read;
 
 use serde_json::Value;
 
+use crate::support::recorder::{Recorder, Reply, Seen};
 use crate::{count, metric, run_export, Dir};
 
-/// One request as the server received it.
-#[derive(Clone, Debug)]
-struct Seen {
-    method: String,
-    target: String,
-    /// Lower-case names.
-    headers: HashMap<String, String>,
-    body: Vec<u8>,
-}
-
-/// A keep-alive HTTP/1.1 server on 127.0.0.1 that records every request. `/digest/...`
-/// requires Digest auth (MD5, qop auth) for user `u@x`, password `p:w`, realm `r`; every
-/// other path answers 200 `ok`.
-struct Recorder {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
+/// A recording server on 127.0.0.1: `/digest/...` requires Digest auth (MD5, qop auth)
+/// for user `u@x`, password `p:w`, realm `r`; every other path answers 200 `ok`.
+fn start_recorder() -> Recorder {
+    Recorder::start(|seen| {
+        if seen.target.starts_with("/digest/") && !digest_ok(seen) {
+            Reply::new(401, "text/plain", "denied").header(
+                "www-authenticate",
+                format!("Digest realm=\"{REALM}\", nonce=\"{NONCE}\", opaque=\"op\", qop=\"auth\", algorithm=MD5"),
+            )
+        } else {
+            Reply::new(200, "text/plain", "ok")
+        }
+    })
 }
 
 const REALM: &str = "r";
 const NONCE: &str = "n0nce";
-
-impl Recorder {
-    fn start() -> Recorder {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let log = log.clone();
-                std::thread::spawn(move || serve(stream, &log));
-            }
-        });
-        Recorder { addr, seen }
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-fn serve(stream: TcpStream, log: &Mutex<Vec<Seen>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut out = stream;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = line.split_whitespace();
-        let method = parts.next().unwrap_or_default().to_owned();
-        let target = parts.next().unwrap_or_default().to_owned();
-        let mut headers = HashMap::new();
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
-            }
-        }
-        let len = headers
-            .get("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        let mut body = vec![0; len];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let seen = Seen {
-            method,
-            target,
-            headers,
-            body,
-        };
-        let reply = if seen.target.starts_with("/digest/") && !digest_ok(&seen) {
-            format!(
-                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Digest realm=\"{REALM}\", nonce=\"{NONCE}\", opaque=\"op\", qop=\"auth\", algorithm=MD5\r\nContent-Length: 6\r\n\r\ndenied"
-            )
-        } else {
-            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok".to_owned()
-        };
-        log.lock().unwrap().push(seen);
-        if out.write_all(reply.as_bytes()).is_err() {
-            return;
-        }
-    }
-}
 
 /// The parameters of an `Authorization: Digest ...` header.
 fn digest_params(value: &str) -> Option<HashMap<String, String>> {
@@ -117,11 +40,7 @@ fn digest_params(value: &str) -> Option<HashMap<String, String>> {
 
 /// Checks the answer as RFC 2617 defines it for MD5 and qop `auth`.
 fn digest_ok(req: &Seen) -> bool {
-    let Some(p) = req
-        .headers
-        .get("authorization")
-        .and_then(|v| digest_params(v))
-    else {
+    let Some(p) = digest_params(req.header("authorization")) else {
         return false;
     };
     let h = |s: String| {
@@ -152,7 +71,7 @@ fn points(dir: &Dir, file: &str, metric: &str) -> Vec<Value> {
 
 #[test]
 fn digest_auth_answers_the_challenge_and_counts_both_requests_like_k6() {
-    let srv = Recorder::start();
+    let srv = start_recorder();
     let dir = Dir::new("digest-auth");
     let script = format!(
         r#"
@@ -237,13 +156,7 @@ export default function () {{
 
     let seen = srv.seen();
     assert_eq!(seen.len(), 6, "{seen:?}");
-    let auth = |i: usize| {
-        seen[i]
-            .headers
-            .get("authorization")
-            .cloned()
-            .unwrap_or_default()
-    };
+    let auth = |i: usize| seen[i].header("authorization").to_owned();
     // Like k6 (Go adds it), the unanswered first request carries the URL's Basic credentials.
     assert_eq!(auth(0), "Basic dUB4OnA6dw==");
     let answer = digest_params(&auth(1)).expect("a Digest answer");
@@ -257,7 +170,7 @@ export default function () {{
 
 #[test]
 fn compression_param_compresses_the_body_and_sets_its_headers() {
-    let srv = Recorder::start();
+    let srv = start_recorder();
     let dir = Dir::new("compression");
     let script = format!(
         r#"
@@ -301,8 +214,8 @@ export default function () {{
     let seen = srv.seen();
     assert_eq!(seen.len(), 9);
     for s in &seen[..6] {
-        let enc = s.headers["content-encoding"].clone();
-        assert_eq!(s.headers["content-length"], s.body.len().to_string());
+        let enc = s.header("content-encoding").to_owned();
+        assert_eq!(s.header("content-length"), s.body.len().to_string());
         assert!(s.body.len() < text.len(), "{enc}: not compressed");
         let decoded = enc
             .rsplit(", ")
@@ -311,21 +224,21 @@ export default function () {{
     }
     let encodings: Vec<&str> = seen[..6]
         .iter()
-        .map(|s| s.headers["content-encoding"].as_str())
+        .map(|s| s.header("content-encoding"))
         .collect();
     assert_eq!(
         encodings,
         ["gzip", "deflate", "br", "zstd", "gzip, br", "deflate, zstd"]
     );
-    assert_eq!(seen[6].headers["content-encoding"], "gzip");
+    assert_eq!(seen[6].header("content-encoding"), "gzip");
     assert_eq!(
-        seen[6].headers["content-type"],
+        seen[6].header("content-type"),
         "application/x-www-form-urlencoded"
     );
     assert_eq!(decode("gzip", &seen[6].body), b"a=1&b=x+y");
     // No body, or no algorithm: nothing to compress.
-    assert!(!seen[7].headers.contains_key("content-encoding"));
-    assert!(!seen[8].headers.contains_key("content-encoding"));
+    assert!(seen[7].header("content-encoding").is_empty());
+    assert!(seen[8].header("content-encoding").is_empty());
     assert_eq!(seen[8].body, text.as_bytes());
 }
 
@@ -365,7 +278,7 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 
 #[test]
 fn http_debug_dumps_requests_and_responses_like_k6() {
-    let srv = Recorder::start();
+    let srv = start_recorder();
     let dir = Dir::new("http-debug");
     let script = format!(
         r#"

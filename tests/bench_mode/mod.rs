@@ -117,10 +117,7 @@ fn bench_failing_threshold_exits_99() {
 
 #[test]
 fn bench_refused_port_reports_error_code_1212() {
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
+    let port = crate::support::free_port();
     let dir = Dir::new("bench-refused");
     let run = rk6(
         &[

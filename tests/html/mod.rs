@@ -1,32 +1,8 @@
 //! k6/html end to end: a page with forms and a link served in-process, read with
 //! `parseHTML` and `res.html()`, followed with `submitForm` and `clickLink`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
-
+use crate::support::recorder::{Recorder, Reply, Seen};
 use crate::{metric, run_export, Dir};
-
-/// One request the page server received.
-#[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    target: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-/// A tiny HTTP/1.1 server (one request per connection) for the shop page and the
-/// requests its form and link lead to; it records every request.
-struct PageServer {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
 
 const PAGE: &str = r#"<!DOCTYPE html>
 <html><head><title>Shop</title></head><body>
@@ -50,120 +26,27 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-impl PageServer {
-    fn start() -> PageServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (s, st) = (seen.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                if st.load(Ordering::SeqCst) {
-                    break;
-                }
-                if let Ok(stream) = stream {
-                    let _ = serve(stream, &s);
-                }
-            }
-        });
-        PageServer {
-            addr,
-            seen,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl Drop for PageServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wakes the accept loop so it sees the flag.
-        let _ = TcpStream::connect(self.addr);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_owned();
-    let target = parts.next().unwrap_or("").to_owned();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.trim_end().split_once(':') {
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-        }
-    }
-    let len = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0)
-        .min(1 << 20);
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body)?;
-    let body = String::from_utf8_lossy(&body).into_owned();
-    let header = |name: &str| {
-        headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    };
-    let path = target.split('?').next().unwrap_or("").to_owned();
-    let (status, page) = match (method.as_str(), path.as_str()) {
-        ("GET", "/page") => ("200 OK", PAGE.to_owned()),
-        ("POST", "/submit") => (
-            "200 OK",
-            format!(
+/// A recording server for the shop page and the requests its forms and link lead to.
+fn page_server() -> Recorder {
+    Recorder::start(|req| {
+        let page = match (req.method.as_str(), req.path()) {
+            ("GET", "/page") => Some(PAGE.to_owned()),
+            ("POST", "/submit") => Some(format!(
                 "<html><body><pre id=\"got\">{}</pre><p id=\"type\">{}</p></body></html>",
-                escape(&body),
-                escape(&header("content-type"))
-            ),
-        ),
-        ("GET", "/search") | ("GET", "/next") => (
-            "200 OK",
-            format!(
+                escape(&req.text()),
+                escape(req.header("content-type"))
+            )),
+            ("GET", "/search") | ("GET", "/next") => Some(format!(
                 "<html><body><h1>{}</h1><p id=\"target\">{}</p><p id=\"hdr\">{}</p></body></html>",
-                &path[1..],
-                escape(&target),
-                escape(&header("x-test"))
-            ),
-        ),
-        _ => ("404 Not Found", "<p>not found</p>".to_owned()),
-    };
-    seen.lock().unwrap().push(Seen {
-        method,
-        target,
-        headers: headers.clone(),
-        body,
-    });
-    let mut out = stream;
-    write!(
-        out,
-        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-        page.len()
-    )?;
-    out.flush()
+                &req.path()[1..],
+                escape(&req.target),
+                escape(req.header("x-test"))
+            )),
+            _ => None,
+        };
+        let (status, page) = page.map_or((404, "<p>not found</p>".to_owned()), |p| (200, p));
+        Reply::new(status, "text/html; charset=utf-8", page)
+    })
 }
 
 /// The script run under rk6 here and under k6 in the parity test.
@@ -238,7 +121,7 @@ const CHECKS: f64 = 29.0;
 
 #[test]
 fn forms_links_and_selections_work_against_a_page() {
-    let srv = PageServer::start();
+    let srv = page_server();
     let dir = Dir::new("html");
     let (run, export) = run_export(&dir, &script(&srv.url("")), &[]);
     run.assert_code(0);
@@ -255,11 +138,11 @@ fn forms_links_and_selections_work_against_a_page() {
     assert_eq!(posts.len(), 2, "{seen:?}");
     assert!(posts.iter().all(|p| p.target == "/submit"));
     assert_eq!(
-        posts[0].body,
+        posts[0].text(),
         "go=Order&note=hello+world&qty=3&size=m&token=t0k"
     );
     assert_eq!(
-        posts[1].body,
+        posts[1].text(),
         "later=Later&note=hello+world&qty=1&size=m&token=t0k"
     );
     let get = |t: &str| {
@@ -270,15 +153,12 @@ fn forms_links_and_selections_work_against_a_page() {
     assert_eq!(get("/search?page=1&q=a+b"), 1, "{seen:?}");
     assert_eq!(get("/next?x=1"), 2, "{seen:?}");
     let link = seen.iter().find(|s| s.target == "/next?x=1").unwrap();
-    assert!(link
-        .headers
-        .iter()
-        .any(|(k, v)| k == "x-test" && v == "link"));
+    assert_eq!(link.header("x-test"), "link");
 }
 
 #[test]
 fn html_script_agrees_with_k6() {
-    let srv = PageServer::start();
+    let srv = page_server();
     crate::parity::compare("html", &script(&srv.url("")));
 }
 

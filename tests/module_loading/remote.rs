@@ -142,9 +142,8 @@ fn remote_failures_name_the_url_and_the_reason() {
     );
 
     // Nothing listens there.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let refused = format!("https://{}/x.js", closed.local_addr().unwrap());
-    drop(closed);
+    let closed = crate::support::closed_addr();
+    let refused = format!("https://{}/x.js", closed);
     dir.write(
         "refused.js",
         &format!("import x from '{refused}';\nexport default function () {{}}\n"),

@@ -1,73 +1,22 @@
 //! k6's network options end to end: `hosts`, `blockHostnames`, `blacklistIPs`, `dns`,
 //! `localIPs` and `rps`. No test resolves anything but `localhost` or a `hosts` name.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::net::ToSocketAddrs;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::recorder::{Recorder, Reply};
 use crate::support::TestServer;
 use crate::{count, metric, rk6, rk6_env, run_export, Dir};
 
-/// A tiny HTTP/1.1 server that answers every request with the client's IP as the body,
-/// so a test can see which source address (`localIPs`) or family (`dns.policy`) was used.
-struct PeerEcho {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl PeerEcho {
-    /// Listens on `bind` (port 0); `None` if that address family is unavailable.
-    fn start(bind: &str) -> Option<PeerEcho> {
-        let listener = TcpListener::bind(bind).ok()?;
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((mut s, peer)) => {
-                        s.set_nonblocking(false).unwrap();
-                        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-                        let mut head = Vec::new();
-                        let mut buf = [0u8; 1024];
-                        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                            match s.read(&mut buf) {
-                                Ok(0) | Err(_) => break,
-                                Ok(n) => head.extend_from_slice(&buf[..n]),
-                            }
-                        }
-                        let body = peer.ip().to_string();
-                        let _ = write!(
-                            s,
-                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                            body.len()
-                        );
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
-                }
-            }
-        });
-        Some(PeerEcho {
-            addr,
-            stop,
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for PeerEcho {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+/// A server on `bind` (port 0) answering every request with the client's IP as the body,
+/// so a test can see which source address (`localIPs`) or family (`dns.policy`) was used;
+/// `None` if that address family is unavailable.
+fn peer_echo(bind: &str) -> Option<Recorder> {
+    Recorder::bind(bind, |req| {
+        Reply::new(200, "text/plain", req.peer.ip().to_string())
+    })
 }
 
 /// Runs a script whose checks must all pass; returns the export.
@@ -310,7 +259,7 @@ fn invalid_network_options_are_rejected_like_k6() {
 
 #[test]
 fn dns_policy_picks_the_address_family() {
-    let v4 = PeerEcho::start("127.0.0.1:0").unwrap();
+    let v4 = peer_echo("127.0.0.1:0").unwrap();
     let dir = Dir::new("policy");
     let run_with = |dns: &str, port: u16| {
         let script = format!(
@@ -348,7 +297,7 @@ export default function () {{
         run_with("ttl=0,policy=preferIPv4", v4.addr.port()),
         "200|127.0.0.1|0|"
     );
-    let Some(v6) = PeerEcho::start("[::1]:0") else {
+    let Some(v6) = peer_echo("[::1]:0") else {
         println!("note: IPv6 loopback unavailable, skipping the onlyIPv6 check");
         return;
     };
@@ -372,7 +321,7 @@ export default function () {{
 
 #[test]
 fn local_ips_bind_each_vu_to_its_address() {
-    let srv = PeerEcho::start("127.0.0.1:0").unwrap();
+    let srv = peer_echo("127.0.0.1:0").unwrap();
     let dir = Dir::new("localips");
     let script = format!(
         r#"

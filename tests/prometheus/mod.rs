@@ -3,12 +3,13 @@
 //! with Trends as stat gauges and as native histograms.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::recorder::{Recorder, Reply};
 use crate::support::TestServer;
 use crate::{count, metric, rk6_env, Dir, Run};
 
@@ -64,10 +65,7 @@ impl Prometheus {
         let config = dir.write("prometheus.yml", "global:\n  scrape_interval: 1h\n");
         // Another process may grab the free port between probe and bind: try a few.
         for attempt in 0..3 {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("free port")
-                .port();
+            let port = crate::support::free_port();
             let log = std::fs::File::create(dir.path(&format!("prometheus-{attempt}.log")))
                 .expect("log file");
             let child = Command::new(bin)
@@ -341,10 +339,7 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
 #[test]
 fn unreachable_endpoint_is_logged_once_and_the_test_still_passes() {
     // A port nobody listens on: bind, read the port, close.
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
+    let port = crate::support::free_port();
     let dir = Dir::new("prometheus-rw-down");
     let path = dir.write(
         "script.js",
@@ -395,77 +390,17 @@ fn bad_settings_fail_at_startup() {
     }
 }
 
-/// Lower-cased request head and body of each request a [`FakeReceiver`] got.
-type Recorded = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>;
-
-/// A remote-write receiver on 127.0.0.1 that records each request's headers and body
-/// and answers 204.
-struct FakeReceiver {
-    port: u16,
-    requests: Recorded,
-}
-
-impl FakeReceiver {
-    fn start() -> FakeReceiver {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Recorded::default();
-        let seen = requests.clone();
-        // Ends with the test binary; each rk6 push opens its own connection.
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten().take(1000) {
-                if let Some(req) = read_request(stream) {
-                    seen.lock().unwrap().push(req);
-                }
-            }
-        });
-        FakeReceiver { port, requests }
-    }
-}
-
-fn read_request(mut s: TcpStream) -> Option<(String, Vec<u8>)> {
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let n = s.read(&mut chunk).ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
-    let len: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        let n = s.read(&mut chunk).ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    s.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        .ok()?;
-    Some((head, buf[head_end..head_end + len].to_vec()))
-}
-
 #[test]
 fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
     use rk6_output::prometheus_rw::wire;
 
-    let receiver = FakeReceiver::start();
+    let receiver = Recorder::start(|_| Reply::new(204, "text/plain", ""));
     let dir = Dir::new("prometheus-rw-fake");
     let path = dir.write(
         "script.js",
         "export const options = { iterations: 3 };\nexport default function () {}\n",
     );
-    let url = format!("http://127.0.0.1:{}/api/v1/write", receiver.port);
+    let url = receiver.url("/api/v1/write");
     let run = run_rw(
         &dir,
         &path,
@@ -481,23 +416,30 @@ fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
     );
     run.assert_code(0);
     assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
-    let requests = receiver.requests.lock().unwrap().clone();
+    let requests = receiver.seen();
     // No interval push within an hour: only the final push and the stale markers.
     assert_eq!(requests.len(), 2, "{requests:?}");
-    for (head, _) in &requests {
-        assert!(head.starts_with("post /api/v1/write http/1.1"), "{head}");
-        for h in [
-            "content-encoding: snappy",
-            "content-type: application/x-protobuf",
-            "x-prometheus-remote-write-version: 0.1.0",
+    for req in &requests {
+        assert_eq!(
+            (
+                req.method.as_str(),
+                req.target.as_str(),
+                req.version.as_str()
+            ),
+            ("POST", "/api/v1/write", "HTTP/1.1")
+        );
+        for (name, value) in [
+            ("content-encoding", "snappy"),
+            ("content-type", "application/x-protobuf"),
+            ("x-prometheus-remote-write-version", "0.1.0"),
             // base64("alice:pw")
-            "authorization: basic ywxpy2u6chc=",
-            "x-scope-orgid: tenant1",
+            ("authorization", "Basic YWxpY2U6cHc="),
+            ("x-scope-orgid", "tenant1"),
         ] {
-            assert!(head.contains(h), "missing {h}: {head}");
+            assert_eq!(req.header(name), value, "{name}: {req:?}");
         }
     }
-    let values = wire::decode(&requests[0].1).unwrap();
+    let values = wire::decode(&requests[0].body).unwrap();
     let iterations = values
         .timeseries
         .iter()
@@ -517,7 +459,7 @@ fn pushes_carry_protocol_headers_auth_labels_and_stale_markers() {
             ("scenario", "default")
         ]
     );
-    let stale = wire::decode(&requests[1].1).unwrap();
+    let stale = wire::decode(&requests[1].body).unwrap();
     assert_eq!(stale.timeseries.len(), values.timeseries.len());
     for ts in &stale.timeseries {
         assert_eq!(ts.samples[0].value.to_bits(), wire::STALE_NAN);

@@ -1,6 +1,6 @@
 //! Executors, concurrent scenarios and `k6/execution`, through the real binary.
 
-use crate::support::TestServer;
+use crate::support::{free_port, TestServer};
 use crate::{count, metric, rk6, run_export, Dir};
 
 #[test]
@@ -281,15 +281,6 @@ fn patch_status(address: &str, body: &str) {
     let mut answer = String::new();
     s.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-}
-
-/// A free port on 127.0.0.1 for a control API.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Polls `rk6 status` until `want` appears in its output (or panics after 20 s).

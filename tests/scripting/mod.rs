@@ -244,12 +244,8 @@ export default function () {
 
     // Not in the cache: downloaded (here from a port nothing listens on, so it fails with
     // the URL and the reason).
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "https://{}/not-cached/1.0.0/index.js",
-        closed.local_addr().unwrap()
-    );
-    drop(closed);
+    let closed = crate::support::closed_addr();
+    let url = format!("https://{}/not-cached/1.0.0/index.js", closed);
     dir.write(
         "missing.js",
         &format!("import x from '{url}';\nexport default function () {{}}\n"),

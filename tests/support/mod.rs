@@ -30,7 +30,21 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+pub mod recorder;
+
 type Resp = Response<Full<Bytes>>;
+
+/// A 127.0.0.1 address nothing listens on (bound to find a free port, then released): a
+/// connection there is refused.
+pub fn closed_addr() -> SocketAddr {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    l.local_addr().expect("local address")
+}
+
+/// A free port on 127.0.0.1, for a server the test starts as another process.
+pub fn free_port() -> u16 {
+    closed_addr().port()
+}
 
 /// Upper bounds keep a buggy test from hanging or exhausting memory.
 const MAX_DELAY_MS: u64 = 10_000;
