@@ -4,6 +4,7 @@
 mod commonjs;
 mod http_faults;
 mod jslib;
+mod lifecycle;
 mod modules;
 mod net_rules;
 mod options;

@@ -66,6 +66,17 @@ def ensure_cert():
         "-out", LEAF, "-days", "3650", "-extfile", ext)
 
 
+def _load_cache():
+    global _cache
+    if _cache is None:
+        try:
+            with open(K6_CACHE) as f:
+                _cache = json.load(f)
+        except (OSError, ValueError):
+            _cache = {}
+    return _cache
+
+
 def save_cache():
     if _cache is not None:
         os.makedirs(os.path.dirname(K6_CACHE), exist_ok=True)
