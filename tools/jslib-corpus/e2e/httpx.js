@@ -9,7 +9,7 @@ session.addTag('flow', 'httpx');
 export const options = {
   iterations: 3,
   thresholds: {
-    'http_reqs{flow:httpx}': ['count==21'],
+    'http_reqs{flow:httpx}': ['count==27'],
     'http_reqs{name:custom}': ['count==3'],
     checks: ['rate==1'],
   },
