@@ -1,2 +1,2 @@
-import { l } from 'file:///work/corpus/probes/m03-remote-imports-file/local.js';
+import { l } from 'file:///nonexistent/rk6-probe/local.js';
 export const r = l;
