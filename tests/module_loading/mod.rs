@@ -5,7 +5,7 @@
 //! The fixtures are small files written here; `docs/compatibility.md` has the rules.
 
 mod remote;
-mod server;
+pub(crate) mod server;
 
 use crate::{assert_checks, rk6_env, run_file, Dir, Run};
 

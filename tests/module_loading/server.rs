@@ -13,7 +13,7 @@ use hyper_util::rt::TokioIo;
 
 /// What a path answers.
 #[derive(Clone)]
-pub(super) enum Answer {
+pub(crate) enum Answer {
     /// 200 with this body.
     File(String),
     /// 302 to this location.
@@ -21,17 +21,17 @@ pub(super) enum Answer {
 }
 
 /// A running module server.
-pub(super) struct ModuleServer {
-    pub(super) addr: SocketAddr,
+pub(crate) struct ModuleServer {
+    pub(crate) addr: SocketAddr,
     /// `path?query` → requests seen.
     hits: Arc<Mutex<HashMap<String, usize>>>,
     /// The server's certificate, PEM.
-    pub(super) cert_pem: String,
+    pub(crate) cert_pem: String,
 }
 
 impl ModuleServer {
     /// Serves `files` (path → answer); any other path is 404.
-    pub(super) fn start(files: &[(&str, Answer)]) -> ModuleServer {
+    pub(crate) fn start(files: &[(&str, Answer)]) -> ModuleServer {
         let key = rcgen::KeyPair::generate().unwrap();
         let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".into()])
             .unwrap()
@@ -96,12 +96,12 @@ impl ModuleServer {
     }
 
     /// `https://127.0.0.1:PORT/path`.
-    pub(super) fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("https://{}{path}", self.addr)
     }
 
     /// Requests seen for `path_and_query`.
-    pub(super) fn hits(&self, path_and_query: &str) -> usize {
+    pub(crate) fn hits(&self, path_and_query: &str) -> usize {
         self.hits
             .lock()
             .unwrap()
@@ -111,7 +111,7 @@ impl ModuleServer {
     }
 
     /// Every request seen, by path and query.
-    pub(super) fn all_hits(&self) -> HashMap<String, usize> {
+    pub(crate) fn all_hits(&self) -> HashMap<String, usize> {
         self.hits.lock().unwrap().clone()
     }
 }

@@ -3,6 +3,8 @@
 
 mod commonjs;
 mod http_faults;
+mod jslib;
+mod lifecycle;
 mod modules;
 mod net_rules;
 mod options;
@@ -45,12 +47,18 @@ struct Result {
 }
 
 fn run_k6(bin: &str, script: &Path, dir: &Dir) -> Result {
+    run_k6_env(bin, script, dir, &[])
+}
+
+/// [`run_k6`] with `env` added to k6's environment.
+fn run_k6_env(bin: &str, script: &Path, dir: &Dir, env: &[(&str, &str)]) -> Result {
     let export = dir.path("k6-summary.json");
     let out = Command::new(bin)
         .args(["run", "-q", "--address", "127.0.0.1:0", "--summary-export"])
         .arg(&export)
         .arg(script)
         .env("K6_NO_USAGE_REPORT", "true")
+        .envs(env.iter().copied())
         .current_dir(&dir.0)
         .output()
         .expect("run k6");
@@ -70,8 +78,13 @@ fn run_k6(bin: &str, script: &Path, dir: &Dir) -> Result {
 }
 
 fn run_rk6(script: &Path, dir: &Dir) -> Result {
+    run_rk6_env(script, dir, &[])
+}
+
+/// [`run_rk6`] with `env` added to rk6's environment.
+fn run_rk6_env(script: &Path, dir: &Dir, env: &[(&str, &str)]) -> Result {
     let export = dir.path("rk6-summary.json");
-    let run = rk6(
+    let run = crate::rk6_env(
         &[
             "run",
             "-q",
@@ -80,6 +93,7 @@ fn run_rk6(script: &Path, dir: &Dir) -> Result {
             script.to_str().unwrap(),
         ],
         &dir.0,
+        env,
     );
     let export = std::fs::read_to_string(&export)
         .ok()

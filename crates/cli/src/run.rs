@@ -395,7 +395,9 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     });
     let flow = Flow {
         paused: options.paused.unwrap_or(false),
-        no_setup: options.no_setup.unwrap_or(false),
+        // Nor does it run (or initialize a VU for) a setup the script does not export.
+        no_setup: options.no_setup.unwrap_or(false)
+            || !loaded.functions.iter().any(|f| f == "setup"),
         // k6 skips a teardown the script does not export, so its timeout cannot fire.
         no_teardown: options.no_teardown.unwrap_or(false)
             || !loaded.functions.iter().any(|f| f == "teardown"),
@@ -480,7 +482,19 @@ impl Report {
 
         if !args.no_summary {
             let mut printed = false;
-            if let Some(lifecycle) = &outcome.lifecycle {
+            // As k6, handleSummary gets a VU of its own, initialized for it.
+            let summary_vu = outcome
+                .summary_vu
+                .as_ref()
+                .map(|s| Lifecycle::start(s.clone()));
+            if let Some(Err(e)) = &summary_vu {
+                logger.log(
+                    Level::Error,
+                    &format!("handleSummary() failed: {}", e.message),
+                    &[],
+                );
+            }
+            if let Some(Ok(lifecycle)) = &summary_vu {
                 let json = handle_summary_data(
                     &data,
                     &trend_stats,
@@ -533,7 +547,6 @@ impl Report {
                 }
             }
         }
-        drop(outcome.lifecycle);
 
         // Latency is measured from the actual send; when open-model iterations start late, the
         // queueing happened in the generator and the latency figures do not show it.
@@ -639,7 +652,8 @@ struct Outcome {
     /// `exec.test.fail()` was called.
     marked_failed: bool,
     elapsed: Duration,
-    lifecycle: Option<Lifecycle>,
+    /// What handleSummary's VU is built from; `None` once a setup or teardown timed out.
+    summary_vu: Option<Arc<Shared>>,
     setup_data: Option<String>,
     /// How late the worker threads' event loops ran (generator saturation).
     lag: Arc<rk6_scheduler::LagMonitor>,
@@ -703,7 +717,6 @@ async fn execute(
         );
         let _ = std::io::stdout().flush();
     }
-    let lifecycle = Lifecycle::start(shared.clone())?;
     if flow.paused {
         control.set_phase(Phase::PausedBeforeRun);
         control.wait_resumed().await;
@@ -712,13 +725,15 @@ async fn execute(
     let setup_data = if flow.no_setup {
         None
     } else {
+        // As k6, setup() runs on a VU of its own, initialized for it.
+        let lifecycle = Lifecycle::start(shared.clone())?;
         let interrupt = CancellationToken::new();
         // k6 still prints the summary (of an empty test) when setup fails, then the error.
-        let failed = |failure, lifecycle| Outcome {
+        let failed = |failure, summary_vu| Outcome {
             end: RunEnd::Finished,
             marked_failed: false,
             elapsed: started.elapsed(),
-            lifecycle,
+            summary_vu,
             setup_data: None,
             lag: Arc::default(),
             failure: Some(failure),
@@ -727,7 +742,7 @@ async fn execute(
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 control.set_phase(Phase::Ended);
-                return Ok(failed(RunError::of_script(&e), Some(lifecycle)));
+                return Ok(failed(RunError::of_script(&e), Some(shared.clone())));
             }
             Err(_) => {
                 // A setup waiting on a sleep or a request stops now; one spinning in JS
@@ -795,18 +810,22 @@ async fn execute(
     drops.emit(&state, &shared);
     let lag = pool.lag();
     pool.shutdown();
-    let mut lifecycle = Some(lifecycle);
+    let mut summary_vu = Some(shared.clone());
     let mut failure = None;
-    if let (false, Some(lc)) = (flow.no_teardown, &lifecycle) {
+    // As k6, teardown() runs on a VU of its own, initialized for it.
+    let teardown_vu = (!flow.no_teardown).then(|| Lifecycle::start(shared.clone()));
+    if let Some(Err(e)) = &teardown_vu {
+        logger.log(Level::Error, &e.message, &[("hint", "script exception")]);
+    }
+    if let Some(Ok(lc)) = teardown_vu {
         let interrupt = CancellationToken::new();
         match tokio::time::timeout(timeouts.teardown, lc.teardown(interrupt.clone())).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => logger.log(Level::Error, &e.message, &[("hint", "script exception")]),
             Err(_) => {
                 interrupt.cancel();
-                if let Some(lc) = lifecycle.take() {
-                    lc.detach();
-                }
+                lc.detach();
+                summary_vu = None;
                 failure = Some(RunError::timeout(
                     ExitCode::TeardownTimeout,
                     "teardown",
@@ -825,7 +844,7 @@ async fn execute(
         end,
         marked_failed: shared.marked_failed.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
-        lifecycle,
+        summary_vu,
         setup_data,
         lag,
         failure,

@@ -64,7 +64,8 @@ enum Command {
     ),
 }
 
-/// A VU of its own (id 0) on its own thread for setup, teardown and handleSummary.
+/// A VU of its own (id 0) on its own thread for setup, teardown or handleSummary; as in k6,
+/// each of them gets a freshly initialized one, so none sees another's changes to globals.
 pub struct Lifecycle {
     tx: mpsc::UnboundedSender<Command>,
     thread: Option<std::thread::JoinHandle<()>>,

@@ -1,0 +1,2 @@
+import './lib.js';
+export default function () {}

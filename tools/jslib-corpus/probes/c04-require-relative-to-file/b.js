@@ -1,0 +1,1 @@
+exports.where = 'b.js (top)';

@@ -1,0 +1,2 @@
+exports.b = require('./b.js').where;
+exports.c = require('./sub/c.js');

@@ -1,0 +1,1 @@
+exports.where = 'lib/b.js';

@@ -1,0 +1,2 @@
+exports.where = 'lib/sub/c.js';
+exports.up = require('../b.js').where;

@@ -1,0 +1,3 @@
+const l = require('./lib.js');
+console.log('done = ' + l.done);
+export default function () {}

@@ -1,0 +1,2 @@
+exports.a = 1;
+exports.b = function () {};

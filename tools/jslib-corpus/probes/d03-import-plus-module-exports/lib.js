@@ -1,0 +1,2 @@
+import { sleep } from 'k6';
+module.exports = { s: sleep };

@@ -1,0 +1,2 @@
+exports.p = import('./other.js');
+exports.kind = typeof module;

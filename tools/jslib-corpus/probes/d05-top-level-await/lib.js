@@ -1,0 +1,3 @@
+globalThis.tlaThis = typeof this;
+await Promise.resolve(1);
+globalThis.tlaDone = true;

@@ -1,0 +1,2 @@
+const k6 = require('k6');
+exports.sleepType = typeof k6.sleep;

@@ -1,0 +1,2 @@
+var x = 1;
+globalThis.libThis = this === undefined ? 'undefined' : typeof this;

@@ -1,0 +1,2 @@
+with ({}) {}
+exports.ok = true;

@@ -1,0 +1,2 @@
+exports.octal = 010;
+exports.ok = true;

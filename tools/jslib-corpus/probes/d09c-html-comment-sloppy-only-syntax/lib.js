@@ -1,0 +1,2 @@
+<!-- an HTML-like comment
+exports.ok = true;

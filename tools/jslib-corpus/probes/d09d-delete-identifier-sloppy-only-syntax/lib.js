@@ -1,0 +1,2 @@
+var q = 1; delete q;
+exports.ok = true;

@@ -1,0 +1,4 @@
+module.exports = {
+  options: { iterations: 1, vus: 1 },
+  default: function () { console.log('iteration in module.exports main'); },
+};

@@ -1,0 +1,1 @@
+exports.url = import.meta.url;

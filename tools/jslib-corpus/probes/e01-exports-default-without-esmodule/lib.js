@@ -1,0 +1,2 @@
+exports.default = 5;
+exports.a = 1;

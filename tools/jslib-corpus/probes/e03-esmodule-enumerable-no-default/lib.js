@@ -1,0 +1,2 @@
+exports.__esModule = true;
+exports.a = 1;

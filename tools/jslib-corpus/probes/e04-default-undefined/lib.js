@@ -1,0 +1,2 @@
+exports.default = undefined;
+exports.a = 1;

@@ -1,0 +1,2 @@
+let n = 0;
+Object.defineProperty(exports, 'g', { enumerable: true, get() { n += 1; return n; } });

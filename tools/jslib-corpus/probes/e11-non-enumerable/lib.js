@@ -1,0 +1,2 @@
+Object.defineProperty(exports, 'hidden', { value: 1 });
+exports.shown = 2;

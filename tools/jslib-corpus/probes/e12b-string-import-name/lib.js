@@ -1,0 +1,3 @@
+exports['a-b'] = 1;
+exports['0'] = 2;
+exports[Symbol.for('s')] = 3;

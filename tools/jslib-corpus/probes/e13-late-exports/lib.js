@@ -1,0 +1,2 @@
+exports.early = 1;
+globalThis.addLate = function () { exports.late = 2; };

@@ -1,0 +1,2 @@
+export * from './lib.js';
+export { a as renamed } from './lib.js';

@@ -1,0 +1,2 @@
+module.exports = Object.create({ inherited: 1 });
+module.exports.own = 2;

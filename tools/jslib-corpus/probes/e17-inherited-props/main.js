@@ -1,0 +1,6 @@
+import * as m from './lib.js';
+import { inherited } from './lib.js';
+const show = (l, v) => console.log(l + ' = ' + (typeof v === 'function' ? 'function' : v === undefined ? 'undefined' : JSON.stringify(v)));
+show('keys(ns)', Object.keys(m));
+show('inherited', inherited);
+export default function () {}

@@ -1,0 +1,2 @@
+module.exports = Object.create({ default: 'from proto' });
+module.exports.own = 1;

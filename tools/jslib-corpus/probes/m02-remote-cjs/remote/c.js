@@ -1,0 +1,3 @@
+const b = require('./b.js');
+exports.v = 'c+' + b.b;
+exports.thisIsExports = this === exports;

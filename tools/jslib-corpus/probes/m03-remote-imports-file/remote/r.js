@@ -1,0 +1,2 @@
+import { l } from 'file:///nonexistent/rk6-probe/local.js';
+export const r = l;

@@ -1,0 +1,1 @@
+exports.r = 'remote cjs';

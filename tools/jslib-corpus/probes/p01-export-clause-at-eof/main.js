@@ -1,0 +1,4 @@
+import { a } from './lib.js';
+const show = (l, v) => console.log(l + ' = ' + (typeof v === 'function' ? 'function' : v === undefined ? 'undefined' : JSON.stringify(v)));
+show('a', a);
+export default function () {}

@@ -1,0 +1,3 @@
+export default async () => {
+  console.log('async arrow default ran');
+};

@@ -1,0 +1,3 @@
+import c from './cjs.js';
+export const fromEsm = 'esm';
+export const sawC = c;

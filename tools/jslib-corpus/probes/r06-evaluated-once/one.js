@@ -1,0 +1,2 @@
+import d from './lib.js';
+export const x = d;

@@ -1,0 +1,2 @@
+this.Foo = 1;
+var Bar = 2;

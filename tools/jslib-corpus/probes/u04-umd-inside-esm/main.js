@@ -1,0 +1,4 @@
+import { branch } from './lib.js';
+const show = (l, v) => console.log(l + ' = ' + (typeof v === 'function' ? 'function' : v === undefined ? 'undefined' : JSON.stringify(v)));
+show('branch', branch);
+export default function () {}

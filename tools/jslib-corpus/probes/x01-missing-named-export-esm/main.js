@@ -1,0 +1,2 @@
+import { nope } from './lib.js';
+export default function () {}

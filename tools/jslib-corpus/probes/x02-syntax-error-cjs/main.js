@@ -1,0 +1,2 @@
+import d from './lib.js';
+export default function () {}

@@ -1,0 +1,2 @@
+import { a } from './lib.js';
+export default function () {}

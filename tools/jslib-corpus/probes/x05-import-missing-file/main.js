@@ -1,0 +1,2 @@
+import { a } from './nope.js';
+export default function () {}

@@ -1,0 +1,2 @@
+import { sleep } from 'k6';
+export const a = ;
