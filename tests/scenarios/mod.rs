@@ -137,11 +137,17 @@ fn test_abort_exits_108_and_test_fail_exits_110() {
 #[test]
 fn arrival_rate_reports_how_late_iterations_started() {
     let dir = Dir::new("startdelay");
-    // Two VUs on one worker thread, each iteration burning 300 ms of CPU without yielding:
-    // the VU waiting for its planned start cannot run until the other finishes, so starts
+    // Four VUs per worker thread (one worker per core), each iteration burning 300 ms of CPU
+    // without yielding, at a rate that asks for three such iterations per core at once: a VU
+    // waiting for its planned start cannot run until the one on its thread finishes, so starts
     // are late because of the generator itself. The delay must show and be flagged.
-    let script = "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () { const end = Date.now() + 300; while (Date.now() < end) {} }\n";
-    let (run, export) = run_export(&dir, script, &["--rk6-metrics"]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let script = format!(
+        "export const options = {{ scenarios: {{ car: {{ executor: 'constant-arrival-rate', rate: {rate}, duration: '1s', preAllocatedVUs: {vus} }} }} }};\nexport default function () {{ const end = Date.now() + 300; while (Date.now() < end) {{}} }}\n",
+        rate = 10 * cores,
+        vus = 4 * cores
+    );
+    let (run, export) = run_export(&dir, &script, &["--rk6-metrics"]);
     run.assert_code(0);
     let delay = metric(&export, "iteration_start_delay");
     assert!(delay["max"].as_f64().unwrap_or(0.0) >= 100.0, "{export}");

@@ -42,8 +42,8 @@ pub struct ThreadPool {
 }
 
 impl ThreadPool {
-    /// Starts the workers `vus` VUs need (the factory's [`WorkerProfile`](crate::vu::WorkerProfile)
-    /// sizes them) and creates the VUs `initial` on them in parallel; any other VU id is
+    /// Starts the workers `vus` VUs need on this machine (the factory's
+    /// [`WorkerProfile`](crate::vu::WorkerProfile) sizes them) and creates the VUs `initial` on them in parallel; any other VU id is
     /// created on its worker the first time it is asked to run.
     pub async fn start<F: VuFactory>(
         factory: Arc<F>,
@@ -51,7 +51,8 @@ impl ThreadPool {
         initial: &[u64],
     ) -> Result<ThreadPool, String> {
         let profile = factory.worker_profile();
-        let count = profile.workers_for(vus);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let count = profile.workers_for(vus, cores);
         let mut workers = Vec::with_capacity(count);
         let mut threads = Vec::with_capacity(count);
         let lag = Arc::new(LagMonitor::default());
@@ -248,12 +249,18 @@ mod tests {
         let pool = ThreadPool::start(factory.clone(), 5, &[1, 2, 3, 4, 5])
             .await
             .unwrap();
-        assert_eq!(pool.workers(), 3, "5 VUs, at most 2 per worker");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let n = pool.workers();
+        assert_eq!(
+            n,
+            3.max(cores.min(5)),
+            "5 VUs, at most 2 per worker, all cores"
+        );
         pool.shutdown();
         let threads = factory.threads.lock().unwrap().clone();
-        let expected: BTreeMap<u64, String> = [(1, 0), (2, 1), (3, 2), (4, 0), (5, 1)]
-            .map(|(vu, w)| (vu, format!("rk6-worker-{w}")))
-            .into();
+        let expected: BTreeMap<u64, String> = (1..=5u64)
+            .map(|vu| (vu, format!("rk6-worker-{}", (vu as usize - 1) % n)))
+            .collect();
         assert_eq!(threads, expected, "VUs dealt round-robin over the workers");
     }
 }

@@ -57,10 +57,12 @@ pub struct WorkerProfile {
 }
 
 impl WorkerProfile {
-    /// How many worker threads hold `vus` VUs: enough that none holds more than
-    /// `max_vus_per_worker`, and at least one.
-    pub fn workers_for(&self, vus: u64) -> usize {
-        vus.div_ceil(self.max_vus_per_worker.max(1)).max(1) as usize
+    /// How many worker threads hold `vus` VUs on a machine with `cores` cores: enough that
+    /// none holds more than `max_vus_per_worker`, and no fewer than `min(vus, cores)`, so a
+    /// test with few VUs still uses every core (k6 runs each VU on its own goroutine).
+    pub fn workers_for(&self, vus: u64, cores: usize) -> usize {
+        let by_share = vus.div_ceil(self.max_vus_per_worker.max(1));
+        by_share.max(vus.min(cores as u64)).max(1) as usize
     }
 }
 
@@ -84,14 +86,22 @@ mod tests {
             max_vus_per_worker: 48,
             stack_size: 1 << 20,
         };
-        let counts: Vec<usize> = [0, 1, 48, 49, 96, 97].map(|v| p.workers_for(v)).into();
-        assert_eq!(counts, [1, 1, 1, 2, 2, 3]);
+        let one_core: Vec<usize> = [0, 1, 48, 49, 96, 97].map(|v| p.workers_for(v, 1)).into();
+        assert_eq!(one_core, [1, 1, 1, 2, 2, 3]);
+        let sixteen: Vec<usize> = [0, 1, 10, 40, 48, 1000]
+            .map(|v| p.workers_for(v, 16))
+            .into();
+        assert_eq!(
+            sixteen,
+            [1, 1, 10, 16, 16, 21],
+            "few VUs still spread over the cores"
+        );
         let zero = WorkerProfile {
             max_vus_per_worker: 0,
             ..p
         };
         assert_eq!(
-            zero.workers_for(3),
+            zero.workers_for(3, 1),
             3,
             "a zero share is read as one VU per worker"
         );

@@ -111,8 +111,8 @@ mod tests {
     #[test]
     fn js_workers_hold_48_vus_on_64_mib_stacks() {
         assert_eq!(WORKER_PROFILE.stack_size, 64 << 20);
-        assert_eq!(WORKER_PROFILE.workers_for(48), 1);
-        assert_eq!(WORKER_PROFILE.workers_for(49), 2);
-        assert_eq!(WORKER_PROFILE.workers_for(1000), 21);
+        assert_eq!(WORKER_PROFILE.workers_for(48, 1), 1);
+        assert_eq!(WORKER_PROFILE.workers_for(49, 1), 2);
+        assert_eq!(WORKER_PROFILE.workers_for(1000, 2), 21);
     }
 }
