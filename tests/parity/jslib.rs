@@ -18,38 +18,48 @@ fn npm_libs() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/npm-libs"))
 }
 
-/// The text of `name` from the npm directory; a missing file fails the test with how to fetch it.
-fn npm_file(name: &str) -> String {
+/// The text of `name` from the npm directory. A missing file fails the test in CI (`CI`
+/// set), which fetches them, and skips it elsewhere, as the other tests needing an installed
+/// tool do; both say how to fetch it.
+fn npm_file(name: &str) -> Option<String> {
     let path = npm_libs().join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{} missing ({e}): run `.ci/npm-libs` (fetches papaparse, jsonpath and chai with `npm pack`) \
-             or point RK6_NPM_LIBS at a directory holding {name}",
-            path.display()
-        )
-    })
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            let why = format!(
+                "{} missing ({e}): run `.ci/npm-libs` (fetches papaparse, jsonpath and chai with \
+                 `npm pack`) or point RK6_NPM_LIBS at a directory holding {name}",
+                path.display()
+            );
+            if std::env::var_os("CI").is_some() {
+                panic!("{why}");
+            }
+            eprintln!("skipping the jslib parity test: {why}");
+            None
+        }
+    }
 }
 
 /// The module server with the npm files under jslib.k6.io's paths.
-fn jslib_server() -> ModuleServer {
+fn jslib_server() -> Option<ModuleServer> {
     let files = [
         ("/papaparse/5.1.1/index.js", "papaparse-5.1.1.js"),
         ("/jsonpath/1.0.2/index.js", "jsonpath-1.0.2.js"),
         ("/chai/4.3.4/chai.js", "chai-4.3.4.js"),
     ];
-    let answers: Vec<(&str, Answer)> = files
-        .iter()
-        .map(|(path, name)| (*path, Answer::File(npm_file(name))))
-        .collect();
-    ModuleServer::start(&answers)
+    let mut answers: Vec<(&str, Answer)> = Vec::new();
+    for (path, name) in files {
+        answers.push((path, Answer::File(npm_file(name)?)));
+    }
+    Some(ModuleServer::start(&answers))
 }
 
 /// Runs `script` (with `files` beside it) under k6 and rk6, trusting the module server, and
 /// asserts they agree; k6 must exit with `code` and count `passes`/`fails` checks, so two
 /// runs that both fail to load the library do not pass as agreeing.
 fn agree(name: &str, files: &[(&str, &str)], script: &str, code: i32, passes: u64, fails: u64) {
-    let srv = jslib_server();
     let Some(bin) = k6() else { return };
+    let Some(srv) = jslib_server() else { return };
     let dir = Dir::new(name);
     let ca = dir.write("ca.pem", &srv.cert_pem);
     let ca = ca.to_str().unwrap();
