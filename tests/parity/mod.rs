@@ -9,6 +9,7 @@ mod modules;
 mod net_rules;
 mod options;
 mod verdicts;
+mod wire;
 
 use std::path::Path;
 use std::process::Command;

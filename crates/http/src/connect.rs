@@ -121,6 +121,9 @@ where
         // Real servers send these; Go tolerates them, so a load test should too.
         .allow_spaces_after_header_name_in_responses(true)
         .allow_obsolete_multiline_headers_in_responses(true)
+        // Header names go out in Go's canonical form (`X-Probe`, not `x-probe`), as k6 sends
+        // them: an echo server or a case-sensitive one sees what it would see from k6.
+        .title_case_headers(true)
         .handshake(TokioIo::new(io))
         .await
         .map_err(|e| error::from_hyper(&e, error::Side::Write))?;

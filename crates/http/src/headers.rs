@@ -85,8 +85,14 @@ pub(crate) fn build_request(
     if !cookie.is_empty() {
         map.insert(http::header::COOKIE, value("Cookie", &cookie)?);
     }
-    if inputs.close && !h2 {
-        map.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    if !h2 {
+        map = wire_order(map);
+        // Go's transport adds it after the request's own headers, beside a `Connection` the
+        // script set unless that already says close. A header map keeps a name's values
+        // together, so beside the script's value it goes out next to it, not last.
+        if inputs.close && !asks_close(&map) {
+            map.append(http::header::CONNECTION, HeaderValue::from_static("close"));
+        }
     }
 
     let uri = if h2 {
@@ -103,6 +109,50 @@ pub(crate) fn build_request(
         .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid request: {e}")))?;
     *req.headers_mut() = map;
     Ok(req)
+}
+
+/// Whether a `Connection` header has the `close` token.
+fn asks_close(map: &HeaderMap) -> bool {
+    map.get_all(http::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().eq_ignore_ascii_case("close"))
+}
+
+/// The headers every HTTP/1 request leads with, in Go's order.
+const LEADING: [HeaderName; 3] = [
+    http::header::HOST,
+    http::header::USER_AGENT,
+    http::header::CONTENT_LENGTH,
+];
+
+thread_local! {
+    /// Reused by [`wire_order`], so ordering a request's headers does not allocate.
+    static NAMES: std::cell::RefCell<Vec<HeaderName>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `map` in the order Go (k6) writes an HTTP/1 request: Host, User-Agent, Content-Length,
+/// then the others sorted by name, each name's values in order. Sorting the lower-case names
+/// sorts their canonical forms too: both have a capital exactly after each hyphen.
+fn wire_order(map: HeaderMap) -> HeaderMap {
+    let mut out = HeaderMap::with_capacity(map.len() + 1);
+    for name in &LEADING {
+        for v in map.get_all(name) {
+            out.append(name.clone(), v.clone());
+        }
+    }
+    NAMES.with_borrow_mut(|names| {
+        names.clear();
+        names.extend(map.keys().filter(|k| !LEADING.contains(k)).cloned());
+        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        for name in names.drain(..) {
+            for v in map.get_all(&name) {
+                out.append(name.clone(), v.clone());
+            }
+        }
+    });
+    out
 }
 
 /// The request target of an HTTP/1 request line (`/` for an empty path).
@@ -327,5 +377,86 @@ mod tests {
         assert_eq!(percent_decode("a%40b%"), "a@b%");
         assert_eq!(percent_decode("%zz%4"), "%zz%4");
         assert_eq!(percent_decode("%%41%C3%A9%FF"), "%Aé\u{fffd}");
+    }
+}
+
+#[cfg(test)]
+mod wire_order_tests {
+    use super::*;
+    use crate::redirect::HopRequest;
+
+    fn built(headers: &[(&str, &str)], close: bool) -> Vec<(String, String)> {
+        let hop = HopRequest {
+            method: http::Method::GET,
+            url: Url::parse("http://u:p@127.0.0.1:8080/x").unwrap(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: Bytes::new(),
+            sensitive: true,
+        };
+        let jar = CookieJar::default();
+        let inputs = HeaderInputs {
+            user_agent: Some("ua"),
+            jar: &jar,
+            request_cookies: &[],
+            close,
+        };
+        let req = build_request(&hop, false, inputs).unwrap();
+        req.headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn leads_with_host_agent_then_sorts() {
+        let got = built(
+            &[("zz", "z"), ("Accept", "*/*"), ("b", "1"), ("b", "2")],
+            false,
+        );
+        let names: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "host",
+                "user-agent",
+                "accept",
+                "authorization",
+                "b",
+                "b",
+                "zz"
+            ]
+        );
+        assert_eq!((got[4].1.as_str(), got[5].1.as_str()), ("1", "2"));
+    }
+
+    #[test]
+    fn connection_close_joins_a_users_connection_or_comes_last() {
+        let got = built(&[("Connection", "keep-alive"), ("zz", "z")], true);
+        let names: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "host",
+                "user-agent",
+                "authorization",
+                "connection",
+                "connection",
+                "zz"
+            ]
+        );
+        assert_eq!(
+            (got[3].1.as_str(), got[4].1.as_str()),
+            ("keep-alive", "close")
+        );
+        let got = built(&[("Connection", "Close"), ("zz", "z")], true);
+        assert_eq!(got.iter().filter(|(k, _)| k == "connection").count(), 1);
+        let got = built(&[("zz", "z")], true);
+        assert_eq!(
+            got.last().unwrap(),
+            &("connection".to_string(), "close".to_string())
+        );
     }
 }

@@ -322,3 +322,47 @@ async fn http_1_0_response_read_to_eof() {
     assert_eq!(r.status_text(), "200 Fine");
     assert_eq!(body(&r), "old school");
 }
+
+#[tokio::test]
+async fn http1_heads_go_out_as_go_writes_them() {
+    // The server answers with the request head it read, byte for byte.
+    let srv = raw_server(|mut s, _| async move {
+        if let Some(head) = read_head(&mut s).await {
+            let body = head.into_bytes();
+            let mut answer =
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).into_bytes();
+            answer.extend_from_slice(&body);
+            write(&mut s, &answer).await;
+        }
+    })
+    .await;
+    let c = client_with(ClientConfig {
+        user_agent: Some("ua/1".into()),
+        ..ClientConfig::default()
+    });
+    let mut req = Request::new(
+        http::Method::POST,
+        url(&format!("http://u:p@{}/x", srv.addr)),
+    );
+    req.headers = vec![
+        ("x-probe".into(), "1".into()),
+        ("content-type".into(), "text/plain".into()),
+        ("X-UPPER".into(), "2".into()),
+        ("b-h".into(), "first".into()),
+        ("a-h".into(), "2".into()),
+        ("b-h".into(), "second".into()),
+        ("Cookie".into(), "c=1".into()),
+    ];
+    req.body = Bytes::from_static(b"abc");
+    let r = c.send(req).await;
+    assert_eq!(r.status, 200, "{:?}", r.error);
+    // As k6 1.1.0 writes a request (compared on the wire): Host, User-Agent, Content-Length,
+    // then the rest sorted by name, each in Go's canonical case, repeated names in order.
+    let want = format!(
+        "POST /x HTTP/1.1\r\nHost: {}\r\nUser-Agent: ua/1\r\nContent-Length: 3\r\nA-H: 2\r\n\
+         Authorization: Basic dTpw\r\nB-H: first\r\nB-H: second\r\nContent-Type: text/plain\r\n\
+         Cookie: c=1\r\nX-Probe: 1\r\nX-Upper: 2\r\n\r\n",
+        srv.addr
+    );
+    assert_eq!(String::from_utf8_lossy(&r.body), want);
+}
