@@ -199,7 +199,8 @@ fn option_values_are_accepted_or_refused_as_k6_does() {
         let name = format!("s{i}.js");
         let path = dir.write(
             &name,
-            &format!("export const options = {options};\nexport default function () {{}}\n"),
+            // Sleeping keeps the looping cases light (and rk6's saturation warning away).
+            &format!("import {{ sleep }} from 'k6';\nexport const options = {options};\nexport default function () {{ sleep(0.2); }}\n"),
         );
         let path = path.to_str().unwrap();
         let theirs = k6_code(&bin, &dir, &[path], env);
@@ -226,4 +227,111 @@ fn option_values_are_accepted_or_refused_as_k6_does() {
         }
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+/// (script options, command-line flags, environment): how the layers decide the execution.
+const EXECUTION_CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
+    // A layer that sets the execution replaces the lower layers' shortcuts and scenarios.
+    ("{vus: 2, iterations: 5}", &["--duration", "1s"], &[]),
+    ("{duration: '1s'}", &["--iterations", "3"], &[]),
+    (
+        "{stages: [{duration: '1s', target: 2}]}",
+        &["--iterations", "3"],
+        &[],
+    ),
+    ("{duration: '1s'}", &[], &[("K6_ITERATIONS", "2")]),
+    (
+        "{scenarios: {s: {executor: 'per-vu-iterations', iterations: 2}}}",
+        &["--duration", "1s"],
+        &[],
+    ),
+    (
+        "{scenarios: {s: {executor: 'per-vu-iterations', iterations: 2}}}",
+        &["--vus", "3"],
+        &[],
+    ),
+    // Within one layer they add up or conflict.
+    ("{iterations: 3, duration: '2s'}", &[], &[]),
+    (
+        "{iterations: 3, stages: [{duration: '1s', target: 1}]}",
+        &[],
+        &[],
+    ),
+    (
+        "{duration: '1s', stages: [{duration: '1s', target: 1}]}",
+        &[],
+        &[],
+    ),
+    ("{scenarios: {}, iterations: 3}", &[], &[]),
+    (
+        "{scenarios: {s: {executor: 'per-vu-iterations'}}, duration: '1s'}",
+        &[],
+        &[],
+    ),
+    (
+        "{scenarios: {s: {executor: 'per-vu-iterations'}}, stages: [{duration: '1s', target: 1}]}",
+        &[],
+        &[],
+    ),
+    // Nothing sets it: 1 iteration of 1 VU, with k6's warnings.
+    ("{vus: 3}", &[], &[]),
+    ("{stages: []}", &[], &[]),
+    ("{scenarios: {}}", &[], &[]),
+];
+
+/// The scenario lines of the banner and the warning/error messages of a run.
+fn execution_view(out: &std::process::Output) -> (i32, Vec<String>) {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = text
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim();
+            if t.starts_with("* ") {
+                return Some(t.to_owned());
+            }
+            let level = ["level=warning", "level=error"]
+                .iter()
+                .find(|x| l.contains(*x))?;
+            let msg = l.split("msg=").nth(1)?.split("\" ").next()?;
+            Some(format!("{level} {msg}"))
+        })
+        .collect();
+    (out.status.code().unwrap_or(-1), lines)
+}
+
+#[test]
+fn execution_layers_agree_with_k6() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("parity-execution-layers");
+    let mut differ = Vec::new();
+    for (i, (options, flags, env)) in EXECUTION_CASES.iter().enumerate() {
+        let path = dir.write(
+            &format!("e{i}.js"),
+            // Sleeping keeps the looping cases light (and rk6's saturation warning away).
+            &format!("import {{ sleep }} from 'k6';\nexport const options = {options};\nexport default function () {{ sleep(0.2); }}\n"),
+        );
+        let run = |program: &str| {
+            Command::new(program)
+                .args(["run", "--no-summary", "--address", "127.0.0.1:0"])
+                .args(*flags)
+                .arg(&path)
+                .env("K6_NO_USAGE_REPORT", "true")
+                .envs(env.iter().copied())
+                .current_dir(&dir.0)
+                .output()
+                .expect("run")
+        };
+        let k6_view = execution_view(&run(&bin));
+        let rk6_view = execution_view(&run(env!("CARGO_BIN_EXE_rk6")));
+        if k6_view != rk6_view {
+            differ.push(format!(
+                "{options} {flags:?} {env:?}\n  k6:  {k6_view:?}\n  rk6: {rk6_view:?}"
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }

@@ -201,38 +201,56 @@ pub struct Consolidated {
 }
 
 /// Merges the layers, lowest first, each named as k6 names it in its warning (`config`,
-/// `script`, `env`, `cli`). A layer that sets an execution shortcut replaces the `scenarios`
-/// of the layers below it, with k6's warning; one that sets `scenarios` drops their
-/// shortcuts. Every other option is taken from the highest layer that sets it (`dns` field
-/// by field).
+/// `script`, `env`, `cli`). As in k6, a layer that sets the execution — `duration`,
+/// `iterations`, `stages` (even empty) or `scenarios` — replaces all four of the layers
+/// below (with k6's warning when that drops their `scenarios`), so `iterations` in a script
+/// and `--duration` on the command line run for the duration, not for the iterations. Within
+/// one layer they add up (`iterations` with `duration` is a shared-iterations `maxDuration`),
+/// or conflict when the scenarios are derived. Every other option is taken from the highest
+/// layer that sets it (`vus` too; `dns` field by field).
 pub fn consolidate(layers: Vec<(&str, Options)>) -> Consolidated {
     let mut options = Options::default();
     let mut warnings = Vec::new();
     for (name, layer) in layers {
-        if layer.sets_shortcut() && options.scenarios.is_some() {
-            options.scenarios = None;
-            warnings.push(format!(
-                "\"{name}\" level configuration overrode scenarios configuration entirely"
-            ));
-        }
-        if layer.scenarios.is_some() {
+        if layer.sets_execution() {
+            if options.scenarios.is_some() {
+                warnings.push(format!(
+                    "\"{name}\" level configuration overrode scenarios configuration entirely"
+                ));
+            }
             options.duration = None;
             options.iterations = None;
             options.stages = None;
+            options.scenarios = None;
         }
         options.apply(layer);
     }
-    let only_empty_stages = options.stages.as_ref().is_some_and(Vec::is_empty)
-        && options.scenarios.is_none()
-        && options.duration.is_none()
-        && options.iterations.is_none();
-    if only_empty_stages {
-        warnings.push(
-            "`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"
-                .into(),
-        );
-    }
+    warnings.extend(default_execution_warnings(&options));
     Consolidated { options, warnings }
+}
+
+/// What k6 warns about when nothing sets the execution, so the test is 1 iteration of 1 VU.
+fn default_execution_warnings(o: &Options) -> Vec<String> {
+    let stages = o.stages.as_ref().is_some_and(|s| !s.is_empty());
+    let scenarios = o.scenarios.as_ref().is_some_and(|s| !s.is_empty());
+    if o.iterations.is_some() || o.duration.is_some() || stages || scenarios {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if let Some(vus) = o.vus {
+        out.push(format!(
+            "`vus={vus}` option will be ignored, it only works in conjunction with `iterations`, `duration`, or `stages`"
+        ));
+    }
+    let explicitly_empty =
+        "was explicitly set to an empty value, running the script with 1 iteration in 1 VU";
+    if o.stages.is_some() {
+        out.push(format!("`stages` {explicitly_empty}"));
+    }
+    if o.scenarios.is_some() {
+        out.push(format!("`scenarios` {explicitly_empty}"));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -287,15 +305,73 @@ mod tests {
     }
 
     #[test]
-    fn shortcuts_of_different_layers_add_up() {
-        // rk6 keeps script iterations with a CLI duration (shared-iterations with a
-        // maxDuration); see docs/compatibility.md.
+    fn a_layer_setting_the_execution_replaces_the_lower_ones() {
+        // As k6 1.1 (checked side by side): script iterations + CLI duration = constant-vus.
         let c = consolidate(vec![
             ("script", layer(json!({"vus": 2, "iterations": 5}))),
             ("cli", layer(json!({"duration": "1s"}))),
         ]);
-        assert_eq!(c.options.iterations, Some(5));
+        assert_eq!(c.options.iterations, None);
         assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(1)));
+        assert_eq!(c.options.vus, Some(2), "vus is an option of its own");
+        // Stages give way to a higher layer's iterations, and an empty stages list still
+        // replaces what is below it.
+        let c = consolidate(vec![
+            (
+                "script",
+                layer(json!({"stages": [{"duration": "2s", "target": 3}]})),
+            ),
+            ("cli", layer(json!({"iterations": 1, "vus": 1}))),
+        ]);
+        assert_eq!(c.options.stages, None);
+        assert_eq!(c.options.iterations, Some(1));
+        let c = consolidate(vec![
+            ("config", layer(json!({"duration": "2s"}))),
+            ("script", layer(json!({"stages": []}))),
+        ]);
+        assert_eq!(c.options.duration, None);
+        // A higher layer's scenarios replace lower scenarios with the warning too.
+        let c = consolidate(vec![
+            (
+                "config",
+                layer(json!({"scenarios": {"a": {"executor": "shared-iterations"}}})),
+            ),
+            (
+                "script",
+                layer(json!({"scenarios": {"b": {"executor": "shared-iterations"}}})),
+            ),
+        ]);
+        assert_eq!(
+            c.options.scenarios.unwrap().keys().collect::<Vec<_>>(),
+            ["b"]
+        );
+        assert_eq!(
+            c.warnings,
+            ["\"script\" level configuration overrode scenarios configuration entirely"]
+        );
+        // Within one layer they stay together.
+        let c = consolidate(vec![(
+            "script",
+            layer(json!({"iterations": 5, "duration": "3s"})),
+        )]);
+        assert_eq!(c.options.iterations, Some(5));
+        assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(3)));
+    }
+    #[test]
+    fn vus_without_an_execution_is_ignored_with_k6s_warning() {
+        let c = consolidate(vec![("cli", layer(json!({"vus": 3})))]);
+        assert_eq!(
+            c.warnings,
+            ["`vus=3` option will be ignored, it only works in conjunction with `iterations`, `duration`, or `stages`"]
+        );
+        let c = consolidate(vec![("script", layer(json!({"scenarios": {}, "vus": 2})))]);
+        assert_eq!(c.warnings.len(), 2);
+        assert_eq!(
+            c.warnings[1],
+            "`scenarios` was explicitly set to an empty value, running the script with 1 iteration in 1 VU"
+        );
+        let c = consolidate(vec![("script", layer(json!({"vus": 2, "iterations": 2})))]);
+        assert!(c.warnings.is_empty());
     }
 
     #[test]

@@ -446,6 +446,11 @@ impl Options {
     pub fn sets_shortcut(&self) -> bool {
         self.duration.is_some() || self.iterations.is_some() || self.stages.is_some()
     }
+
+    /// Whether this layer says how the test executes: a shortcut or `scenarios`.
+    pub fn sets_execution(&self) -> bool {
+        self.sets_shortcut() || self.scenarios.is_some()
+    }
 }
 
 #[cfg(test)]

@@ -303,10 +303,15 @@ pub fn shortcut_scenario(options: &Options) -> Result<Option<Map<String, Value>>
     }
     let stages = options.stages.as_ref().filter(|s| !s.is_empty());
     let (iterations, duration, vus) = (options.iterations, options.duration, options.vus);
-    if iterations.is_some() && stages.is_some() || duration.is_some() && stages.is_some() {
-        return Err(bad(
-            "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously is not allowed",
-        ));
+    if stages.is_some() && (iterations.is_some() || duration.is_some()) {
+        let with = if iterations.is_some() {
+            "iterations"
+        } else {
+            "duration"
+        };
+        return Err(bad(format!(
+            "using `{with}` and `stages` options simultaneously is not allowed"
+        )));
     }
     let mut cfg = Map::new();
     let vus = || vus.map(Value::from);
@@ -362,21 +367,31 @@ pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, Config
         let cfg = shortcut_scenario(options)?.unwrap_or_default();
         return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
     };
-    if options.iterations.is_some()
-        || options.duration.is_some()
-        || options.stages.as_ref().is_some_and(|s| !s.is_empty())
-    {
-        return Err(bad(
-            "using multiple execution config shortcuts (`duration`, `iterations`, `stages`) simultaneously with `scenarios` is not allowed",
-        ));
+    // k6 names the first shortcut set, in this order, even beside empty `scenarios`.
+    let shortcut = [
+        ("iterations", options.iterations.is_some()),
+        ("duration", options.duration.is_some()),
+        (
+            "stages",
+            options.stages.as_ref().is_some_and(|s| !s.is_empty()),
+        ),
+    ]
+    .into_iter()
+    .find_map(|(name, set)| set.then_some(name));
+    if let Some(name) = shortcut {
+        return Err(bad(format!(
+            "using `{name}` and `scenarios` options simultaneously is not allowed"
+        )));
+    }
+    if scenarios.is_empty() {
+        // As k6 (which warns, see rk6-options): 1 iteration of 1 VU.
+        let cfg = shortcut_scenario(&Options::default())?.unwrap_or_default();
+        return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
     }
     let mut out = scenarios
         .iter()
         .map(|(name, cfg)| Scenario::from_json(name, cfg))
         .collect::<Result<Vec<_>, _>>()?;
-    if out.is_empty() {
-        return Err(bad("no scenarios are configured"));
-    }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
 }
@@ -447,7 +462,22 @@ pub(crate) mod tests {
         assert!(e.0.contains("duration is unspecified"), "{e}");
         let e =
             scenarios_from_options(&opts(json!({"iterations": 1, "scenarios": {}}))).unwrap_err();
-        assert!(e.0.contains("simultaneously with `scenarios`"), "{e}");
+        assert_eq!(
+            e.0,
+            "using `iterations` and `scenarios` options simultaneously is not allowed"
+        );
+        let e = scenarios_from_options(&opts(
+            json!({"duration": "1s", "stages": [{"duration": "1s", "target": 1}]}),
+        ))
+        .unwrap_err();
+        assert_eq!(
+            e.0,
+            "using `duration` and `stages` options simultaneously is not allowed"
+        );
+        // Empty scenarios alone run k6's default: 1 iteration of 1 VU.
+        let s = scenarios_from_options(&opts(json!({"scenarios": {}}))).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].name, "default");
         // k6's sanity limit on ramping VUs: refused before anything is allocated.
         let e = scenarios_from_options(&opts(
             json!({"stages": [{"duration": "1s", "target": 1}, {"duration": "1s", "target": 100_000_001}]}),

@@ -111,7 +111,12 @@ pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigE
                     e.naming("duration")
                 ))
             })?
-            .ok_or_else(|| bad(format!("scenario {name}: stage {i} has no duration")))?
+            .ok_or_else(|| {
+                bad(format!(
+                    "scenario {name}: stage {} doesn't have a duration",
+                    i + 1
+                ))
+            })?
             .to_std()
             .ok_or_else(|| {
                 bad(format!(
@@ -119,11 +124,18 @@ pub fn stages_from_json(value: &Value, name: &str) -> Result<Vec<Stage>, ConfigE
                 ))
             })?;
         let target = match json::int(obj.get("target").unwrap_or(&Value::Null)) {
-            Ok(None) => 0,
-            Ok(Some(t)) if t >= 0 => t as u64,
-            Ok(Some(t)) => {
+            // k6 counts stages from 1 in these two messages.
+            Ok(None) => {
                 return Err(bad(format!(
-                    "scenario {name}: stage {i}: target must be a non-negative integer, got {t}"
+                    "scenario {name}: stage {} doesn't have a target",
+                    i + 1
+                )))
+            }
+            Ok(Some(t)) if t >= 0 => t as u64,
+            Ok(Some(_)) => {
+                return Err(bad(format!(
+                    "scenario {name}: the target for stage {} can't be negative",
+                    i + 1
                 )))
             }
             Err(e) => {
