@@ -3,6 +3,17 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use rk6_options::GoDuration;
+
+/// k6's integer flags: Go's `strconv.ParseInt`, with its error text.
+fn go_int(v: &str) -> Result<i64, String> {
+    rk6_options::text::go_int(v)
+}
+
+/// k6's duration flags: Go's `time.ParseDuration`, with its error text.
+fn go_duration(v: &str) -> Result<GoDuration, String> {
+    rk6_options::parse_time_duration(v)
+}
 
 /// rk6: a load-testing engine that runs k6 scripts.
 #[derive(Debug, Parser)]
@@ -65,14 +76,17 @@ pub struct RunArgs {
     /// Path of the script to run.
     pub script: PathBuf,
     /// Number of virtual users.
-    #[arg(short = 'u', long = "vus")]
+    #[arg(short = 'u', long = "vus", value_parser = go_int)]
     pub vus: Option<i64>,
-    /// Test duration (e.g. 30s, 1m30s).
-    #[arg(short = 'd', long = "duration")]
-    pub duration: Option<String>,
+    /// Test duration, a Go duration (e.g. 30s, 1m30s).
+    #[arg(short = 'd', long = "duration", value_parser = go_duration)]
+    pub duration: Option<GoDuration>,
     /// Total iterations shared among the VUs.
-    #[arg(short = 'i', long = "iterations")]
+    #[arg(short = 'i', long = "iterations", value_parser = go_int)]
     pub iterations: Option<i64>,
+    /// A ramping stage DURATION:TARGET (e.g. 30s:10); repeatable, or comma-separated.
+    #[arg(short = 's', long = "stage", value_name = "DURATION:TARGET")]
+    pub stage: Vec<String>,
     /// Set an __ENV variable (KEY=VALUE); repeatable.
     #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -120,13 +134,13 @@ pub struct RunArgs {
     #[arg(long = "include-system-env-vars", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub include_system_env_vars: bool,
     /// Maximum redirects to follow.
-    #[arg(long = "max-redirects")]
+    #[arg(long = "max-redirects", value_parser = go_int)]
     pub max_redirects: Option<i64>,
     /// Most requests of one http.batch call in flight at once (default 20).
-    #[arg(long)]
+    #[arg(long, value_parser = go_int)]
     pub batch: Option<i64>,
     /// Most requests of one http.batch call to one host at once (default 6).
-    #[arg(long = "batch-per-host")]
+    #[arg(long = "batch-per-host", value_parser = go_int)]
     pub batch_per_host: Option<i64>,
     /// User-Agent header to send.
     #[arg(long = "user-agent")]
@@ -174,7 +188,7 @@ pub struct RunArgs {
     #[arg(long = "local-ips", value_name = "IPS")]
     pub local_ips: Option<String>,
     /// Limit all VUs together to this many requests per second.
-    #[arg(long = "rps")]
+    #[arg(long = "rps", value_parser = go_int)]
     pub rps: Option<i64>,
     /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
     #[arg(long = "console-output", value_name = "FILE")]

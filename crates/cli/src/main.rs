@@ -8,6 +8,7 @@ mod control;
 mod control_client;
 mod demo;
 mod exit;
+mod flag_error;
 mod http_config;
 mod inspect;
 mod lifecycle_timeouts;
@@ -32,6 +33,12 @@ fn main() {
         Err(e) if e.use_stderr() && std::env::args().nth(1).as_deref() == Some("bench") => {
             let _ = e.print();
             std::process::exit(exit::ExitCode::InvalidConfig as i32);
+        }
+        // `rk6 run` reports bad flags as k6 does: one error line, exit 255.
+        Err(e) if e.use_stderr() && std::env::args().nth(1).as_deref() == Some("run") => {
+            let logger = rk6_js::log::Logger::new(false);
+            logger.log(rk6_js::log::Level::Error, &flag_error::k6_text(&e), &[]);
+            std::process::exit(exit::ExitCode::Failure as i32);
         }
         Err(e) => e.exit(),
     };

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use rk6_options::{
-    config_file, consolidate, env_layer, script_layer, text, Consolidated, Dns, GoDuration,
-    Options, OptionsError,
+    config_file, consolidate, env_layer, script_layer, text, Consolidated, Dns, Options,
+    OptionsError, Stage,
 };
 use serde_json::Value;
 
@@ -56,14 +56,6 @@ pub fn load(
 
 /// The options set by flags.
 fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
-    let invalid = |flag: &str, e: &dyn std::fmt::Display| {
-        OptionsError::invalid(format!("invalid {flag}: {e}"))
-    };
-    let duration = |flag: &str, v: &Option<String>| -> Result<Option<GoDuration>, OptionsError> {
-        v.as_deref().map_or(Ok(None), |v| {
-            text::duration(v).map_err(|e| invalid(flag, &e))
-        })
-    };
     let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
         v.map(|n| {
             u64::try_from(n).map_err(|_| {
@@ -93,7 +85,8 @@ fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
     Ok(Options {
         vus: args.vus,
         iterations: args.iterations,
-        duration: duration("--duration", &args.duration)?,
+        duration: args.duration,
+        stages: stage_flags(&args.stage)?,
         max_redirects: args.max_redirects,
         batch: count("--batch", args.batch)?,
         batch_per_host: count("--batch-per-host", args.batch_per_host)?,
@@ -120,9 +113,40 @@ fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
     })
 }
 
+/// `--stage` values as k6 reads them: each `DURATION:TARGET` (several per flag with commas),
+/// the duration Go's, the target Go's integer, either side left unset when empty; stages are
+/// counted from 0 across the flags in the errors, which end the run with k6's exit 255.
+fn stage_flags(flags: &[String]) -> Result<Option<Vec<Stage>>, OptionsError> {
+    if flags.is_empty() {
+        return Ok(None);
+    }
+    let parts = flags.iter().flat_map(|f| f.split(','));
+    let mut stages = Vec::new();
+    for (i, part) in parts.enumerate() {
+        let (d, t) = part.split_once(':').unwrap_or((part, ""));
+        if d.is_empty() {
+            return Err(OptionsError::failure(format!(
+                "stage {i} doesn't have a specified duration"
+            )));
+        }
+        let stage_error = |e: String| OptionsError::failure(format!("error for stage {i}: {e}"));
+        let duration = rk6_options::parse_time_duration(d).map_err(stage_error)?;
+        let target = match t {
+            "" => None,
+            t => Some(text::go_int(t).map_err(stage_error)?),
+        };
+        stages.push(Stage {
+            duration: Some(duration),
+            target,
+        });
+    }
+    Ok(Some(stages))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rk6_options::GoDuration;
     use serde_json::json;
 
     fn no_env(_: &str) -> Option<String> {
@@ -150,7 +174,7 @@ mod tests {
     fn cli_shortcut_replaces_scenarios() {
         let script = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
         let args = RunArgs {
-            duration: Some("1s".into()),
+            duration: Some(GoDuration::from_secs(1)),
             ..Default::default()
         };
         let c = load(&script, &args, no_env).unwrap();
@@ -163,15 +187,16 @@ mod tests {
 
     #[test]
     fn layers_merge_field_by_field() {
-        // Script iterations + CLI duration = shared-iterations with a maxDuration (k6 drops
-        // the script's iterations instead; see docs/compatibility.md).
+        // Script iterations + CLI duration = constant-vus for the duration, as k6: the CLI
+        // layer's shortcut replaces the script's; vus is an option of its own.
         let script = json!({"vus": 2, "iterations": 5});
         let args = RunArgs {
-            duration: Some("1s".into()),
+            duration: Some(GoDuration::from_secs(1)),
             ..Default::default()
         };
         let c = load(&script, &args, no_env).unwrap();
-        assert_eq!(c.options.iterations, Some(5));
+        assert_eq!(c.options.iterations, None);
+        assert_eq!(c.options.vus, Some(2));
         assert_eq!(c.options.duration, Some(GoDuration::from_secs(1)));
     }
 
@@ -228,7 +253,7 @@ mod tests {
                 .iter()
                 .map(|s| (s.duration.unwrap().to_string(), s.target))
                 .collect::<Vec<_>>(),
-            [("1s".to_string(), Some(2)), ("3s".to_string(), Some(0))]
+            [("1s".to_string(), Some(2)), ("3s".to_string(), None)]
         );
         assert_eq!(c.options.summary_trend_stats.unwrap(), ["avg", "p(99)"]);
     }

@@ -169,6 +169,40 @@ pub(crate) fn parse_go_int(text: &str) -> Option<i64> {
 /// Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`; `None` when it is
 /// malformed or overflows.
 fn go_duration(text: &str) -> Option<i64> {
+    go_time_duration(text).ok()
+}
+
+/// Why Go's `time.ParseDuration` refuses a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum GoDurationFault {
+    Invalid,
+    MissingUnit,
+    UnknownUnit(String),
+}
+
+/// Parses as Go's `time.ParseDuration` (no days, no bare numbers but `0`), as k6 parses its
+/// duration flags; the error is Go's text, e.g. `time: unknown unit "d" in duration "1d"`.
+pub fn parse_time_duration(text: &str) -> Result<GoDuration, String> {
+    go_time_duration(text).map(GoDuration).map_err(|f| match f {
+        GoDurationFault::Invalid => format!("time: invalid duration {}", go_quote(text)),
+        GoDurationFault::MissingUnit => {
+            format!("time: missing unit in duration {}", go_quote(text))
+        }
+        GoDurationFault::UnknownUnit(u) => format!(
+            "time: unknown unit {} in duration {}",
+            go_quote(&u),
+            go_quote(text)
+        ),
+    })
+}
+
+/// Go's `strconv.Quote` for the printable texts flags carry.
+fn go_quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn go_time_duration(text: &str) -> Result<i64, GoDurationFault> {
+    use GoDurationFault::{Invalid, MissingUnit, UnknownUnit};
     const UNITS: &[(&str, u64)] = &[
         ("ns", 1),
         ("us", 1_000),
@@ -186,20 +220,21 @@ fn go_duration(text: &str) -> Option<i64> {
         _ => (false, text),
     };
     if s == "0" {
-        return Some(0);
+        return Ok(0);
     }
     if s.is_empty() {
-        return None;
+        return Err(Invalid);
     }
     let mut total: u64 = 0;
     while !s.is_empty() {
         let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
         let mut v: u64 = 0;
         for b in s[..int_len].bytes() {
-            v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
-            if v > LIMIT {
-                return None;
-            }
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                .filter(|v| *v <= LIMIT)
+                .ok_or(Invalid)?;
         }
         s = &s[int_len..];
         let (mut frac, mut scale) = (0u64, 1f64);
@@ -223,35 +258,42 @@ fn go_duration(text: &str) -> Option<i64> {
             }
             s = &rest[frac_len..];
             if int_len == 0 && frac_len == 0 {
-                return None;
+                return Err(Invalid);
             }
         } else if int_len == 0 {
-            return None;
+            return Err(Invalid);
         }
         let unit_len = s
             .find(|c: char| c == '.' || c.is_ascii_digit())
             .unwrap_or(s.len());
         if unit_len == 0 {
-            return None;
+            return Err(MissingUnit);
         }
-        let unit = UNITS.iter().find(|(u, _)| *u == &s[..unit_len])?.1;
+        let unit = UNITS
+            .iter()
+            .find(|(u, _)| *u == &s[..unit_len])
+            .ok_or_else(|| UnknownUnit(s[..unit_len].to_owned()))?
+            .1;
         s = &s[unit_len..];
         if v > LIMIT / unit {
-            return None;
+            return Err(Invalid);
         }
         v *= unit;
         if frac > 0 {
             v += (frac as f64 * (unit as f64 / scale)) as u64;
             if v > LIMIT {
-                return None;
+                return Err(Invalid);
             }
         }
-        total = total.checked_add(v).filter(|t| *t <= LIMIT)?;
+        total = total
+            .checked_add(v)
+            .filter(|t| *t <= LIMIT)
+            .ok_or(Invalid)?;
     }
     if neg {
-        return Some((total as i128).wrapping_neg() as i64);
+        return Ok((total as i128).wrapping_neg() as i64);
     }
-    i64::try_from(total).ok()
+    i64::try_from(total).map_err(|_| Invalid)
 }
 
 /// A duration option's JSON value as k6 reads it: `null` is unset, a string is parsed with

@@ -161,21 +161,19 @@ pub fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Options, Option
     Ok(o)
 }
 
-/// k6's `--stage`/`K6_STAGES` form `30s:10,1m:0` (duration:target; no target is 0).
+/// k6's `K6_STAGES` form `30s:10,1m:0` (duration:target). A stage without a target is
+/// left without one, which the scenario then refuses as k6 does.
 pub fn stages_text(v: &str) -> Result<Vec<Stage>, String> {
     v.split(',')
         .map(|part| {
-            let (d, t) = part.split_once(':').unwrap_or((part, "0"));
+            let (d, t) = part.split_once(':').unwrap_or((part, ""));
             let malformed = || format!("\"{part}\" is not duration:target");
             let duration = text::duration(d.trim()).map_err(|_| malformed())?;
-            let target = text::int(t.trim()).map_err(|_| malformed())?;
+            let target = text::opt_int(t.trim()).map_err(|_| malformed())?;
             if duration.is_none() {
                 return Err(malformed());
             }
-            Ok(Stage {
-                duration,
-                target: Some(target),
-            })
+            Ok(Stage { duration, target })
         })
         .collect()
 }
@@ -449,7 +447,10 @@ mod tests {
         let o = env_layer(&env).unwrap();
         let stages = o.stages.unwrap();
         assert_eq!(stages[1].duration, Some(crate::GoDuration::from_secs(3)));
-        assert_eq!(stages[1].target, Some(0));
+        assert_eq!(
+            stages[1].target, None,
+            "no target: refused later, as k6 does"
+        );
         assert_eq!(o.summary_trend_stats.unwrap(), ["avg", "p(99)"]);
         assert_eq!(o.no_setup, Some(true));
         assert_eq!(o.dns.select.as_deref(), Some("first"));

@@ -17,7 +17,10 @@ pub mod options;
 pub mod text;
 mod validate;
 
-pub use duration::{format_duration, parse_duration, parse_go_duration, DurationError, GoDuration};
+pub use duration::{
+    format_duration, parse_duration, parse_go_duration, parse_time_duration, DurationError,
+    GoDuration,
+};
 pub use error::OptionsError;
 pub use exit::ExitCode;
 pub use go_float::{parse_go_float, GoFloatError};

@@ -57,6 +57,20 @@ pub fn int(text: &str) -> Result<i64, TextError> {
     })
 }
 
+/// Go's `strconv.ParseInt(text, 10, 64)` with Go's error text, as k6's integer flags report
+/// it: `strconv.ParseInt: parsing "x": invalid syntax` (or `value out of range`).
+pub fn go_int(text: &str) -> Result<i64, String> {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "strconv.ParseInt: parsing {quoted}: invalid syntax"
+        ));
+    }
+    parse_go_int(text)
+        .ok_or_else(|| format!("strconv.ParseInt: parsing {quoted}: value out of range"))
+}
+
 /// An integer option's text: empty or `null` is unset.
 pub fn opt_int(text: &str) -> Result<Option<i64>, TextError> {
     if unset(text) {
