@@ -158,6 +158,11 @@ impl Client {
         }
     }
 
+    /// The `User-Agent` the client sends (`userAgent`), if any.
+    pub fn user_agent(&self) -> Option<&str> {
+        self.config.user_agent.as_deref()
+    }
+
     /// The VU's cookie jar, locked; do not hold it across an await of [`Client::send`].
     pub fn cookies(&self) -> MutexGuard<'_, CookieJar> {
         lock(&self.jar)

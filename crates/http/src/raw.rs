@@ -36,10 +36,22 @@ pub struct RawConn {
 }
 
 impl RawConn {
+    /// The connection's byte counters, which outlive it (a refused upgrade drops the
+    /// connection, its handshake bytes still count).
+    pub fn traffic(&self) -> Traffic {
+        Traffic(self.stats.clone())
+    }
+}
+
+/// The byte counters of a [`RawConn`].
+#[derive(Clone)]
+pub struct Traffic(Arc<IoStats>);
+
+impl Traffic {
     /// Bytes (written, read) on the wire since the previous call (the first call includes
     /// the TLS handshake).
-    pub fn take_bytes(&self) -> (u64, u64) {
-        self.stats.claim()
+    pub fn take(&self) -> (u64, u64) {
+        self.0.claim()
     }
 }
 
