@@ -30,6 +30,8 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+pub mod ws_server;
+
 type Resp = Response<Full<Bytes>>;
 
 /// Upper bounds keep a buggy test from hanging or exhausting memory.

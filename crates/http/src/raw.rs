@@ -122,6 +122,16 @@ pub(crate) async fn open(d: Dialer<'_>, url: &Url) -> Result<RawConn, HttpError>
     };
     let port = default_port(url)
         .ok_or_else(|| HttpError::new(error::INVALID_URL, "unsupported URL scheme"))?;
+    if let Host::Domain(name) = &host {
+        // Go's dialer error, which k6's WebSocket modules show as they get it.
+        if let Some(pattern) = d.config.block_hostnames.blocking(name) {
+            return Err(
+                HttpError::new(error::BLOCKED_HOSTNAME, "hostname is blocked").with_detail(
+                    format!("hostname ({name}) is in a blocked pattern ({pattern})"),
+                ),
+            );
+        }
+    }
     let addr = {
         let mut dns = d.dns.lock().await;
         let mut looking_up = Duration::ZERO;

@@ -3,7 +3,7 @@
 Listens on 127.0.0.1 port 0 and prints the port on the first line of stdout. Paths:
 /echo echoes text and binary messages; /close/<code> closes at once with that code;
 /ping sends a ping, waits for its pong, then echoes; /reject answers 403 to the upgrade;
-/proto accepts the subprotocol `chat`; /cookies sends the request's Cookie header back.
+/proto accepts the subprotocol `chat`; /cookies sends the request's Cookie header back; /drop drops the connection without a close frame.
 """
 
 import asyncio
@@ -17,6 +17,9 @@ async def handler(ws):
     path = ws.request.path
     if path.startswith("/close/"):
         await ws.close(int(path.rsplit("/", 1)[1]), "bye")
+        return
+    if path == "/drop":
+        ws.transport.abort()
         return
     if path == "/cookies":
         await ws.send(ws.request.headers.get("Cookie", ""))

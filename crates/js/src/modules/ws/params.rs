@@ -17,7 +17,8 @@ pub(crate) struct Params {
 }
 
 /// rk6 has no permessage-deflate: tungstenite does not implement it.
-const NO_DEFLATE: &str = "the WebSocket compression 'deflate' is not supported by rk6 (see docs/compatibility.md)";
+const NO_DEFLATE: &str =
+    "the WebSocket compression 'deflate' is not supported by rk6 (see docs/compatibility.md)";
 
 impl Params {
     /// Reads `value` (nullish: no params). `strict` (the WebSocket API) refuses keys it does
@@ -39,7 +40,7 @@ impl Params {
                     let tags = prop(Some(&obj), "tags", ctx)?;
                     if let Some(t) = &tags {
                         if !t.is_object() {
-                            return Err(crate::value::go_error(
+                            return Err(crate::modules::go_error::go_error(&
                                 format!(
                                     "invalid {} tags: invalid metric tags: expected an object, got {}",
                                     if strict { "WebSocket" } else { "ws.connect() metric" },
@@ -64,16 +65,16 @@ impl Params {
                         continue;
                     }
                     if algo != "deflate" {
-                        return Err(crate::value::go_error(
+                        return Err(crate::modules::go_error::go_error(&
                             format!("unsupported compression algorithm '{algo}', supported algorithm is 'deflate'"),
                             ctx,
                         ));
                     }
-                    return Err(crate::value::go_error(NO_DEFLATE, ctx));
+                    return Err(crate::modules::go_error::go_error(NO_DEFLATE, ctx));
                 }
                 other if strict => {
-                    return Err(crate::value::go_error(
-                        format!("unknown {what}'s option {other}"),
+                    return Err(crate::modules::go_error::go_error(
+                        &format!("unknown {what}'s option {other}"),
                         ctx,
                     ));
                 }

@@ -91,7 +91,9 @@ impl Session {
         let result = {
             let mut stream = self.stream.borrow_mut();
             match stream.as_mut() {
-                Some(s) => host.block_on("ws", s.send(msg))?.map_err(|e| write_text(&e)),
+                Some(s) => host
+                    .block_on("ws", s.send(msg))?
+                    .map_err(|e| write_text(&e)),
                 None => Err("websocket: close sent".to_string()),
             }
         };
@@ -176,11 +178,7 @@ impl Session {
     }
 
     /// Handles one frame (or the end of the stream).
-    fn on_frame(
-        &self,
-        frame: Option<Result<Message, WsError>>,
-        ctx: &mut Context,
-    ) -> JsResult<()> {
+    fn on_frame(&self, frame: Option<Result<Message, WsError>>, ctx: &mut Context) -> JsResult<()> {
         let host = Host::of(ctx);
         match frame {
             Some(Ok(Message::Text(text))) => {
@@ -249,7 +247,11 @@ fn response(url: &str, answer: Option<&Answer>, error: &str, ctx: &mut Context) 
     let headers = plain_object(ctx);
     if let Some(a) = answer {
         for (k, v) in &a.headers {
-            define(&headers, JsString::from(k.as_str()), JsString::from(v.as_str()));
+            define(
+                &headers,
+                JsString::from(k.as_str()),
+                JsString::from(v.as_str()),
+            );
         }
     }
     let obj = plain_object(ctx);
@@ -283,15 +285,15 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
         3 => (args.get(1), &args[2]),
         2 => (None, &args[1]),
         _ => {
-            return Err(crate::value::go_error(
-                "invalid number of arguments to ws.connect",
+            return Err(crate::modules::go_error::go_error(
+                &"invalid number of arguments to ws.connect",
                 ctx,
             ))
         }
     };
     let Some(callback) = callback.as_callable() else {
-        return Err(crate::value::go_error(
-            "last argument to ws.connect must be a function",
+        return Err(crate::modules::go_error::go_error(
+            &"last argument to ws.connect must be a function",
             ctx,
         ));
     };
@@ -328,7 +330,12 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
         false,
     );
     samples.push(&host, builtin::WS_SESSIONS, 1.0, started);
-    samples.push(&host, builtin::WS_CONNECTING, ms(attempt.connecting), started);
+    samples.push(
+        &host,
+        builtin::WS_CONNECTING,
+        ms(attempt.connecting),
+        started,
+    );
 
     let traffic = attempt.traffic.clone();
     let count = |host: &Host| {
@@ -348,7 +355,7 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
         );
         let error = attempt.error.unwrap_or_default();
         if host.shared.run.throw {
-            return Err(crate::value::go_error(error, ctx));
+            return Err(crate::modules::go_error::go_error(&error, ctx));
         }
         // As k6: an HTTP answer other than 101 comes back as it is, without `url` or
         // `error`; a connection that failed before any answer has only the error.
@@ -495,8 +502,8 @@ fn send_binary(
                 None => "undefined".into(),
             }
         };
-        return Err(crate::value::go_error(
-            format!("expected ArrayBuffer as argument, received: {kind}"),
+        return Err(crate::modules::go_error::go_error(
+            &format!("expected ArrayBuffer as argument, received: {kind}"),
             ctx,
         ));
     };
@@ -522,20 +529,15 @@ fn ping(s: &Rc<Session>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsRes
     Ok(JsValue::undefined())
 }
 
-fn schedule(
-    s: &Session,
-    a: &[JsValue],
-    every: bool,
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
+fn schedule(s: &Session, a: &[JsValue], every: bool, ctx: &mut Context) -> JsResult<JsValue> {
     let name = if every { "setInterval" } else { "setTimeout" };
     let callback = a.first().and_then(JsValue::as_callable).ok_or_else(|| {
         JsNativeError::typ().with_message(format!("{name}'s callback isn't a function"))
     })?;
     let ms = a.get(1).cloned().unwrap_or_default().to_number(ctx)?;
     if !(ms > 0.0) || !ms.is_finite() {
-        return Err(crate::value::go_error(
-            format!("{name} requires a >0 timeout parameter, received {ms:.2}"),
+        return Err(crate::modules::go_error::go_error(
+            &format!("{name} requires a >0 timeout parameter, received {ms:.2}"),
             ctx,
         ));
     }
