@@ -57,7 +57,10 @@ export default function () {
     assert_eq!(count(&export, "ws_msgs_sent"), 4.0);
     assert_eq!(count(&export, "ws_msgs_received"), 4.0);
     for trend in ["ws_connecting", "ws_session_duration", "ws_ping"] {
-        assert!(metric(&export, trend)["max"].as_f64().unwrap_or(-1.0) >= 0.0, "{trend}");
+        assert!(
+            metric(&export, trend)["max"].as_f64().unwrap_or(-1.0) >= 0.0,
+            "{trend}"
+        );
     }
     assert!(count(&export, "data_sent") > 0.0 && count(&export, "data_received") > 0.0);
 }
@@ -147,7 +150,9 @@ export default function () {
     );
     crate::assert_checks(&run, &export, 6.0);
     assert_eq!(count(&export, "ws_sessions"), 2.0);
-    assert!(metric(&export, "ws_session_duration")["max"].as_f64().is_some());
+    assert!(metric(&export, "ws_session_duration")["max"]
+        .as_f64()
+        .is_some());
 }
 
 #[test]

@@ -377,12 +377,16 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
     let result = run(&session, &callback, ctx);
     session.stream.borrow_mut().take();
     count(&host);
-    session.samples.push(
-        &host,
-        builtin::WS_SESSION_DURATION,
-        ms(began.elapsed()),
-        started,
-    );
+    // k6 drops the samples of a VU whose test context is done: an interrupted session has
+    // no duration.
+    if !matches!(&result, Err(e) if crate::value::is_interrupted(e)) {
+        session.samples.push(
+            &host,
+            builtin::WS_SESSION_DURATION,
+            ms(began.elapsed()),
+            started,
+        );
+    }
     result?;
     Ok(response(&url_text, Some(&answer), "", ctx))
 }
