@@ -31,7 +31,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "certificate parsing is not planned yet; run such scripts with k6",
     ),
     ("k6/net/grpc", "gRPC tests need k6"),
-    ("k6/experimental/websockets", "WebSocket tests need k6"),
     ("k6/experimental/redis", "Redis tests need k6"),
     (
         "k6/experimental/streams",
@@ -70,6 +69,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/experimental/csv" => Ok(experimental::csv::module(ctx)),
         "k6/secrets" => Ok(secrets::module(ctx)),
         "k6/ws" => Ok(ws::module(ctx)),
+        "k6/experimental/websockets" => experimental::websockets::module(ctx),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()
