@@ -105,7 +105,8 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(io: S) {
     while let Some(Ok(msg)) = ws.next().await {
         let reply = match msg {
             Message::Text(_) | Message::Binary(_) => msg,
-            Message::Close(_) => break,
+            // tungstenite queues the close reply; the next read sends it and ends.
+            Message::Close(_) => continue,
             _ => continue,
         };
         if ws.send(reply).await.is_err() {

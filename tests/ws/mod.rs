@@ -282,3 +282,102 @@ fn ws_in_the_init_context_is_refused() {
         run.stderr
     );
 }
+
+#[test]
+fn websocket_api_runs_several_sockets_on_the_event_loop() {
+    let addr = ws_server::start();
+    let http = crate::support::TestServer::start();
+    let (run, export) = run_ws(
+        "ws-api",
+        &format!("ws://{addr}"),
+        &format!(
+            r#"
+import {{ WebSocket, Blob }} from 'k6/experimental/websockets';
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{ iterations: 1, thresholds: {{ 'ws_msgs_sent{{name:ws://{addr}/echo}}': ['count==6'] }} }};
+export default function () {{
+  const log = [];
+  const a = new WebSocket(`${{BASE}}/echo`, ['chat']);
+  const b = new WebSocket(`${{BASE}}/echo`);
+  b.binaryType = 'arraybuffer';
+  check(a, {{ 'connecting': (s) => s.readyState === 0 && s.url === `${{BASE}}/echo` && s.binaryType === 'blob' }});
+  a.onopen = () => {{
+    a.send('text');
+    a.send(new Uint8Array([1, 2, 3]));
+    log.push('buffered:' + a.bufferedAmount);
+    a.ping();
+  }};
+  a.onpong = () => log.push('a pong');
+  a.addEventListener('message', (e) => {{
+    if (typeof e.data === 'string') {{ log.push('a text:' + e.data); return; }}
+    e.data.arrayBuffer().then((buf) => {{ log.push('a blob:' + new Uint8Array(buf).join(',')); a.close(); }});
+  }});
+  a.onclose = () => log.push('a closed:' + a.readyState);
+  b.onopen = () => b.send(new Uint8Array([9, 8]).buffer);
+  b.onmessage = (e) => {{
+    log.push('b ab:' + new Uint8Array(e.data).join(','));
+    setTimeout(() => b.close(3001, 'later'), 20);
+  }};
+  b.onerror = (e) => log.push('b error:' + e.error);
+  b.onclose = () => log.push('b closed');
+  http.asyncRequest('GET', '{http}/get').then((r) => log.push('http:' + r.status));
+  const refused = new WebSocket('ws://127.0.0.1:1/');
+  refused.onerror = (e) => log.push('refused:' + e.error);
+  refused.onclose = () => log.push('refused closed');
+  let thrown = '';
+  try {{ a.send('too early'); }} catch (e) {{ thrown = String(e); }}
+  check(thrown, {{ 'send before open': (t) => t.includes('InvalidStateError') }});
+  setTimeout(() => {{
+    check(log, {{
+      'a': (l) => ['buffered:7', 'a pong', 'a text:text', 'a blob:1,2,3', 'a closed:3'].every((x) => l.includes(x)),
+      'b': (l) => ['b ab:9,8', 'b error:websocket: close 3001: later', 'b closed'].every((x) => l.includes(x)),
+      'http': (l) => l.includes('http:200'),
+      'refused': (l) => l.includes('refused:dial tcp 127.0.0.1:1: connect: connection refused') && l.includes('refused closed'),
+    }}, {{}});
+  }}, 500);
+  const blob = new Blob(['ab', new Uint8Array([99])], {{ type: 'text/plain' }});
+  blob.text().then((t) => check(t, {{ 'blob text': (t) => t === 'abc' && blob.size === 3 && blob.type === 'text/plain' }}));
+}}
+"#,
+            http = http.url(""),
+            addr = addr
+        ),
+    );
+    crate::assert_checks(&run, &export, 7.0);
+    assert_eq!(count(&export, "ws_sessions"), 3.0);
+    // Pings and close frames count as sent messages in the WebSocket API, as in k6.
+    assert_eq!(count(&export, "ws_msgs_sent"), 6.0);
+    assert_eq!(count(&export, "ws_msgs_received"), 3.0);
+}
+
+#[test]
+fn websocket_api_close_arguments_are_checked() {
+    let addr = ws_server::start();
+    let (run, export) = run_ws(
+        "ws-api-close",
+        &format!("ws://{addr}"),
+        r#"
+import { WebSocket } from 'k6/experimental/websockets';
+import { check } from 'k6';
+export const options = { iterations: 1 };
+export default function () {
+  const ws = new WebSocket(`${BASE}/echo`);
+  ws.onopen = () => {
+    let bad = '';
+    try { ws.close(1001); } catch (e) { bad = String(e); }
+    check(bad, { 'bad code': (t) => t.includes('The close code must be either 1000, or between 3000 and 4999. 1001 is neither') });
+    ws.close();
+  };
+  ws.onclose = () => check(ws, { 'closed': (s) => s.readyState === 3 });
+  let scheme = '';
+  try { new WebSocket('http://127.0.0.1/'); } catch (e) { scheme = String(e); }
+  check(scheme, { 'scheme': (t) => t.includes('WebSocket requires url with scheme ws or wss, but got "http"') });
+  let option = '';
+  try { new WebSocket(`${BASE}/echo`, null, { nope: 1 }); } catch (e) { option = String(e); }
+  check(option, { 'unknown option': (t) => t.includes("unknown WebSocket's option nope") });
+}
+"#,
+    );
+    crate::assert_checks(&run, &export, 4.0);
+}
