@@ -185,3 +185,53 @@ export default function () {
 "#,
     );
 }
+
+#[test]
+fn websocket_api_agrees_with_k6() {
+    compare_ws(
+        "ws-api",
+        r#"
+import { WebSocket } from 'k6/experimental/websockets';
+import { check } from 'k6';
+export const options = {
+  vus: 2, iterations: 4,
+  thresholds: {
+    'ws_sessions{status:101}': ['count==8'],
+    'ws_msgs_sent{subproto:chat}': ['count==40'],
+    ws_ping: ['max<5000'],
+  },
+};
+export default function () {
+  const log = [];
+  for (let i = 0; i < 2; i++) {
+    const ws = new WebSocket(`${BASE}/echo`, ['chat'], { tags: { n: String(i) } });
+    ws.binaryType = 'arraybuffer';
+    let got = 0;
+    ws.onopen = () => {
+      ws.send('one');
+      ws.send(new Uint8Array([1, 2]));
+      ws.send(new Uint8Array([3]).buffer);
+      ws.ping();
+    };
+    ws.onpong = () => log.push('pong');
+    ws.onmessage = (e) => { log.push(typeof e.data === 'string' ? e.data : e.data.byteLength); if (++got === 3) ws.close(); };
+    ws.onerror = (e) => log.push('error:' + e.error);
+    ws.onclose = () => log.push('close:' + ws.readyState);
+  }
+  const cut = new WebSocket(`${BASE}/close/4001`);
+  cut.onerror = (e) => log.push(e.error);
+  const refused = new WebSocket(`${BASE}/reject`);
+  refused.onerror = (e) => log.push(e.error);
+  setTimeout(() => {
+    check(log, {
+      'echoes': (l) => l.filter((x) => x === 'one').length === 2 && l.filter((x) => x === 2).length === 2,
+      'pongs': (l) => l.filter((x) => x === 'pong').length === 2,
+      'closes': (l) => l.filter((x) => x === 'close:3').length === 2,
+      'server close': (l) => l.includes('websocket: close 4001: bye'),
+      'refused': (l) => l.includes('websocket: bad handshake'),
+    });
+  }, 300);
+}
+"#,
+    );
+}
