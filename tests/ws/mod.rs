@@ -381,3 +381,17 @@ export default function () {
     );
     crate::assert_checks(&run, &export, 4.0);
 }
+
+/// examples/websockets.js against the in-process server.
+#[test]
+fn the_websockets_example_runs() {
+    let addr = ws_server::start();
+    let dir = Dir::new("example-websockets");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let script = std::fs::read_to_string(root.join("websockets.js")).unwrap();
+    dir.write("websockets.js", &script);
+    let url = format!("ws://{addr}");
+    let (run, export) = crate::run_file(&dir, "websockets.js", &[], &[("WS_URL", &url)]);
+    crate::assert_checks(&run, &export, 12.0);
+    assert_eq!(count(&export, "ws_sessions"), 8.0);
+}
