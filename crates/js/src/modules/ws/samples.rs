@@ -91,6 +91,57 @@ pub(crate) fn close_text(code: u16, reason: &str) -> String {
 mod tests {
     use super::*;
 
+    fn tags_of(
+        user: &[(String, String)],
+        answer: Option<&Answer>,
+        with_name: bool,
+    ) -> Vec<(String, String)> {
+        let host = Host::new(1, crate::test_js::shared());
+        let s = SessionSamples::new(&host, user, "ws://h/p", answer, with_name);
+        let mut out: Vec<(String, String)> = s
+            .tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn session_tags_follow_k6() {
+        let answer = Answer {
+            status: 101,
+            subprotocol: "chat".into(),
+            ..Answer::default()
+        };
+        assert_eq!(
+            tags_of(&[], Some(&answer), false),
+            pairs(&[("status", "101"), ("subproto", "chat"), ("url", "ws://h/p")]),
+            "k6/ws: url, status, subproto"
+        );
+        assert_eq!(
+            tags_of(&[], None, false),
+            pairs(&[("url", "ws://h/p")]),
+            "a failed connection has no status or subproto"
+        );
+        assert_eq!(
+            tags_of(&[], None, true),
+            pairs(&[("name", "ws://h/p"), ("url", "ws://h/p")]),
+            "the WebSocket API names the URL"
+        );
+        assert_eq!(
+            tags_of(&pairs(&[("name", "n")]), None, true),
+            pairs(&[("name", "n"), ("url", "n")]),
+            "a name given is the url too"
+        );
+    }
+
     #[test]
     fn close_errors_read_as_go_words_them() {
         assert_eq!(close_text(4001, "bye"), "websocket: close 4001: bye");

@@ -37,7 +37,7 @@ struct Timer {
 /// One `ws.connect` session.
 pub(super) struct Session {
     stream: RefCell<Option<Stream>>,
-    handlers: RefCell<Vec<(JsString, JsObject)>>,
+    handlers: RefCell<Vec<(String, JsObject)>>,
     timers: RefCell<Vec<Timer>>,
     /// Pings sent and not answered yet: (id, when).
     pings: RefCell<Vec<(String, Instant)>>,
@@ -57,12 +57,13 @@ impl Session {
         self.timers.borrow().iter().map(|t| t.due).min()
     }
 
-    /// The handlers of `event`, copied out so that they may add handlers while they run.
-    fn handlers_of(&self, event: &str) -> Vec<JsObject> {
+    /// The handlers of `event`, copied out so that they may add handlers while they run
+    /// (on the stack for the usual one or two).
+    fn handlers_of(&self, event: &str) -> smallvec::SmallVec<[JsObject; 2]> {
         self.handlers
             .borrow()
             .iter()
-            .filter(|(name, _)| name == &JsString::from(event))
+            .filter(|(name, _)| name == event)
             .map(|(_, f)| f.clone())
             .collect()
     }
@@ -131,15 +132,13 @@ impl Session {
     /// The server closed with `code`: Go reports codes other than 1000/1001 as an error
     /// before the close; the closing handshake is answered, then `close` fires.
     fn closed_by_server(&self, code: u16, reason: &str, ctx: &mut Context) -> JsResult<()> {
-        if code != 1000 && code != 1001 {
-            if !self.handlers_of("error").is_empty() {
-                // Go's CloseError: its fields, then its `error()`.
-                let e = plain_object(ctx);
-                define(&e, js_string!("code"), code);
-                define(&e, js_string!("text"), JsString::from(reason));
-                with_message(&e, &close_text(code, reason), ctx);
-                self.fire("error", &[e.into()], ctx)?;
-            }
+        if code != 1000 && code != 1001 && !self.handlers_of("error").is_empty() {
+            // Go's CloseError: its fields, then its `error()`.
+            let e = plain_object(ctx);
+            define(&e, js_string!("code"), code);
+            define(&e, js_string!("text"), JsString::from(reason));
+            with_message(&e, &close_text(code, reason), ctx);
+            self.fire("error", &[e.into()], ctx)?;
         }
         self.closed.set(true);
         if let Some(mut s) = self.stream.borrow_mut().take() {
@@ -223,12 +222,9 @@ impl Session {
             | Some(Err(WsError::Protocol(
                 tokio_tungstenite::tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
             ))) => self.closed_by_server(1006, "unexpected EOF", ctx),
-            Some(Err(e)) => {
-                // Not a close: Go goes away with 1001, and the failed write says why.
-                self.stream.borrow_mut().take();
-                let _ = e;
-                self.close_with(1001, ctx)
-            }
+            // Not a close: Go goes away with 1001, and the failed write of that close frame
+            // says why.
+            Some(Err(_)) => self.close_with(1001, ctx),
         }
     }
 }
@@ -286,14 +282,14 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
         2 => (None, &args[1]),
         _ => {
             return Err(crate::modules::go_error::go_error(
-                &"invalid number of arguments to ws.connect",
+                "invalid number of arguments to ws.connect",
                 ctx,
             ))
         }
     };
     let Some(callback) = callback.as_callable() else {
         return Err(crate::modules::go_error::go_error(
-            &"last argument to ws.connect must be a function",
+            "last argument to ws.connect must be a function",
             ctx,
         ));
     };
@@ -458,7 +454,12 @@ fn socket_object(session: &Rc<Session>, ctx: &mut Context) -> JsObject {
 }
 
 fn on(s: &Rc<Session>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let event = a.first().cloned().unwrap_or_default().to_string(ctx)?;
+    let event = a
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(ctx)?
+        .to_std_string_escaped();
     if let Some(f) = a.get(1).and_then(JsValue::as_callable) {
         s.handlers.borrow_mut().push((event, f));
     }
@@ -539,7 +540,7 @@ fn schedule(s: &Session, a: &[JsValue], every: bool, ctx: &mut Context) -> JsRes
         JsNativeError::typ().with_message(format!("{name}'s callback isn't a function"))
     })?;
     let ms = a.get(1).cloned().unwrap_or_default().to_number(ctx)?;
-    if !(ms > 0.0) || !ms.is_finite() {
+    if ms.is_nan() || ms <= 0.0 || !ms.is_finite() {
         return Err(crate::modules::go_error::go_error(
             &format!("{name} requires a >0 timeout parameter, received {ms:.2}"),
             ctx,

@@ -87,7 +87,7 @@ pub(crate) fn bytes_of_blob(value: &JsValue, ctx: &mut Context) -> JsResult<Opti
     let kit = super::instance(ctx)?.blob(ctx)?;
     let out = kit
         .reader
-        .call(&JsValue::undefined(), &[value.clone()], ctx)?;
+        .call(&JsValue::undefined(), std::slice::from_ref(value), ctx)?;
     if out.is_undefined() {
         return Ok(None);
     }

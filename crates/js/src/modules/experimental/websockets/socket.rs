@@ -38,7 +38,7 @@ const TYPES: [&str; 6] = ["open", "message", "error", "close", "ping", "pong"];
 /// The connection as the I/O side sees it.
 pub(super) enum Conn {
     Connecting(Pin<Box<dyn Future<Output = Attempt>>>),
-    Open(Stream),
+    Open(Box<Stream>),
     Done,
 }
 
@@ -131,7 +131,7 @@ impl Socket {
                             attempt.connecting,
                             attempt.traffic,
                         ));
-                        *conn = Conn::Open(stream);
+                        *conn = Conn::Open(Box::new(stream));
                     }
                     None => {
                         if let Some(t) = &attempt.traffic {
@@ -150,7 +150,7 @@ impl Socket {
         let mut ended = false;
         if let Conn::Open(stream) = &mut *conn {
             let mut outbox = self.outbox.borrow_mut();
-            let mut pinned = Pin::new(&mut *stream);
+            let mut pinned = Pin::new(&mut **stream);
             while !outbox.is_empty() {
                 match pinned.as_mut().poll_ready(cx) {
                     Poll::Ready(Ok(())) => {
@@ -516,12 +516,14 @@ fn set_binary_type(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult
     match v.as_str() {
         "blob" => s.binary_type.set("blob"),
         "arraybuffer" => s.binary_type.set("arraybuffer"),
-        other => return Err(crate::modules::go_error::go_error(
-            &format!(
+        other => {
+            return Err(crate::modules::go_error::go_error(
+                &format!(
                 "unknown binaryType {other}, the supported ones are \"blob\" and \"arraybuffer\""
             ),
-            ctx,
-        )),
+                ctx,
+            ))
+        }
     }
     Ok(JsValue::undefined())
 }
