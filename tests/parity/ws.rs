@@ -235,3 +235,19 @@ export default function () {
 "#,
     );
 }
+
+#[test]
+fn websocket_api_session_cut_by_the_end_of_the_test_agrees_with_k6() {
+    compare_ws(
+        "ws-api-interrupted",
+        r#"
+import { WebSocket } from 'k6/experimental/websockets';
+export const options = { scenarios: { cut: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s' } } };
+export default function () {
+  const ws = new WebSocket(`${BASE}/echo`);
+  // Open until the end of the test cuts it: no ws_session_duration in either.
+  ws.onopen = () => ws.send('x');
+}
+"#,
+    );
+}
