@@ -241,6 +241,26 @@ export default function () {
 }
 
 #[test]
+fn ws_blacklisted_ips_are_refused_with_gos_text() {
+    let addr = ws_server::start();
+    let (run, export) = run_ws(
+        "ws-blacklist",
+        &format!("ws://{addr}"),
+        r#"
+import ws from 'k6/ws';
+import { check } from 'k6';
+export const options = { iterations: 1, blacklistIPs: ['127.0.0.0/8'] };
+export default function () {
+  let ran = false;
+  const r = ws.connect(`${BASE}/echo`, function () { ran = true; });
+  check(r, { 'blacklisted': (r) => r.status === 0 && !ran && r.error === 'IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)' });
+}
+"#,
+    );
+    crate::assert_checks(&run, &export, 1.0);
+}
+
+#[test]
 fn ws_misuse_is_an_error_never_a_crash() {
     let addr = ws_server::start();
     let (run, export) = run_ws(

@@ -135,15 +135,26 @@ pub(crate) async fn open(d: Dialer<'_>, url: &Url) -> Result<RawConn, HttpError>
     let addr = {
         let mut dns = d.dns.lock().await;
         let mut looking_up = Duration::ZERO;
-        crate::target::resolve_target(
-            &host,
-            port,
-            &d.config.target_rules(),
-            &mut dns,
-            &mut looking_up,
-        )
-        .await?
+        // The blacklist is checked below, to word its error as Go's dialer does.
+        let rules = crate::target::Rules {
+            blacklist_ips: &[],
+            ..d.config.target_rules()
+        };
+        crate::target::resolve_target(&host, port, &rules, &mut dns, &mut looking_up).await?
     };
+    if let Some(range) = d
+        .config
+        .blacklist_ips
+        .iter()
+        .find(|c| c.contains(addr.ip()))
+    {
+        return Err(
+            HttpError::new(error::BLACKLISTED_IP, "ip is blacklisted").with_detail(format!(
+                "IP ({}) is in a blacklisted range ({range})",
+                addr.ip()
+            )),
+        );
+    }
     let tcp = crate::connect::dial(addr, d.local_ip)
         .await
         .map_err(|e| error::from_dial(addr, &e))?;
