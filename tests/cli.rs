@@ -22,6 +22,7 @@ mod support;
 mod tags;
 mod tls_options;
 mod webcrypto;
+mod ws;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

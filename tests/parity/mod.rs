@@ -25,6 +25,7 @@ mod h2;
 mod tags;
 mod tls;
 mod webcrypto;
+mod ws;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
 fn k6() -> Option<String> {

@@ -22,6 +22,7 @@ use crate::error::{self, HttpError, Side};
 use crate::headers::{self, HeaderInputs};
 use crate::phases::Progress;
 use crate::pool::{Checkout, Conn, Pool, PoolKey};
+use crate::raw::{self, RawConn};
 use crate::redirect::{self, HopRequest};
 use crate::request::{Request, SharedJar};
 use crate::response::{Hop, Response};
@@ -43,6 +44,8 @@ pub struct Client {
     jar: SharedJar,
     /// Source address of this VU's connections (`localIPs`).
     local_ip: Option<std::net::IpAddr>,
+    /// `tls` with ALPN `http/1.1` only, for upgrades ([`Client::connect_raw`]).
+    upgrade_tls: std::sync::OnceLock<Arc<rustls::ClientConfig>>,
 }
 
 /// Locks a mutex of this client; a panic elsewhere cannot leave its data half-updated
@@ -142,6 +145,7 @@ impl Client {
             dns: tokio::sync::Mutex::default(),
             jar: SharedJar::default(),
             local_ip: None,
+            upgrade_tls: std::sync::OnceLock::new(),
         }
     }
 
@@ -154,6 +158,11 @@ impl Client {
         }
     }
 
+    /// The `User-Agent` the client sends (`userAgent`), if any.
+    pub fn user_agent(&self) -> Option<&str> {
+        self.config.user_agent.as_deref()
+    }
+
     /// The VU's cookie jar, locked; do not hold it across an await of [`Client::send`].
     pub fn cookies(&self) -> MutexGuard<'_, CookieJar> {
         lock(&self.jar)
@@ -163,6 +172,27 @@ impl Client {
     /// still running keep theirs until they finish.
     pub fn close_idle(&self) {
         lock(&self.pool).clear();
+    }
+
+    /// Opens a connection to `url`'s host for a protocol that upgrades from HTTP/1.1
+    /// (WebSocket), with the same rules, DNS cache and TLS settings as requests; failures
+    /// are k6's errors for the connect phase.
+    pub async fn connect_raw(&self, url: &Url) -> Result<RawConn, HttpError> {
+        let tls = self
+            .upgrade_tls
+            .get_or_init(|| {
+                let mut tls = (*self.tls).clone();
+                tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+                Arc::new(tls)
+            })
+            .clone();
+        let dialer = raw::Dialer {
+            config: &self.config,
+            dns: &self.dns,
+            local_ip: self.local_ip,
+            tls,
+        };
+        Box::pin(raw::open(dialer, url)).await
     }
 
     /// Opens a new connection for `key`. Boxed: new connections are rare, and the TLS

@@ -95,7 +95,7 @@ pub(crate) async fn connect(
 }
 
 /// TCP connect, from `local_ip` when the VU has one (`localIPs`).
-async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io::Result<TcpStream> {
+pub(crate) async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io::Result<TcpStream> {
     let Some(local) = local_ip else {
         return TcpStream::connect(addr).await;
     };

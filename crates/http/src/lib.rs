@@ -75,6 +75,7 @@ mod local_ips;
 mod phases;
 mod pool;
 mod rate;
+mod raw;
 mod redirect;
 mod request;
 mod response;
@@ -98,6 +99,7 @@ pub use headers::{response_headers as header_list, script_view as request_header
 pub use keepalive::{Exchange, ExchangeError, KeepAlive, RequestBytes};
 pub use local_ips::{LocalIps, LocalIpsError};
 pub use rate::RateLimiter;
+pub use raw::{RawConn, Traffic};
 pub use request::{Request, SharedJar};
 pub use response::{Hop, Response};
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};

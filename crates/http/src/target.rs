@@ -184,7 +184,7 @@ impl HostnameBlocklist {
     }
 
     /// The pattern blocking `host`, if any.
-    fn blocking(&self, host: &str) -> Option<&str> {
+    pub(crate) fn blocking(&self, host: &str) -> Option<&str> {
         self.patterns
             .iter()
             .find(|(p, _)| p.matches(host))

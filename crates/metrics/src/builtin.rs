@@ -43,8 +43,21 @@ pub const HTTP_REQ_FAILED: MetricId = MetricId(17);
 /// started after their planned instant — queueing that latency figures alone would hide.
 pub const ITERATION_START_DELAY: MetricId = MetricId(18);
 
+/// `ws_sessions`: Counter of WebSocket connection attempts (failed ones included).
+pub const WS_SESSIONS: MetricId = MetricId(19);
+/// `ws_msgs_sent`: Counter of WebSocket messages sent.
+pub const WS_MSGS_SENT: MetricId = MetricId(20);
+/// `ws_msgs_received`: Counter of WebSocket messages received.
+pub const WS_MSGS_RECEIVED: MetricId = MetricId(21);
+/// `ws_ping`: Trend (time) from a ping sent to its pong.
+pub const WS_PING: MetricId = MetricId(22);
+/// `ws_session_duration`: Trend (time) from the connection attempt to the close.
+pub const WS_SESSION_DURATION: MetricId = MetricId(23);
+/// `ws_connecting`: Trend (time) of the connection and upgrade handshake.
+pub const WS_CONNECTING: MetricId = MetricId(24);
+
 /// Name, type and value type of every built-in metric, indexed by its id.
-pub const ALL: [(&str, MetricType, ValueType); 19] = [
+pub const ALL: [(&str, MetricType, ValueType); 25] = [
     ("vus", MetricType::Gauge, ValueType::Default),
     ("vus_max", MetricType::Gauge, ValueType::Default),
     ("iterations", MetricType::Counter, ValueType::Default),
@@ -72,4 +85,10 @@ pub const ALL: [(&str, MetricType, ValueType); 19] = [
     ("http_req_receiving", MetricType::Trend, ValueType::Time),
     ("http_req_failed", MetricType::Rate, ValueType::Default),
     ("iteration_start_delay", MetricType::Trend, ValueType::Time),
+    ("ws_sessions", MetricType::Counter, ValueType::Default),
+    ("ws_msgs_sent", MetricType::Counter, ValueType::Default),
+    ("ws_msgs_received", MetricType::Counter, ValueType::Default),
+    ("ws_ping", MetricType::Trend, ValueType::Time),
+    ("ws_session_duration", MetricType::Trend, ValueType::Time),
+    ("ws_connecting", MetricType::Trend, ValueType::Time),
 ];

@@ -16,6 +16,7 @@ mod secrets;
 mod synthetic;
 pub(crate) mod timers;
 pub(crate) mod webcrypto;
+mod ws;
 
 use boa_engine::{Context, JsNativeError, JsResult, Module};
 
@@ -30,8 +31,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "certificate parsing is not planned yet; run such scripts with k6",
     ),
     ("k6/net/grpc", "gRPC tests need k6"),
-    ("k6/ws", "WebSocket tests need k6"),
-    ("k6/experimental/websockets", "WebSocket tests need k6"),
     ("k6/experimental/redis", "Redis tests need k6"),
     (
         "k6/experimental/streams",
@@ -69,6 +68,8 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/experimental/fs" => Ok(experimental::fs::module(ctx)),
         "k6/experimental/csv" => Ok(experimental::csv::module(ctx)),
         "k6/secrets" => Ok(secrets::module(ctx)),
+        "k6/ws" => Ok(ws::module(ctx)),
+        "k6/experimental/websockets" => experimental::websockets::module(ctx),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()

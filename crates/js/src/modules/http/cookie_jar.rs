@@ -23,6 +23,14 @@ pub(super) struct VuJar;
 #[derive(Trace, Finalize, JsData)]
 pub(super) struct OwnJar(#[unsafe_ignore_trace] pub(super) SharedJar);
 
+/// The jar a `jar` param of another module names: a `new http.CookieJar()`'s, or `None`
+/// for the VU's (`http.cookieJar()`) and anything else.
+pub(crate) fn script_jar(value: &JsValue) -> Option<SharedJar> {
+    value
+        .as_object()
+        .and_then(|o| o.downcast_ref::<OwnJar>().map(|j| j.0.clone()))
+}
+
 /// `http.cookieJar()`.
 pub(super) fn cookie_jar(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     jar_object(VuJar, ctx)

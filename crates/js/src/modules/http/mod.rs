@@ -35,6 +35,7 @@ use multipart::file;
 use request::{del, get, head, options, patch, post, put, request};
 use url_tag::url_tag;
 
+pub(crate) use cookie_jar::script_jar;
 pub(crate) use params::ResponseType;
 
 /// k6/http's string constants, in k6's export order.
