@@ -31,3 +31,18 @@ pub use segment::{Segment, Stripe};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
 pub use vu::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
+
+/// The property tests' case count: `default` in the normal test run (sized for CI), or
+/// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).
+#[cfg(test)]
+pub(crate) fn prop_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
