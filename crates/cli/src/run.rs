@@ -793,6 +793,10 @@ async fn execute(
     .await
     {
         Ok(p) => p,
+        // Not the script's fault (out of threads or file descriptors): k6's generic failure.
+        Err(e) if e.starts_with("cannot start a worker thread") => {
+            return Err(RunError::new(ExitCode::Failure, e))
+        }
         Err(e) => {
             return Err(RunError {
                 code: ExitCode::ScriptException,
