@@ -486,8 +486,16 @@ impl Report {
         if !args.no_summary {
             let mut printed = false;
             if let Some(lifecycle) = &outcome.lifecycle {
+                // handleSummary gets k6's metrics only, as the machine outputs do.
+                let k6_data;
+                let summary_data = if args.rk6_metrics {
+                    &data
+                } else {
+                    k6_data = k6_summary(&data);
+                    &k6_data
+                };
                 let json = handle_summary_data(
-                    &data,
+                    summary_data,
                     &trend_stats,
                     time_unit.as_deref(),
                     args.no_color,
