@@ -206,7 +206,7 @@ fn a_target_cutting_every_body_short_under_200_vus() {
         let _ = stream.write_all(&reply).await;
     });
     let dir = Dir::new("faults-short-bodies");
-    let path = dir.write(
+    dir.write(
         "script.js",
         &format!(
             r#"import http from 'k6/http';

@@ -509,6 +509,11 @@ mod properties {
     /// The same without the port, for `blockHostnames`.
     const K6_HOSTNAME: &str = r"^(\*\.?)?((([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]))?$";
 
+    static HOST_KEY: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(K6_HOST_KEY).unwrap());
+    static HOSTNAME: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(K6_HOSTNAME).unwrap());
+
     /// Texts of the pattern alphabet, where k6's rule has its edges.
     fn pattern_text() -> impl Strategy<Value = String> {
         prop_oneof![
@@ -524,7 +529,7 @@ mod properties {
         /// A `hosts` key is accepted exactly when k6 1.1.0 accepts it.
         #[test]
         fn host_keys_as_k6(key in pattern_text()) {
-            let k6 = regex::Regex::new(K6_HOST_KEY).unwrap().is_match(&key.to_ascii_lowercase());
+            let k6 = HOST_KEY.is_match(&key.to_ascii_lowercase());
             let got = HostOverrides::default().insert(&key, "127.0.0.1");
             prop_assert_eq!(got.is_ok(), k6, "{:?}", key);
             if let Err(e) = got {
@@ -535,7 +540,7 @@ mod properties {
         /// A `blockHostnames` entry is accepted exactly when k6 1.1.0 accepts it.
         #[test]
         fn blocked_hostnames_as_k6(pattern in pattern_text()) {
-            let k6 = regex::Regex::new(K6_HOSTNAME).unwrap().is_match(&pattern.to_ascii_lowercase());
+            let k6 = HOSTNAME.is_match(&pattern.to_ascii_lowercase());
             prop_assert_eq!(HostnameBlocklist::default().insert(&pattern).is_ok(), k6, "{:?}", pattern);
         }
 

@@ -61,21 +61,6 @@ pub use tags::TagSet;
 pub use threshold::{Pass, Threshold, ThresholdError, ThresholdSet};
 pub use trend::TrendSink;
 
-#[cfg(test)]
-mod tests {
-    fn assert_send<T: Send>() {}
-    fn assert_send_sync<T: Send + Sync>() {}
-
-    #[test]
-    fn types_cross_threads() {
-        assert_send_sync::<super::Registry>();
-        assert_send_sync::<super::TagSet>();
-        assert_send_sync::<super::Sample>();
-        assert_send_sync::<super::ThresholdSet>();
-        assert_send::<super::Aggregator>();
-    }
-}
-
 /// The property tests' case count: `default` in the normal test run (sized for CI), or
 /// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).
 #[cfg(test)]
@@ -88,5 +73,20 @@ pub(crate) fn prop_config(default: u32) -> proptest::test_runner::Config {
         cases,
         failure_persistence: None,
         ..proptest::test_runner::Config::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn assert_send<T: Send>() {}
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn types_cross_threads() {
+        assert_send_sync::<super::Registry>();
+        assert_send_sync::<super::TagSet>();
+        assert_send_sync::<super::Sample>();
+        assert_send_sync::<super::ThresholdSet>();
+        assert_send::<super::Aggregator>();
     }
 }

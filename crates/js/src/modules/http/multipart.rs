@@ -195,7 +195,10 @@ mod tests {
 
     /// Reads a body back as a multipart parser would: split at the boundary lines, each
     /// part's head from its body at the blank line, the parameters' quoted strings.
-    fn read_parts(boundary: &str, body: &[u8]) -> Vec<(String, Option<(String, String)>, Vec<u8>)> {
+    /// A part as read back: name, `(filename, content type)` of a file, data.
+    type ReadPart = (String, Option<(String, String)>, Vec<u8>);
+
+    fn read_parts(boundary: &str, body: &[u8]) -> Vec<ReadPart> {
         let delim = format!("\r\n--{boundary}");
         let mut rest = body
             .strip_prefix(format!("--{boundary}").as_bytes())
