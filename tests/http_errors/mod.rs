@@ -37,6 +37,8 @@ export default function () {
   report('deaf', http.get(u('deaf'), short));
   report('garbage', http.get(u('garbage')));
   report('bad_chunk', http.get(u('bad_chunk')));
+  report('bad_first_chunk', http.get(u('bad_first_chunk')));
+  report('eof_after_head', http.get(u('eof_after_head')));
   report('hangup', http.get(u('hangup')));
   report('reset_at_once', http.get(u('reset_at_once')));
   report('ka_close_1', http.get(u('ka_close')));
@@ -86,6 +88,15 @@ const EXPECTED: &[(&str, u16, u32, &str, &str)] = &[
         "\"hello\"",
         "invalid byte in chunk length",
     ),
+    // The head came, no body byte: k6's body is "" (null only without a response head).
+    (
+        "bad_first_chunk",
+        0,
+        1000,
+        "\"\"",
+        "invalid byte in chunk length",
+    ),
+    ("eof_after_head", 0, 1000, "\"\"", "unexpected EOF"),
     ("hangup", 0, 1000, "null", "EOF"),
     (
         "reset_at_once",

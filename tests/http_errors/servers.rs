@@ -81,6 +81,20 @@ impl Servers {
                 std::thread::sleep(Duration::from_millis(200));
             }
         });
+        s.add("bad_first_chunk", |mut c, _| {
+            if read_head(&mut c).is_some() {
+                let _ = c.write_all(
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nworld\r\n0\r\n\r\n",
+                );
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        s.add("eof_after_head", |mut c, _| {
+            if read_head(&mut c).is_some() {
+                let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
         s.add("hangup", |mut c, _| {
             let _ = read_head(&mut c);
         });

@@ -176,3 +176,41 @@ fn machine_outputs_hold_k6s_metrics_only() {
     .assert_code(0);
     assert!(json_metric_names(&rk6_json).contains(&"iteration_start_delay".to_owned()));
 }
+
+#[test]
+fn handle_summary_sees_k6s_metrics_only() {
+    let dir = Dir::new("verdicts-handle-summary-metrics");
+    let path = dir.write(
+        "script.js",
+        "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () {}\nexport function handleSummary(data) { return { 'keys.json': JSON.stringify(Object.keys(data.metrics).sort()) }; }\n",
+    );
+    let keys = || -> Vec<String> {
+        let text = std::fs::read_to_string(dir.path("keys.json")).unwrap_or_default();
+        serde_json::from_str(&text).unwrap_or_default()
+    };
+    let script = path.to_str().unwrap();
+    rk6(&["run", "-q", "--address", "", script], &dir.0).assert_code(0);
+    let ours = keys();
+    assert!(ours.contains(&"iterations".to_owned()), "{ours:?}");
+    assert!(
+        !ours.contains(&"iteration_start_delay".to_owned()),
+        "{ours:?}"
+    );
+    if let Some(bin) = k6() {
+        let out = Command::new(&bin)
+            .args(["run", "-q", "--address", "127.0.0.1:0"])
+            .arg(&path)
+            .env("K6_NO_USAGE_REPORT", "true")
+            .current_dir(&dir.0)
+            .output()
+            .expect("run k6");
+        assert!(out.status.success());
+        assert_eq!(ours, keys(), "handleSummary data.metrics");
+    }
+    rk6(
+        &["run", "-q", "--address", "", "--rk6-metrics", script],
+        &dir.0,
+    )
+    .assert_code(0);
+    assert!(keys().contains(&"iteration_start_delay".to_owned()));
+}

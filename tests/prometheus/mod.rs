@@ -361,6 +361,62 @@ fn unreachable_endpoint_is_logged_once_and_the_test_still_passes() {
         .filter(|l| l.contains("Failed to send the time series data"))
         .count();
     assert_eq!(errors, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("Some time series data did not reach the remote write endpoint")
+            && run.stderr.contains("pushes failed"),
+        "the failed pushes are counted at the end: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn hanging_endpoint_bounds_the_end_of_the_test() {
+    // Accepts every connection and never answers (k6 1.1.0: each push times out after
+    // 5 s, logged; the test passes, exit 0).
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let held = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = held.clone();
+    let port = crate::support::accept_loop(Duration::from_secs(60), move |stream| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async move {
+            // Read nothing, answer nothing, for longer than the test.
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            drop(stream);
+        }
+    })
+    .port();
+    let dir = Dir::new("prometheus-rw-hanging");
+    let path = dir.write(
+        "script.js",
+        "import { sleep } from 'k6';\nexport const options = { iterations: 4 };\nexport default function () { sleep(0.3); }\n",
+    );
+    let url = format!("http://127.0.0.1:{port}/api/v1/write");
+    let started = Instant::now();
+    let run = run_rw(
+        &dir,
+        &path,
+        &[
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "200ms"),
+        ],
+    );
+    let took = started.elapsed();
+    run.assert_code(0);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(run.stdout.contains("iterations"), "summary: {}", run.stdout);
+    assert!(
+        run.stderr.contains("request timeout")
+            && run.stderr.contains("did not complete within 15s"),
+        "{}",
+        run.stderr
+    );
+    // The final push waits at most 15 s on top of the 1.2 s test.
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    assert!(
+        held.load(Ordering::SeqCst) <= 8,
+        "one connection per push at most"
+    );
 }
 
 #[test]

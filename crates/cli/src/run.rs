@@ -12,7 +12,7 @@ use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, TagSet, Threshold
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
-    OutputSpec, SummaryMode, TextOptions,
+    OutputError, OutputSpec, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -361,7 +361,12 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     for spec in &output_specs {
         let output = spec
             .open(aggregator.thresholds(), &|k| std::env::var(k).ok())
-            .map_err(|e| RunError::invalid(e.to_string()))?;
+            .map_err(|e| match e {
+                // k6 ends with its generic failure (255) when an output's file cannot be
+                // opened (a read-only or missing directory).
+                OutputError::Create { .. } => RunError::new(ExitCode::Failure, e.to_string()),
+                _ => RunError::invalid(e.to_string()),
+            })?;
         outputs.push(if args.rk6_metrics {
             output
         } else {
@@ -495,8 +500,16 @@ impl Report {
                 );
             }
             if let Some(Ok(lifecycle)) = &summary_vu {
+                // handleSummary gets k6's metrics only, as the machine outputs do.
+                let k6_data;
+                let summary_data = if args.rk6_metrics {
+                    &data
+                } else {
+                    k6_data = k6_summary(&data);
+                    &k6_data
+                };
                 let json = handle_summary_data(
-                    &data,
+                    summary_data,
                     &trend_stats,
                     time_unit.as_deref(),
                     args.no_color,
@@ -585,6 +598,9 @@ impl Report {
                 );
             }
         }
+        if let Some(signal) = outcome.signal {
+            logger.log(Level::Error, &aborted_by(signal), &[]);
+        }
         match outcome.end {
             _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
             RunEnd::Aborted => ExitCode::ScriptAborted,
@@ -659,6 +675,8 @@ struct Outcome {
     lag: Arc<rk6_scheduler::LagMonitor>,
     /// Ends the test with its own exit code once the summary is out.
     failure: Option<RunError>,
+    /// The signal that stopped the test (Go's name: `interrupt`, `terminated`).
+    signal: Option<&'static str>,
 }
 
 /// What the options decide about the order of the run.
@@ -687,6 +705,18 @@ async fn execute(
     let max_vus = total_vus(scenarios);
     let state = ExecutionState::new(scenarios);
     let stop = CancellationToken::new();
+    // Watched from here to the end of teardown, as k6 does: a signal during setup ends the
+    // run at once (no summary), during the run it stops the scenarios, during teardown it
+    // lets teardown finish; every case ends with exit 105.
+    let signal: Arc<std::sync::OnceLock<&'static str>> = Arc::default();
+    let signalled = CancellationToken::new();
+    let signals = tokio::spawn(watch_signals(
+        stop.clone(),
+        signalled.clone(),
+        signal.clone(),
+        logger.to_owned(),
+    ));
+    let _stop_watching = AbortOnDrop(signals);
     let control = Control::new(state.clone(), stop.clone(), flow.paused);
     if !args.address.is_empty() {
         match control::bind(&args.address).await {
@@ -737,8 +767,22 @@ async fn execute(
             setup_data: None,
             lag: Arc::default(),
             failure: Some(failure),
+            signal: None,
         };
-        match tokio::time::timeout(timeouts.setup, lifecycle.setup(interrupt.clone())).await {
+        let setup = tokio::select! {
+            r = tokio::time::timeout(timeouts.setup, lifecycle.setup(interrupt.clone())) => Some(r),
+            _ = signalled.cancelled() => None,
+        };
+        let Some(setup) = setup else {
+            interrupt.cancel();
+            lifecycle.detach();
+            control.set_phase(Phase::Ended);
+            return Err(RunError::new(
+                ExitCode::ExternalAbort,
+                aborted_by(signal.get().copied().unwrap_or("terminated")),
+            ));
+        };
+        match setup {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => {
                 control.set_phase(Phase::Ended);
@@ -772,6 +816,10 @@ async fn execute(
     .await
     {
         Ok(p) => p,
+        // Not the script's fault (out of threads or file descriptors): k6's generic failure.
+        Err(e) if e.starts_with("cannot start a worker thread") => {
+            return Err(RunError::new(ExitCode::Failure, e))
+        }
         Err(e) => {
             return Err(RunError {
                 code: ExitCode::ScriptException,
@@ -781,7 +829,6 @@ async fn execute(
         }
     };
 
-    let signals = tokio::spawn(watch_signals(stop.clone(), logger.to_owned()));
     let stop_on_abort = {
         let (stop, abort) = (stop.clone(), abort.clone());
         tokio::spawn(async move {
@@ -804,7 +851,6 @@ async fn execute(
     let end = rk6_scheduler::run(scenarios, &pool, state.clone(), stop.clone()).await;
     control.set_phase(Phase::Teardown);
     ticker.abort();
-    signals.abort();
     stop_on_abort.abort();
     display.show(&state, run_start.elapsed());
     drops.emit(&state, &shared);
@@ -840,6 +886,13 @@ async fn execute(
     } else {
         end
     };
+    // A signal during teardown still ends the test as stopped.
+    let signal = signal.get().copied();
+    let end = if signal.is_some() && end == RunEnd::Finished {
+        RunEnd::Stopped
+    } else {
+        end
+    };
     Ok(Outcome {
         end,
         marked_failed: shared.marked_failed.load(Ordering::Relaxed),
@@ -848,6 +901,7 @@ async fn execute(
         setup_data,
         lag,
         failure,
+        signal,
     })
     .inspect(|_| control.set_phase(Phase::Ended))
 }
@@ -982,30 +1036,60 @@ impl Drops {
     }
 }
 
-/// First SIGINT/SIGTERM: stop gracefully. Second: exit at once.
-async fn watch_signals(stop: CancellationToken, logger: Logger) {
+/// k6's error for a test ended by a signal (`interrupt`, `terminated`).
+fn aborted_by(signal: &str) -> String {
+    format!("test run was aborted because k6 received a '{signal}' signal")
+}
+
+/// Aborts a task when dropped, so every return path of [`execute`] stops watching.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// First SIGINT/SIGTERM: stop gracefully (recording Go's name of the signal and cancelling
+/// `signalled`). Second: exit at once.
+async fn watch_signals(
+    stop: CancellationToken,
+    signalled: CancellationToken,
+    received: Arc<std::sync::OnceLock<&'static str>>,
+    logger: Logger,
+) {
     #[cfg(unix)]
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let next = async {
         #[cfg(unix)]
         {
             if let Some(t) = term.as_mut() {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = t.recv() => {}
-                }
-                return;
+                return tokio::select! {
+                    _ = tokio::signal::ctrl_c() => "interrupt",
+                    _ = t.recv() => "terminated",
+                };
             }
         }
         let _ = tokio::signal::ctrl_c().await;
+        "interrupt"
     };
-    next.await;
+    let name = next.await;
+    let _ = received.set(name);
     logger.log(
         Level::Warning,
         "Stopping the test (press Ctrl+C again to stop at once)",
         &[],
     );
+    signalled.cancel();
     stop.cancel();
+    #[cfg(unix)]
+    if let Some(t) = term.as_mut() {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = t.recv() => {}
+        }
+        std::process::exit(ExitCode::ExternalAbort as i32);
+    }
     let _ = tokio::signal::ctrl_c().await;
     std::process::exit(ExitCode::ExternalAbort as i32);
 }

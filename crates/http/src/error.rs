@@ -33,6 +33,8 @@ pub const TCP_DIAL: u32 = 1210;
 pub const TCP_DIAL_TIMEOUT: u32 = 1211;
 /// Nobody listens on the port.
 pub const TCP_DIAL_REFUSED: u32 = 1212;
+/// A dial failing with an errno k6 has no code for (out of file descriptors).
+pub const TCP_DIAL_UNKNOWN_ERRNO: u32 = 1213;
 /// The peer reset the connection.
 pub const TCP_RESET_BY_PEER: u32 = 1220;
 /// Generic TLS failure.
@@ -135,6 +137,21 @@ pub(crate) fn from_dial(addr: std::net::SocketAddr, e: &io::Error) -> HttpError 
         }
         io::ErrorKind::TimedOut => HttpError::new(TCP_DIAL_TIMEOUT, "dial: i/o timeout")
             .with_detail(format!("dial tcp {addr}: i/o timeout")),
+        // Out of file descriptors: the socket itself could not be made. k6 reports the
+        // errno as one it has no code for.
+        _ if matches!(e.raw_os_error(), Some(23 | 24)) => {
+            let text = if e.raw_os_error() == Some(24) {
+                "too many open files"
+            } else {
+                "too many open files in system"
+            };
+            let errno = e.raw_os_error().unwrap_or_default();
+            HttpError::new(
+                TCP_DIAL_UNKNOWN_ERRNO,
+                format!("dial: unknown errno {errno} error with msg `{text}`"),
+            )
+            .with_detail(format!("dial tcp {addr}: socket: {text}"))
+        }
         _ => HttpError::new(TCP_DIAL, format!("dial: {e}")),
     }
 }
@@ -437,6 +454,24 @@ pub(crate) fn from_hyper(e: &hyper::Error, side: Side) -> HttpError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dial_out_of_file_descriptors_is_k6s_unknown_errno() {
+        let addr: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let err = from_dial(addr, &io::Error::from_raw_os_error(24));
+        // k6 1.1.0 under `prlimit --nofile=64` with 200 VUs.
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (
+                1213,
+                "dial: unknown errno 24 error with msg `too many open files`"
+            )
+        );
+        assert_eq!(
+            err.log_text(),
+            "dial tcp 127.0.0.1:8080: socket: too many open files"
+        );
+    }
 
     #[test]
     fn dial_refused_message() {

@@ -105,3 +105,18 @@ pub use response::{Hop, Response};
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
 pub use timings::Timings;
 pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
+
+/// The property tests' case count: `default` in the normal test run (sized for CI), or
+/// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).
+#[cfg(test)]
+pub(crate) fn prop_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}

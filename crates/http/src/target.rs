@@ -51,23 +51,37 @@ fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
     }
 }
 
-/// A DNS name (letters, digits, `-`, `_`, dots), the shape k6 accepts in patterns.
+/// A DNS name (letters, digits, `-`, `_`, dots), the shape accepted as a `hosts` value.
 fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
 
-/// Parses a `*.suffix` or exact name pattern (no port).
+/// One label of a k6 pattern: letters and digits, hyphens only inside.
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Parses a `*.suffix` or exact name pattern (no port) with k6's rule: an optional `*` or
+/// `*.`, then nothing or dot-separated labels (so k6 refuses `_`, `a..b`, `-a`, and takes
+/// `""` and `*`). Returns the lower-cased name (for a wildcard, what follows the `*`).
 fn name_pattern(s: &str) -> Option<(String, bool)> {
     let lower = s.to_ascii_lowercase();
-    match lower.strip_prefix('*') {
-        Some("") => Some((String::new(), true)),
-        Some(rest) if is_name(rest) => Some((rest.to_owned(), true)),
-        Some(_) => None,
-        None if is_name(&lower) => Some((lower, false)),
-        None => None,
-    }
+    let (wildcard, rest) = match lower.strip_prefix('*') {
+        Some(rest) => (true, rest),
+        None => (false, lower.as_str()),
+    };
+    let name = if wildcard {
+        rest.strip_prefix('.').unwrap_or(rest)
+    } else {
+        rest
+    };
+    (name.is_empty() || name.split('.').all(is_label)).then(|| (rest.to_owned(), wildcard))
 }
 
 impl Pattern {
@@ -97,9 +111,24 @@ impl HostOverrides {
     /// Adds `key` (`name`, `*.name`, either with `:port`) → `value` (IP or name, `:port`).
     pub fn insert(&mut self, key: &str, value: &str) -> Result<(), RuleError> {
         let bad_key = || RuleError::HostPattern(key.to_owned());
-        let (name, port) = split_port(key).ok_or_else(bad_key)?;
+        let (name, port_text) = match key.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (key, None),
+        };
         let (name, wildcard) = name_pattern(name).ok_or_else(bad_key)?;
+        // k6 takes a port of one to five digits, so also 65536..=99999, which no request
+        // port can match: such an entry is accepted and never used.
+        let port: Option<Option<u16>> = match port_text {
+            None => Some(None),
+            Some(p) if (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) => {
+                p.parse::<u16>().ok().map(Some)
+            }
+            Some(_) => return Err(bad_key()),
+        };
         let target = parse_target(value).ok_or_else(|| RuleError::HostValue(value.to_owned()))?;
+        let Some(port) = port else {
+            return Ok(());
+        };
         if wildcard {
             let pattern = Pattern {
                 name,
@@ -466,5 +495,110 @@ mod tests {
             looking_up < Duration::from_secs(9),
             "a name value is looked up"
         );
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// k6 1.1.0's rule for a `hosts` key, as the regular expression it documents: an
+    /// optional `*` or `*.`, optional dot-separated labels, an optional 1–5 digit port.
+    const K6_HOST_KEY: &str = r"^(\*\.?)?((([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]))?(:[0-9]{1,5})?$";
+    /// The same without the port, for `blockHostnames`.
+    const K6_HOSTNAME: &str = r"^(\*\.?)?((([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]))?$";
+
+    static HOST_KEY: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(K6_HOST_KEY).unwrap());
+    static HOSTNAME: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(K6_HOSTNAME).unwrap());
+
+    /// Texts of the pattern alphabet, where k6's rule has its edges.
+    fn pattern_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[*]?[.]?[a-zA-Z0-9_.-]{0,10}(:[0-9a-z]{0,6})?",
+            "([a-z0-9-]{0,4}[.]){0,3}[a-z0-9-]{0,4}",
+            "\\PC{0,10}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(4000))]
+
+        /// A `hosts` key is accepted exactly when k6 1.1.0 accepts it.
+        #[test]
+        fn host_keys_as_k6(key in pattern_text()) {
+            let k6 = HOST_KEY.is_match(&key.to_ascii_lowercase());
+            let got = HostOverrides::default().insert(&key, "127.0.0.1");
+            prop_assert_eq!(got.is_ok(), k6, "{:?}", key);
+            if let Err(e) = got {
+                prop_assert_eq!(e, RuleError::HostPattern(key.clone()));
+            }
+        }
+
+        /// A `blockHostnames` entry is accepted exactly when k6 1.1.0 accepts it.
+        #[test]
+        fn blocked_hostnames_as_k6(pattern in pattern_text()) {
+            let k6 = HOSTNAME.is_match(&pattern.to_ascii_lowercase());
+            prop_assert_eq!(HostnameBlocklist::default().insert(&pattern).is_ok(), k6, "{:?}", pattern);
+        }
+
+        /// Any `hosts` value: a target or a typed refusal, never a panic.
+        #[test]
+        fn any_host_value_is_decided(value in prop_oneof!["\\PC{0,16}", "\\[?[0-9a-f:.]{0,12}\\]?(:[0-9]{0,6})?"]) {
+            let _ = HostOverrides::default().insert("a.test", &value);
+        }
+
+        /// Lookups follow k6's precedence (the model: exact name with the port, exact name,
+        /// then the longest matching wildcard suffix, a port-specific one first on a tie),
+        /// case-insensitively, the last insert of a key winning.
+        #[test]
+        fn lookups_follow_precedence(
+            entries in prop::collection::vec(
+                (any::<bool>(), prop::sample::select(&["a.t", "b.a.t", "t", "c.b.a.t"][..]), prop::option::of(80u16..82), 1u8..255),
+                0..8,
+            ),
+            host in prop::sample::select(&["a.t", "b.a.t", "c.b.a.t", "x.c.b.a.t", "t", "A.T", "z.t"][..]),
+            port in 80u16..82,
+        ) {
+            let mut h = HostOverrides::default();
+            let mut model: Vec<(bool, String, Option<u16>, u8)> = Vec::new();
+            for (wild, name, p, last) in &entries {
+                let key = format!("{}{name}{}", if *wild { "*." } else { "" }, p.map(|p| format!(":{p}")).unwrap_or_default());
+                h.insert(&key, &format!("10.0.0.{last}")).unwrap();
+                model.retain(|(w, n, pp, _)| !(w == wild && n == name && pp == p));
+                model.push((*wild, name.to_string(), *p, *last));
+            }
+            let lower = host.to_ascii_lowercase();
+            let exact = |p: Option<u16>| model.iter().find(|(w, n, pp, _)| !w && *n == lower && *pp == p);
+            let wildcard = model
+                .iter()
+                .filter(|(w, n, pp, _)| *w && pp.is_none_or(|pp| pp == port) && lower.ends_with(&format!(".{n}")))
+                .max_by_key(|(_, n, pp, _)| (n.len(), pp.is_some()));
+            let want = exact(Some(port)).or_else(|| exact(None)).or(wildcard).map(|e| format!("10.0.0.{}", e.3));
+            prop_assert_eq!(h.lookup(host, port).map(|t| t.host.clone()), want);
+        }
+
+        /// A CIDR prints back to itself and contains exactly the addresses sharing its
+        /// first `prefix` bits (checked bit by bit, families never mixing).
+        #[test]
+        fn cidrs_as_masks(net in any::<u32>(), prefix in 0u8..=32, ip in any::<u32>(), near in any::<bool>()) {
+            let ip = if near { net ^ (ip >> prefix.min(31)) >> u32::from(prefix == 32) } else { ip };
+            let text = format!("{}/{prefix}", std::net::Ipv4Addr::from(net));
+            let c: Cidr = text.parse().unwrap();
+            prop_assert_eq!(c.to_string(), text);
+            let same = (0..u32::from(prefix)).all(|i| (net >> (31 - i)) & 1 == (ip >> (31 - i)) & 1);
+            prop_assert_eq!(c.contains(IpAddr::from(std::net::Ipv4Addr::from(ip))), same);
+            prop_assert!(!c.contains("::1".parse().unwrap()));
+        }
+
+        /// Any text as a CIDR: a range or k6's parse error, never a panic.
+        #[test]
+        fn any_cidr_text_is_decided(text in prop_oneof!["\\PC{0,16}", "[0-9a-f:.]{0,16}/[0-9]{0,4}"]) {
+            if let Err(e) = text.parse::<Cidr>() {
+                prop_assert_eq!(e, RuleError::Cidr(text.clone()));
+            }
+        }
     }
 }

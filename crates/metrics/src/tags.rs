@@ -141,3 +141,44 @@ mod tests {
         assert_eq!(t.get("status"), Some("200"), "original is unchanged");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn pairs() -> impl Strategy<Value = Vec<(String, String)>> {
+        prop::collection::vec(("[a-c]{0,2}", "\\PC{0,3}"), 0..8)
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(4000))]
+
+        /// A set is a map where the later duplicate wins (the model: a BTreeMap filled in
+        /// order), in key order.
+        #[test]
+        fn set_is_last_wins_map(p in pairs()) {
+            let set = TagSet::from_pairs(p.clone());
+            let model: BTreeMap<String, String> = p.into_iter().collect();
+            let got: Vec<(&str, &str)> = set.iter().collect();
+            let want: Vec<(&str, &str)> = model.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            prop_assert_eq!(got, want);
+            for (k, v) in &model {
+                prop_assert_eq!(set.get(k), Some(v.as_str()));
+            }
+            prop_assert_eq!(set.len(), model.len());
+        }
+
+        /// `with` is an insert into the model; the selector test is map inclusion.
+        #[test]
+        fn with_and_selectors(p in pairs(), k in "[a-c]{0,2}", v in "\\PC{0,3}", sel in pairs()) {
+            let set = TagSet::from_pairs(p.clone());
+            let mut model: BTreeMap<String, String> = p.into_iter().collect();
+            let included = sel.iter().all(|(k, v)| model.get(k) == Some(v));
+            prop_assert_eq!(set.contains_all(sel.iter().map(|(k, v)| (k.as_str(), v.as_str()))), included);
+            model.insert(k.clone(), v.clone());
+            prop_assert_eq!(set.with(&k, &v), TagSet::from_pairs(model));
+        }
+    }
+}

@@ -493,3 +493,102 @@ mod tests {
         assert_eq!(parse_metric_key("{a:1}").unwrap().name, "");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEYWORDS: &[(&str, Stat)] = &[
+        ("value", Stat::Value),
+        ("count", Stat::Count),
+        ("rate", Stat::Rate),
+        ("avg", Stat::Avg),
+        ("min", Stat::Min),
+        ("med", Stat::Med),
+        ("max", Stat::Max),
+    ];
+
+    fn operator() -> impl Strategy<Value = Operator> {
+        prop::sample::select(SCAN_ORDER.to_vec())
+    }
+
+    fn spaces() -> impl Strategy<Value = String> {
+        "[ \t]{0,2}"
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(4000))]
+
+        /// Any text: parsed or refused with a typed error, never a panic.
+        #[test]
+        fn any_expression_is_decided(text in "\\PC{0,24}") {
+            let _ = parse_expression(&text);
+        }
+
+        /// Texts of the expression alphabet, where operators overlap and nest.
+        #[test]
+        fn operator_soup_is_decided(text in "[pa-z()0-9.<>=! _-]{0,20}") {
+            let _ = parse_expression(&text);
+        }
+
+        /// `<keyword> <op> <float>` with any spacing reads back to its parts.
+        #[test]
+        fn keyword_expressions_round_trip(
+            (name, stat) in prop::sample::select(KEYWORDS),
+            op in operator(),
+            value in any::<f64>().prop_filter("finite", |v| v.is_finite()),
+            (a, b, c, d) in (spaces(), spaces(), spaces(), spaces()),
+        ) {
+            let text = format!("{a}{name}{b}{}{c}{value}{d}", op.as_str());
+            let e = parse_expression(&text).unwrap();
+            prop_assert_eq!(e.stat, stat);
+            prop_assert_eq!(e.op, op);
+            prop_assert_eq!(e.value.to_bits(), value.to_bits());
+        }
+
+        /// `p(N)` is accepted exactly for N in 0..=100 (k6's range), as that percentile.
+        #[test]
+        fn percentiles_in_range(p in -50.0f64..150.0, op in operator()) {
+            let text = format!("p({p}){}1", op.as_str());
+            match parse_expression(&text) {
+                Ok(e) => {
+                    prop_assert!((0.0..=100.0).contains(&p));
+                    prop_assert_eq!(e.stat, Stat::Percentile(p));
+                }
+                Err(err) => {
+                    prop_assert!(!(0.0..=100.0).contains(&p));
+                    prop_assert_eq!(err, ExpressionError::PercentileOutOfRange(p.to_string()));
+                }
+            }
+        }
+
+        /// Any metric key: a decision, never a panic; an accepted selector's tags are a
+        /// last-wins map of its parts.
+        #[test]
+        fn any_metric_key_is_decided(key in "[a-z_]{0,4}[{}]?\\PC{0,12}[{}:,]?") {
+            let _ = parse_metric_key(&key);
+        }
+
+        /// `name{k:v,...}` with plain keys and values yields those tags, later keys winning.
+        #[test]
+        fn selectors_round_trip(
+            name in "[a-z_]{1,8}",
+            tags in prop::collection::vec(("[a-c]{1,2}", "[a-z0-9/.]{1,5}"), 1..5),
+            quote in prop::sample::select(&["", "\"", "'"][..]),
+        ) {
+            let body: Vec<String> = tags.iter().map(|(k, v)| format!("{quote}{k}{quote}: {quote}{v}{quote}")).collect();
+            let key = format!("{name}{{{}}}", body.join(","));
+            let parsed = parse_metric_key(&key).unwrap();
+            prop_assert_eq!(parsed.name, name.as_str());
+            let mut want: Vec<(String, String)> = Vec::new();
+            for (k, v) in tags {
+                match want.iter_mut().find(|(n, _)| *n == k) {
+                    Some(t) => t.1 = v,
+                    None => want.push((k, v)),
+                }
+            }
+            prop_assert_eq!(parsed.tags, want);
+        }
+    }
+}

@@ -404,3 +404,81 @@ mod tests {
         assert_eq!(GoDuration(-90_000_000_000).to_string(), "-1m30s");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const UNITS: &[(&str, i128)] = &[
+        ("ns", 1),
+        ("us", 1_000),
+        ("µs", 1_000),
+        ("ms", 1_000_000),
+        ("s", 1_000_000_000),
+        ("m", 60_000_000_000),
+        ("h", 3_600_000_000_000),
+    ];
+
+    proptest! {
+        #![proptest_config(crate::prop_config(4000))]
+
+        /// Any text: a decision, never a panic; an accepted text is accepted the same way twice.
+        #[test]
+        fn any_text_is_decided(text in "\\PC{0,24}") {
+            let first = parse_go_duration(&text);
+            prop_assert_eq!(first, parse_go_duration(&text));
+        }
+
+        /// Texts near the grammar (digits, units, signs, dots, `d`) hit the parser's edges.
+        #[test]
+        fn grammar_like_text_is_decided(text in "[-+]?[0-9.]{0,6}(d|h|m|s|ms|us|µs|ns|x|e)?[0-9.]{0,4}(h|m|s|ms|ns)?") {
+            let _ = parse_go_duration(&text);
+        }
+
+        /// Go's `Duration.String()` output reads back to the same nanoseconds, for every i64.
+        #[test]
+        fn display_round_trips(ns in any::<i64>()) {
+            let text = GoDuration(ns).to_string();
+            prop_assert_eq!(parse_go_duration(&text), Ok(GoDuration(ns)), "{}", text);
+        }
+
+        /// A sequence of whole `<n><unit>` terms is their sum (Go's model), or refused exactly
+        /// when the sum passes 2^63 ns.
+        #[test]
+        fn unit_terms_sum(terms in prop::collection::vec((0u32..100_000, 0usize..UNITS.len()), 1..5), neg in any::<bool>()) {
+            let mut text = String::from(if neg { "-" } else { "" });
+            let mut sum: i128 = 0;
+            for (n, u) in &terms {
+                text.push_str(&format!("{n}{}", UNITS[*u].0));
+                sum += i128::from(*n) * UNITS[*u].1;
+            }
+            let want = if neg { -sum } else { sum };
+            prop_assert_eq!(parse_go_duration(&text), Ok(GoDuration(want as i64)), "{}", text);
+        }
+
+        /// `<n>d<go duration>` is n days plus the rest; the rest's sign cannot be given.
+        #[test]
+        fn days_prefix(days in 0i64..10_000, secs in 1i64..86_400) {
+            let text = format!("{days}d{secs}s");
+            let want = days * 86_400_000_000_000 + secs * 1_000_000_000;
+            prop_assert_eq!(parse_go_duration(&text), Ok(GoDuration(want)));
+            let signed_rest = format!("{days}d-{secs}s");
+            prop_assert!(parse_go_duration(&signed_rest).is_err());
+        }
+
+        /// A bare number is milliseconds (k6 tries Go's ParseFloat first).
+        #[test]
+        fn numbers_are_millis(ms in -1_000_000_000i64..1_000_000_000) {
+            prop_assert_eq!(parse_go_duration(&ms.to_string()), Ok(GoDuration(ms * 1_000_000)));
+        }
+
+        /// A longer duration never parses to fewer nanoseconds (monotonic in each term).
+        #[test]
+        fn monotonic_in_seconds(a in 0u32..1_000_000, b in 0u32..1_000_000) {
+            let (lo, hi) = (a.min(b), a.max(b));
+            let p = |s: u32| parse_go_duration(&format!("{s}s")).unwrap();
+            prop_assert!(p(lo) <= p(hi));
+        }
+    }
+}

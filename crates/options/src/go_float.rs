@@ -345,3 +345,44 @@ mod tests {
         assert_eq!(ok("1e1_0"), 1e10, "underscores in the exponent too");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(crate::prop_config(4000))]
+
+        /// Any text: a decision, never a panic.
+        #[test]
+        fn any_text_is_decided(text in "\\PC{0,24}") {
+            let _ = parse_go_float(&text);
+        }
+
+        /// Texts of the float alphabet (hex, exponents, underscores, specials) near the edges.
+        #[test]
+        fn float_alphabet_is_decided(text in "[-+]?(0[xX])?[0-9a-fA-F_.pPeEinIN+-]{0,16}") {
+            let _ = parse_go_float(&text);
+        }
+
+        /// Rust's shortest round-trip text of a finite float reads back to the same float
+        /// (Go's grammar includes Rust's float output).
+        #[test]
+        fn finite_floats_round_trip(v in any::<f64>().prop_filter("finite", |v| v.is_finite())) {
+            prop_assert_eq!(parse_go_float(&v.to_string()).map(f64::to_bits), Ok(v.to_bits()));
+            prop_assert_eq!(parse_go_float(&format!("{v:e}")).map(f64::to_bits), Ok(v.to_bits()));
+        }
+
+        /// Underscores between digit groups are Go's separators: `1_000` is `1000`; doubled,
+        /// leading or trailing ones are syntax errors.
+        #[test]
+        fn underscores_between_digits(groups in prop::collection::vec("[0-9]{1,3}", 2..4)) {
+            let joined = groups.join("_");
+            let plain: String = groups.concat();
+            prop_assert_eq!(parse_go_float(&joined), plain.parse::<f64>().map_err(|_| GoFloatError::Syntax));
+            prop_assert_eq!(parse_go_float(&groups.join("__")), Err(GoFloatError::Syntax));
+            prop_assert_eq!(parse_go_float(&format!("{joined}_")), Err(GoFloatError::Syntax));
+        }
+    }
+}

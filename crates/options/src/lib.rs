@@ -26,3 +26,18 @@ pub use exit::ExitCode;
 pub use go_float::{parse_go_float, GoFloatError};
 pub use layers::{config_file, consolidate, env_layer, script_layer, Consolidated, ScriptLayer};
 pub use options::{Dns, Options, Stage, TlsAuth, TlsVersions, INSPECT_KEYS};
+
+/// The property tests' case count: `default` in the normal test run (sized for CI), or
+/// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).
+#[cfg(test)]
+pub(crate) fn prop_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}

@@ -588,3 +588,129 @@ mod tests {
         assert_eq!(o.tags.unwrap()["a"], "1");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::exit::ExitCode;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Any JSON value: numbers (whole, fractional, huge), texts that look like the kinds'
+    /// own forms, and nested arrays and objects.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            (-1e3f64..1e3).prop_map(|f| json!(f)),
+            prop_oneof![Just(1e300), Just(-1e19), Just(9.3e18), Just(0.5)].prop_map(|f| json!(f)),
+            "[-+]?[0-9]{0,20}".prop_map(Value::String),
+            "[0-9]{1,3}(ms|s|m|h|d)".prop_map(Value::String),
+            "\\PC{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 12, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z]{1,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// k6's integer options (Go `null.Int`): a whole number in int64's range, or a decimal
+    /// string of one (k6 1.1.0 takes `"10"` and `"+10"`, refuses `" 10"` and `1.5`).
+    fn k6_int_accepts(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::Number(n) => {
+                n.as_i64().is_some()
+                    || n.as_f64().is_some_and(|f| {
+                        f.fract() == 0.0 && f >= -(2f64.powi(63)) && f < 2f64.powi(63)
+                    })
+            }
+            Value::String(s) => {
+                let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+                s.is_empty()
+                    || (!digits.is_empty()
+                        && digits.bytes().all(|b| b.is_ascii_digit())
+                        && s.parse::<i64>().is_ok())
+            }
+            _ => false,
+        }
+    }
+
+    fn decides(key: &str, v: &Value) -> Result<(), OptionsError> {
+        let mut map = Map::new();
+        map.insert(key.to_string(), v.clone());
+        Options::from_json(&Value::Object(map)).map(|_| ())
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(2000))]
+
+        /// Every known option, any JSON value: accepted, or refused with exit 104, never a
+        /// panic; whatever is accepted validates without a panic and its k6 JSON form reads
+        /// back to the same options.
+        #[test]
+        fn any_value_of_any_option(key in prop::sample::select(INSPECT_KEYS), v in json_value()) {
+            match decides(key, &v) {
+                Err(e) => prop_assert_eq!(e.code, ExitCode::InvalidConfig),
+                Ok(()) => {
+                    let o = Options::from_json(&json!({ key: v.clone() })).unwrap().options;
+                    let _ = o.validate();
+                    let shown = Value::Object(o.to_k6_json());
+                    let again = Options::from_json(&shown).unwrap().options;
+                    prop_assert_eq!(Value::Object(again.to_k6_json()), shown);
+                }
+            }
+        }
+
+        /// Boolean options take `true`, `false` and `null` only (k6 refuses `"true"` and `1`).
+        #[test]
+        fn booleans_take_booleans(
+            key in prop::sample::select(&["paused", "noSetup", "noTeardown", "throw", "insecureSkipTLSVerify", "noConnectionReuse", "noVUConnectionReuse", "noCookiesReset", "discardResponseBodies"][..]),
+            v in json_value(),
+        ) {
+            let want = matches!(v, Value::Null | Value::Bool(_));
+            prop_assert_eq!(decides(key, &v).is_ok(), want, "{} = {}", key, v);
+        }
+
+        /// Integer options follow k6's int64 rule.
+        #[test]
+        fn integers_take_integers(key in prop::sample::select(&["vus", "iterations", "rps", "maxRedirects"][..]), v in json_value()) {
+            prop_assert_eq!(decides(key, &v).is_ok(), k6_int_accepts(&v), "{} = {}", key, v);
+        }
+
+        /// String options take strings and `null` (k6 refuses a number for `userAgent`).
+        #[test]
+        fn strings_take_strings(key in prop::sample::select(&["userAgent", "summaryTimeUnit"][..]), v in json_value()) {
+            let want = matches!(v, Value::Null | Value::String(_));
+            prop_assert_eq!(decides(key, &v).is_ok(), want, "{} = {}", key, v);
+        }
+
+        /// Duration options: a number of milliseconds, a duration text, or `null`; a boolean,
+        /// an array or an object is refused (k6: "'true' is not a valid duration value").
+        #[test]
+        fn durations_take_durations(key in prop::sample::select(&["duration", "setupTimeout", "teardownTimeout", "minIterationDuration"][..]), v in json_value()) {
+            let want = match &v {
+                Value::Null | Value::Number(_) => true,
+                Value::String(s) => crate::parse_go_duration(s).is_ok(),
+                _ => false,
+            };
+            prop_assert_eq!(decides(key, &v).is_ok(), want, "{} = {}", key, v);
+        }
+
+        /// The `K6_*` environment, any text in any variable: a decision, never a panic.
+        #[test]
+        fn any_environment_is_decided(
+            var in prop::sample::select(&["K6_VUS", "K6_DURATION", "K6_STAGES", "K6_DNS", "K6_TAGS", "K6_TLSAUTH", "K6_PAUSED", "K6_BATCH", "K6_SYSTEM_TAGS", "K6_SETUP_TIMEOUT"][..]),
+            text in prop_oneof!["\\PC{0,16}", "[0-9a-z:,=.]{0,16}"],
+        ) {
+            let env = |name: &str| (name == var).then(|| text.clone());
+            if let Err(e) = crate::env_layer(&env) {
+                prop_assert_eq!(e.code, ExitCode::InvalidConfig);
+            }
+        }
+    }
+}

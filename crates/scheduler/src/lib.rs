@@ -31,3 +31,27 @@ pub use segment::{Segment, Stripe};
 pub use state::{ExecutionState, ScenarioState};
 pub use tokio_util::sync::CancellationToken;
 pub use vu::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
+
+/// The advice added to an error of running out of file descriptors (EMFILE/ENFILE).
+pub fn fd_hint(e: &std::io::Error) -> &'static str {
+    if matches!(e.raw_os_error(), Some(23 | 24)) {
+        "; raise the open-files limit (ulimit -n)"
+    } else {
+        ""
+    }
+}
+
+/// The property tests' case count: `default` in the normal test run (sized for CI), or
+/// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).
+#[cfg(test)]
+pub(crate) fn prop_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}

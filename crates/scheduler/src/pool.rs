@@ -60,10 +60,21 @@ impl ThreadPool {
             let (tx, rx) = mpsc::unbounded_channel();
             let factory = factory.clone();
             let lag = lag.clone();
+            // Built here, so a process out of file descriptors gets a reason, not a thread
+            // that quietly ends.
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| {
+                    format!(
+                        "cannot start a worker thread: cannot create its event loop: {e}{}",
+                        crate::fd_hint(&e)
+                    )
+                })?;
             let handle = std::thread::Builder::new()
                 .name(format!("rk6-worker-{w}"))
                 .stack_size(profile.stack_size)
-                .spawn(move || worker_main(factory, rx, lag))
+                .spawn(move || worker_main(factory, rx, lag, rt))
                 .map_err(|e| format!("cannot start a worker thread: {e}"))?;
             workers.push(tx);
             threads.push(handle);
@@ -127,13 +138,8 @@ fn worker_main<F: VuFactory>(
     factory: Arc<F>,
     mut rx: mpsc::UnboundedReceiver<Command>,
     lag: Arc<LagMonitor>,
+    rt: tokio::runtime::Runtime,
 ) {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return;
-    };
     let local = tokio::task::LocalSet::new();
     local.spawn_local(crate::lag::probe(lag));
     local.block_on(&rt, async move {

@@ -474,3 +474,81 @@ mod tests {
         assert_eq!(s.derive(9), s);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Increasing boundaries from 0 to 1 with small denominators (a k6-valid sequence).
+    fn sequence() -> impl Strategy<Value = Vec<Fraction>> {
+        (1u64..13, prop::collection::btree_set(1u64..12, 0..5)).prop_map(|(den, cuts)| {
+            let mut points = vec![Fraction::ZERO];
+            points.extend(
+                cuts.into_iter()
+                    .filter(|c| *c < den)
+                    .map(|c| Fraction::new(c, den)),
+            );
+            points.push(Fraction::ONE);
+            points
+        })
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(3000))]
+
+        /// Any text: a segment, a sequence, or a typed error, never a panic.
+        #[test]
+        fn any_text_is_decided(text in "[0-9./%:, ]{0,14}|\\PC{0,10}") {
+            let _ = Segment::parse(&text);
+            let _ = parse_sequence(&text);
+        }
+
+        /// A fraction's printed form reads back to it; `n/d`, `100n/d %` and the decimal
+        /// form of a power-of-ten denominator are the same value.
+        #[test]
+        fn fractions_round_trip(n in 0u64..1_000, d in 1u64..1_000, k in 0u32..4) {
+            let f = Fraction::new(n, d);
+            prop_assert_eq!(Fraction::parse(&f.to_string()), Ok(f));
+            prop_assert_eq!(Fraction::parse(&format!(" {n} / {d} ")), Ok(f));
+            let ten = 10u64.pow(k);
+            let dec = Fraction::new(n, ten);
+            let text = format!("{}.{:0width$}", n / ten, n % ten, width = k as usize);
+            prop_assert_eq!(Fraction::parse(&text), Ok(dec), "{}", text);
+            prop_assert_eq!(Fraction::parse(&format!("{n}%")), Ok(Fraction::new(n, 100)));
+        }
+
+        /// A segment is accepted exactly when 0 <= from < to <= 1 (k6's rule).
+        #[test]
+        fn segment_bounds(a in 0u64..12, b in 0u64..12, d in 1u64..8) {
+            let text = format!("{a}/{d}:{b}/{d}");
+            let ok = a < b && b <= d;
+            prop_assert_eq!(Segment::parse(&text).is_ok(), ok, "{}", text);
+        }
+
+        /// The segments of a sequence partition every quantity: their shares of `n` add
+        /// up to `n`, each share grows with `n`, and their global values are disjoint and
+        /// cover `0..total`.
+        #[test]
+        fn stripes_partition(points in sequence(), n in 0u64..500) {
+            let stripes: Vec<Stripe> = points
+                .windows(2)
+                .map(|w| Stripe::new(Segment { from: w[0], to: w[1] }, Some(&points)).unwrap())
+                .collect();
+            let total: u64 = stripes.iter().map(|s| s.scale(n)).sum();
+            prop_assert_eq!(total, n);
+            let mut seen = vec![false; n as usize];
+            for s in &stripes {
+                prop_assert!(s.scale(n) <= s.scale(n + 1));
+                for k in 0..s.scale(n) {
+                    let g = s.global(k);
+                    prop_assert!(g < n, "global {} of {}", g, n);
+                    prop_assert!(!seen[g as usize], "value {} owned twice", g);
+                    seen[g as usize] = true;
+                }
+                let derived = s.derive(n);
+                prop_assert!(derived.scale(n) <= n);
+            }
+        }
+    }
+}

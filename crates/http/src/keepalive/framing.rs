@@ -392,3 +392,209 @@ mod tests {
         assert!(dec.is_done());
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A chunked body: chunks (with optional extensions), the last chunk, trailers.
+    fn chunked_body() -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop::collection::vec(
+                (
+                    prop::collection::vec(any::<u8>(), 1..40),
+                    any::<bool>(),
+                    any::<bool>(),
+                ),
+                0..5,
+            ),
+            prop::collection::vec("[A-Za-z-]{1,8}: [ -~]{0,8}", 0..3),
+        )
+            .prop_map(|(chunks, trailers)| {
+                let mut out = Vec::new();
+                for (data, upper, ext) in chunks {
+                    let size = if upper {
+                        format!("{:X}", data.len())
+                    } else {
+                        format!("{:x}", data.len())
+                    };
+                    out.extend_from_slice(size.as_bytes());
+                    if ext {
+                        out.extend_from_slice(b";name=value");
+                    }
+                    out.extend_from_slice(b"\r\n");
+                    out.extend_from_slice(&data);
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"0\r\n");
+                for t in trailers {
+                    out.extend_from_slice(t.as_bytes());
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"\r\n");
+                out
+            })
+    }
+
+    /// Feeds `bytes` in pieces of `step` as the engine reads: what is not consumed stays in
+    /// front of the next piece. Returns where the body ended (in `bytes`), `None` when the
+    /// input ran out first, or the error.
+    fn feed(bytes: &[u8], step: usize) -> Result<Option<usize>, FramingError> {
+        let mut dec = Chunked::new();
+        let (mut pending, mut consumed, mut fed) = (Vec::new(), 0, 0);
+        loop {
+            let used = dec.advance(&pending)?;
+            assert!(used <= pending.len(), "consumed more than offered");
+            pending.drain(..used);
+            consumed += used;
+            if dec.is_done() {
+                return Ok(Some(consumed));
+            }
+            if fed == bytes.len() {
+                return Ok(None);
+            }
+            let end = (fed + step).min(bytes.len());
+            pending.extend_from_slice(&bytes[fed..end]);
+            fed = end;
+        }
+    }
+
+    /// A response head from its parts, with the parser's expected reading of it (RFC 9112
+    /// §6.3 as Go applies it).
+    #[derive(Debug, Clone)]
+    struct HeadCase {
+        text: String,
+        status: u16,
+        head_request: bool,
+        body: BodyKind,
+        close: bool,
+    }
+
+    fn head_case() -> impl Strategy<Value = HeadCase> {
+        (
+            prop::sample::select(&[100u16, 101, 103, 200, 201, 204, 301, 304, 404, 500, 599][..]),
+            any::<bool>(),
+            any::<bool>(),
+            prop::option::of(0u64..1_000_000),
+            prop::option::of(prop::sample::select(
+                &[
+                    "chunked",
+                    "gzip, chunked",
+                    "gzip",
+                    "chunked, gzip",
+                    "CHUNKED",
+                ][..],
+            )),
+            prop::option::of(prop::sample::select(
+                &[
+                    "close",
+                    "keep-alive",
+                    "Keep-Alive, Upgrade",
+                    "upgrade, close",
+                ][..],
+            )),
+            prop::collection::vec("X-[a-z]{1,6}: [ -~]{0,10}", 0..4),
+        )
+            .prop_map(
+                |(status, http10, head_request, length, coding, connection, extra)| {
+                    let mut text = format!("HTTP/1.{} {status} Reason\r\n", u8::from(!http10));
+                    for h in &extra {
+                        text.push_str(&format!("{}\r\n", h.trim_end()));
+                    }
+                    if let Some(n) = length {
+                        text.push_str(&format!("Content-Length: {n}\r\n"));
+                    }
+                    if let Some(c) = coding {
+                        text.push_str(&format!("Transfer-Encoding: {c}\r\n"));
+                    }
+                    if let Some(c) = connection {
+                        text.push_str(&format!("Connection: {c}\r\n"));
+                    }
+                    text.push_str("\r\n");
+                    let no_body = head_request
+                        || (100..200).contains(&status)
+                        || status == 204
+                        || status == 304;
+                    let body = match (no_body, coding, length) {
+                        (true, _, _) => BodyKind::Empty,
+                        (false, Some(c), _) if c.to_ascii_lowercase().ends_with("chunked") => {
+                            BodyKind::Chunked
+                        }
+                        (false, Some(_), _) => BodyKind::UntilClose,
+                        (false, None, Some(n)) => BodyKind::Length(n),
+                        (false, None, None) => BodyKind::UntilClose,
+                    };
+                    let conn = connection.unwrap_or("").to_ascii_lowercase();
+                    let close = conn.contains("close")
+                        || (http10 && !conn.contains("keep-alive"))
+                        || body == BodyKind::UntilClose
+                        || status == 101;
+                    HeadCase {
+                        text,
+                        status,
+                        head_request,
+                        body,
+                        close,
+                    }
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(3000))]
+
+        /// Any bytes as a response head: a head, "need more", or a typed error; never a panic.
+        #[test]
+        fn any_head_bytes_are_decided(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let _ = parse_head(&bytes, false);
+            let _ = error::malformed_status_line(&bytes);
+        }
+
+        /// Head-like text (a status line, header lines, odd separators) is decided too.
+        #[test]
+        fn head_like_text_is_decided(text in "HTTP/[0-9.]{0,4} [0-9]{0,4}[ -~]{0,8}(\r?\n[A-Za-z-]{0,8}:?[ -~]{0,10}){0,3}(\r\n\r\n)?") {
+            let _ = parse_head(text.as_bytes(), false);
+        }
+
+        /// A well-formed head reads as the model says (status, body framing, whether the
+        /// connection closes), over its whole length, and every strict prefix of it is
+        /// "need more bytes", never a different answer.
+        #[test]
+        fn heads_match_the_model(case in head_case()) {
+            let bytes = case.text.as_bytes();
+            let head = parse_head(bytes, case.head_request).unwrap().unwrap();
+            prop_assert_eq!(head.status, case.status);
+            prop_assert_eq!(head.len, bytes.len());
+            prop_assert_eq!(head.body, case.body, "{}", case.text);
+            prop_assert_eq!(head.close, case.close, "{}", case.text);
+            for cut in 0..bytes.len() {
+                prop_assert_eq!(parse_head(&bytes[..cut], case.head_request), Ok(None), "cut {}", cut);
+            }
+        }
+
+        /// A chunked body ends exactly where it was encoded to end, however the reads split
+        /// it; bytes after it are left for the next response.
+        #[test]
+        fn chunked_bodies_end_where_encoded(body in chunked_body(), step in 1usize..64) {
+            let mut wire = body.clone();
+            wire.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+            prop_assert_eq!(feed(&wire, step), Ok(Some(body.len())));
+            prop_assert_eq!(feed(&wire, wire.len()), Ok(Some(body.len())));
+        }
+
+        /// Any bytes as a chunked body: the same decision (end, error, or more needed)
+        /// whether they arrive at once or one piece at a time; never a panic.
+        #[test]
+        fn chunked_decisions_ignore_read_splits(
+            bytes in prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..48),
+                "([0-9a-fA-FxX;= ]{0,4}\r?\n?[a-z]{0,5}\r?\n?){0,4}".prop_map(String::into_bytes),
+            ],
+            step in 1usize..8,
+        ) {
+            let whole = feed(&bytes, bytes.len().max(1));
+            prop_assert_eq!(feed(&bytes, step), whole);
+        }
+    }
+}

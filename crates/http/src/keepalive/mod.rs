@@ -842,3 +842,98 @@ mod tests {
         RequestBytes::new(&http::Method::GET, url, &[], b"").unwrap()
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Go's header-name rule: a non-empty RFC 9110 token.
+    fn is_token(s: &str) -> bool {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    }
+
+    /// A URL from parts: host (name, IPv4 or IPv6), optional port, path, optional query.
+    fn url_text() -> impl Strategy<Value = String> {
+        (
+            prop_oneof![
+                Just("h.test".to_owned()),
+                Just("127.0.0.1".to_owned()),
+                Just("[::1]".to_owned()),
+                "[a-z]{1,6}(\\.[a-z]{1,4})?"
+            ],
+            prop::option::of(prop_oneof![Just(80u16), any::<u16>()]),
+            "(/[a-zA-Z0-9%._~ -]{0,6}){0,3}",
+            prop::option::of("[a-z0-9=&%+ ]{0,10}"),
+            prop::option::of("[a-z]{1,4}(:[a-z]{0,4})?@"),
+        )
+            .prop_map(|(host, port, path, query, user)| {
+                let port = port.map(|p| format!(":{p}")).unwrap_or_default();
+                let query = query.map(|q| format!("?{q}")).unwrap_or_default();
+                format!(
+                    "http://{}{host}{port}{path}{query}",
+                    user.unwrap_or_default()
+                )
+            })
+    }
+
+    proptest! {
+        #![proptest_config(crate::prop_config(3000))]
+
+        /// Any URL text, method and headers: serialized or refused with a typed error,
+        /// never a panic.
+        #[test]
+        fn any_request_is_decided(
+            url in prop_oneof![url_text(), "\\PC{0,20}", "(http|https|ftp)://[\\PC]{0,12}"],
+            name in "\\PC{0,8}",
+            value in "\\PC{0,8}",
+        ) {
+            if let Ok(u) = Url::parse(&url) {
+                let _ = RequestBytes::new(&http::Method::GET, &u, &[(name, value)], b"");
+            }
+        }
+
+        /// A serialized request parses back (httparse, as a server would) to the URL's
+        /// path and query, its `Host`, the user headers, a Content-Length matching the body
+        /// and the body itself; a header is refused exactly when Go refuses it (a name that
+        /// is not a token, a value with a control character).
+        #[test]
+        fn requests_parse_back(
+            url in url_text(),
+            method in prop::sample::select(&["GET", "POST", "PUT", "HEAD", "DELETE", "PATCH"][..]),
+            headers in prop::collection::vec(("[A-Za-z0-9!#_. :-]{0,8}", "[ -~\t\r\n]{0,10}"), 0..4),
+            body in prop::collection::vec(any::<u8>(), 0..32),
+        ) {
+            let u = Url::parse(&url).unwrap();
+            let m = http::Method::from_bytes(method.as_bytes()).unwrap();
+            let valid = headers.iter().all(|(k, v)| {
+                is_token(k) && v.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+            });
+            let got = RequestBytes::new(&m, &u, &headers, &body);
+            prop_assert_eq!(got.is_ok(), valid, "{:?}", headers);
+            let Ok(req) = got else { return Ok(()) };
+            let mut parsed = [httparse::EMPTY_HEADER; 16];
+            let mut r = httparse::Request::new(&mut parsed);
+            let head_len = match r.parse(req.as_bytes()) {
+                Ok(httparse::Status::Complete(n)) => n,
+                other => return Err(TestCaseError::fail(format!("{other:?}"))),
+            };
+            prop_assert_eq!(r.method, Some(method));
+            prop_assert_eq!(r.path, Some(headers::path_and_query(&u)));
+            let get = |name: &str| r.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name)).map(|h| std::str::from_utf8(h.value).unwrap().to_owned()).collect::<Vec<_>>();
+            let user_host: Vec<&(String, String)> = headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("host")).collect();
+            let want_host = user_host.last().map_or_else(|| headers::host_header(&u), |(_, v)| v.trim().to_owned());
+            prop_assert_eq!(get("host"), vec![want_host]);
+            for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
+                prop_assert!(get(k).contains(&v.trim_matches([' ', '\t']).to_owned()), "{}: {:?}", k, v);
+            }
+            let user_len = headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-length"));
+            if !user_len && (!body.is_empty() || matches!(method, "POST" | "PUT" | "PATCH")) {
+                prop_assert_eq!(get("content-length"), vec![body.len().to_string()]);
+            }
+            prop_assert_eq!(&req.as_bytes()[head_len..], &body[..]);
+        }
+    }
+}

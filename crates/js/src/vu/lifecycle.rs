@@ -102,13 +102,23 @@ impl Lifecycle {
                         return;
                     }
                 };
-                let _ = ready_tx.send(Ok(()));
-                let Ok(tokio_rt) = tokio::runtime::Builder::new_current_thread()
+                let tokio_rt = match tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
-                else {
-                    return;
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(ScriptError::new(
+                            ScriptErrorKind::Load,
+                            format!(
+                                "cannot start the setup/teardown VU: cannot create its event loop: {e}{}",
+                                rk6_scheduler::fd_hint(&e)
+                            ),
+                        )));
+                        return;
+                    }
                 };
+                let _ = ready_tx.send(Ok(()));
                 tokio_rt.block_on(async move {
                     while let Some(cmd) = rx.recv().await {
                         match cmd {

@@ -36,6 +36,8 @@ pub struct PrometheusRwOutput {
     pusher: Pusher,
     next_push: Instant,
     full_logged: bool,
+    /// Pushes skipped because the queue was full (their series went out later, merged).
+    skipped: u64,
 }
 
 impl PrometheusRwOutput {
@@ -60,6 +62,7 @@ impl PrometheusRwOutput {
             config,
             pusher,
             full_logged: false,
+            skipped: 0,
         })
     }
 
@@ -75,6 +78,7 @@ impl PrometheusRwOutput {
         };
         if self.pusher.try_push(wire::encode(&req)).is_err() {
             self.store.mark_dirty(&taken);
+            self.skipped += 1;
             if !self.full_logged {
                 self.full_logged = true;
                 log_error(
@@ -114,13 +118,29 @@ impl Output for PrometheusRwOutput {
             }
         }
         let drained = self.pusher.close(deadline);
-        if !queued || drained.is_none() {
-            return Err(io::Error::other(format!(
-                "the final push to {} did not complete within {}s",
+        let skipped = match self.skipped {
+            0 => String::new(),
+            n => format!("; {n} pushes were skipped while the endpoint was slow"),
+        };
+        match drained {
+            Some(stats) if queued => {
+                if stats.failed > 0 || self.skipped > 0 {
+                    log_error(
+                        "Some time series data did not reach the remote write endpoint",
+                        &format!(
+                            "{} of {} pushes failed{skipped}",
+                            stats.failed,
+                            stats.failed + stats.ok
+                        ),
+                    );
+                }
+                Ok(())
+            }
+            _ => Err(io::Error::other(format!(
+                "the final push to {} did not complete within {}s{skipped}",
                 self.config.url,
                 FINISH_TIMEOUT.as_secs()
-            )));
+            ))),
         }
-        Ok(())
     }
 }

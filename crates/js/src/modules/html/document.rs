@@ -366,3 +366,159 @@ mod tests {
         assert_eq!(d.find(&[d.root()], &selector("p")).len(), 1);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The property tests' case count (`PROPTEST_CASES` raises it for a fuzzing run).
+    fn config(default: u32) -> proptest::test_runner::Config {
+        proptest::test_runner::Config {
+            cases: std::env::var("PROPTEST_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        }
+    }
+
+    /// One flat element: tag, optional id, classes.
+    fn element() -> impl Strategy<Value = (&'static str, Option<&'static str>, Vec<&'static str>)> {
+        (
+            prop::sample::select(&["p", "span", "div", "li"][..]),
+            prop::option::of(prop::sample::select(&["a", "b"][..])),
+            prop::sample::subsequence(&["x", "y"][..], 0..=2),
+        )
+    }
+
+    fn page(elements: &[(&str, Option<&str>, Vec<&str>)]) -> String {
+        let mut src = String::from("<html><body>");
+        for (tag, id, classes) in elements {
+            src.push_str(&format!("<{tag}"));
+            if let Some(id) = id {
+                src.push_str(&format!(" id=\"{id}\""));
+            }
+            if !classes.is_empty() {
+                src.push_str(&format!(" class=\"{}\"", classes.join(" ")));
+            }
+            src.push_str(&format!(">t</{tag}>"));
+        }
+        src.push_str("</body></html>");
+        src
+    }
+
+    proptest! {
+        #![proptest_config(config(1000))]
+
+        /// Any selector text against a small page: a match set or nothing, never a panic
+        /// (goquery matches nothing for a selector that does not parse).
+        #[test]
+        fn any_selector_is_decided(
+            text in prop_oneof![
+                "\\PC{0,16}",
+                "[a-z.#*>+~ ,\\[\\]=\"'^$|:()0-9n-]{0,20}",
+                ":nth-(last-)?(child|of-type)\\([-+]?[0-9]{0,20}n?[ ]?[-+]?[ ]?[0-9]{0,20}\\)",
+            ],
+        ) {
+            let doc = Doc::parse("<ul><li>1</li><li>2</li><li>3</li></ul><p id=a class=x>t</p>", String::new());
+            let sel = selector(&text);
+            let found = doc.find(&[doc.root()], &sel);
+            prop_assert!(found.len() <= 16);
+        }
+
+        /// `an+b` with any int64 `a` and `b` (cascadia's, so k6's, arithmetic wraps): a
+        /// decision, never an overflow.
+        #[test]
+        fn nth_extremes_are_decided(
+            a in prop_oneof![any::<i64>(), -3i64..3, Just(i64::MAX)],
+            b in prop_oneof![any::<i64>(), -i64::MAX..-i64::MAX + 4, i64::MAX - 4..=i64::MAX],
+            of in prop::sample::select(&["child", "last-child", "of-type"][..])) {
+            let doc = Doc::parse("<ul><li>1</li><li>2</li><li>3</li></ul>", String::new());
+            let a = if a == i64::MIN { 0 } else { a };
+            let b = if b == i64::MIN { 0 } else { b };
+            let text = format!("li:nth-{of}({a}n{b:+})");
+            let _ = doc.find(&[doc.root()], &selector(&text));
+        }
+
+        /// Any HTML source: parsed, searched and printed back without a panic.
+        #[test]
+        fn any_html_is_decided(src in prop_oneof!["\\PC{0,40}", "(<[/!]?[a-z]{0,4}( [a-z]{1,3}(=[\"']?[a-z<>&]{0,3}[\"']?)?)?/?>|[a-z&;<> ]{0,4}){0,8}"]) {
+            let doc = Doc::parse(&src, String::new());
+            for id in doc.find(&[doc.root()], &selector("*")) {
+                let _ = (doc.text(id), doc.inner_html(id), doc.outer_html(id), doc.val(id), doc.data(id));
+            }
+        }
+
+        /// Simple selectors (type, class, id, their compounds, lists) select exactly the
+        /// elements the model says, in document order.
+        #[test]
+        fn simple_selectors_match_the_model(
+            elements in prop::collection::vec(element(), 0..8),
+            tag in prop::option::of(prop::sample::select(&["p", "span", "div", "li"][..])),
+            id in prop::option::of(prop::sample::select(&["a", "b"][..])),
+            class in prop::option::of(prop::sample::select(&["x", "y"][..])),
+            or_tag in prop::option::of(prop::sample::select(&["p", "span"][..])),
+        ) {
+            // Never an empty compound (no rejections, so any case count runs).
+            let tag = if tag.is_none() && id.is_none() && class.is_none() { Some("p") } else { tag };
+            let mut text = tag.unwrap_or("").to_owned();
+            if let Some(c) = class { text.push_str(&format!(".{c}")); }
+            if let Some(i) = id { text.push_str(&format!("#{i}")); }
+            if let Some(o) = or_tag { text.push_str(&format!(", {o}")); }
+            let doc = Doc::parse(&page(&elements), String::new());
+            let body = doc.find(&[doc.root()], &selector("body"))[0];
+            let got: Vec<usize> = doc
+                .find(&[body], &selector(&text))
+                .into_iter()
+                .map(|n| doc.node(body).children().position(|c| c.id() == n).unwrap())
+                .collect();
+            let want: Vec<usize> = elements
+                .iter()
+                .enumerate()
+                .filter(|(_, (t, i, cs))| {
+                    let first = tag.is_none_or(|x| x == *t) && id.is_none_or(|x| Some(x) == *i) && class.is_none_or(|x| cs.contains(&x));
+                    first || or_tag == Some(*t)
+                })
+                .map(|(n, _)| n)
+                .collect();
+            prop_assert_eq!(got, want, "{}", text);
+        }
+
+        /// `:nth-child(an+b)` selects the positions i >= 1 with i = a*k + b for some k >= 0
+        /// (small a, b; checked by enumeration).
+        #[test]
+        fn nth_child_matches_the_model(n in 0usize..12, a in -4i64..5, b in -6i64..8) {
+            let items: String = (0..n).map(|i| format!("<li id=i{}>x</li>", i + 1)).collect();
+            let doc = Doc::parse(&format!("<ul>{items}</ul>"), String::new());
+            let got: Vec<String> = doc
+                .find(&[doc.root()], &selector(&format!("li:nth-child({a}n{b:+})")))
+                .into_iter()
+                .filter_map(|id| doc.attr(id, "id").map(str::to_owned))
+                .collect();
+            let want: Vec<String> = (1..=n as i64)
+                .filter(|i| (0..=20).any(|k| a * k + b == *i))
+                .map(|i| format!("i{i}"))
+                .collect();
+            prop_assert_eq!(got, want);
+        }
+
+        /// A form's encoding decodes back to its fields, sorted by name (stably), as Go's
+        /// `url.Values.Encode` orders them.
+        #[test]
+        fn forms_encode_losslessly(fields in prop::collection::vec(("\\PC{0,6}", "\\PC{0,6}"), 0..6)) {
+            let input: Vec<(String, Option<Value>)> = fields.iter().map(|(k, v)| (k.clone(), Some(Value::One(v.clone())))).collect();
+            let text = encode_form(&input);
+            let back: Vec<(String, String)> = url::form_urlencoded::parse(text.as_bytes()).into_owned().collect();
+            let mut want = fields.clone();
+            want.sort_by(|a, b| a.0.cmp(&b.0));
+            if want.len() == 1 && want[0].0.is_empty() && want[0].1.is_empty() {
+                // "=" decodes to one empty pair, but so does the empty string for no pairs.
+                prop_assert_eq!(text, "=");
+            } else {
+                prop_assert_eq!(back, want);
+            }
+        }
+    }
+}

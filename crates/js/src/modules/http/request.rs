@@ -403,8 +403,10 @@ pub(super) fn finish(
         Auth::Digest => without_credentials(&resp.url, None).to_string(),
         Auth::Basic => resp.url.to_string(),
     };
-    // A failure mid-body keeps what arrived (k6 does); one before any body has none.
-    let no_body = resp.error.is_some() && resp.status == 0 && resp.body.is_empty();
+    // A failure mid-body keeps what arrived (k6 does), `""` when the head came and no body
+    // byte; one before the response head has no body.
+    let no_body =
+        resp.error.is_some() && resp.status == 0 && resp.body.is_empty() && !resp.failed_in_body;
     let parts = response::Parts {
         method,
         url: url_text,

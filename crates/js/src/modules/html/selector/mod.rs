@@ -366,11 +366,12 @@ impl Simple {
                 last,
                 of_type,
             } => position(node, *last, *of_type).is_some_and(|i| {
-                let i = i - b;
+                // Go's int arithmetic wraps (cascadia, so k6, never fails on a huge `b`).
+                let i = i.wrapping_sub(*b);
                 if *a == 0 {
                     i == 0
                 } else {
-                    i % a == 0 && i / a >= 0
+                    i.wrapping_rem(*a) == 0 && i.wrapping_div(*a) >= 0
                 }
             }),
             Simple::OnlyChild { of_type } => {

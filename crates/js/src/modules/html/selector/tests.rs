@@ -123,3 +123,24 @@ fn invalid_selectors_match_nothing() {
         assert!(ids(bad).is_empty(), "{bad}");
     }
 }
+
+#[test]
+fn nth_with_extreme_coefficients_wraps_as_k6() {
+    // k6 1.1.0's `find(s).size()` on a list of three <li>, compared on #menu's first three.
+    let count = |s: &str| {
+        ids(s)
+            .iter()
+            .filter(|id| ["m1", "m2", "m3"].contains(&id.as_str()))
+            .count()
+    };
+    assert_eq!(count("li:nth-child(n-9223372036854775807)"), 0);
+    assert_eq!(count("li:nth-child(-n+9223372036854775807)"), 3);
+    assert_eq!(
+        count("li:nth-child(9223372036854775807n+9223372036854775807)"),
+        0
+    );
+    assert_eq!(
+        count("li:nth-child(-9223372036854775807n-9223372036854775807)"),
+        1
+    );
+}
