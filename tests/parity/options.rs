@@ -434,3 +434,16 @@ fn command_line_flags_are_read_as_k6_reads_them() {
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
+
+#[test]
+fn outputs_that_cannot_be_created_exit_as_in_k6() {
+    let Some(bin) = k6() else { return };
+    let dir = Dir::new("parity-output-codes");
+    dir.write("s.js", "export default function () {}\n");
+    for out in ["nope", "csv=x.csv,badkey=1", "json"] {
+        let args = ["-o", out, "s.js"];
+        let k6 = k6_code(&bin, &dir, &args, &[]);
+        let (rk6, stderr) = rk6_code(&dir, &args, &[]);
+        assert_eq!(rk6, k6, "-o {out}: {stderr}");
+    }
+}

@@ -203,7 +203,8 @@ fn report_from_out_flag_and_refused_live_dashboard() {
         &dir.0,
         &[("K6_WEB_DASHBOARD", "true")],
     );
-    run.assert_code(104);
+    // k6's code when it cannot create an output.
+    run.assert_code(255);
     assert!(
         run.stderr.contains("rk6 has no live web dashboard")
             && run.stderr.contains("K6_WEB_DASHBOARD_EXPORT"),
@@ -214,7 +215,7 @@ fn report_from_out_flag_and_refused_live_dashboard() {
         &["run", "-q", "-o", "web-dashboard", path.to_str().unwrap()],
         &dir.0,
     );
-    run.assert_code(104);
+    run.assert_code(255);
     assert!(
         run.stderr.contains("rk6 has no live web dashboard"),
         "{}",

@@ -12,7 +12,7 @@ use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, TagSet, Threshold
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
-    OutputError, OutputSpec, SummaryMode, TextOptions,
+    OutputSpec, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -237,7 +237,10 @@ struct Plan {
 
 fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError> {
     let options = &loaded.options;
-    let output_specs = output_specs(args, |k| std::env::var(k).ok()).map_err(RunError::invalid)?;
+    // k6 ends with its generic failure (255) on an output it cannot create, an unknown one
+    // included.
+    let output_specs = output_specs(args, |k| std::env::var(k).ok())
+        .map_err(|e| RunError::new(ExitCode::Failure, e))?;
     // k6 refuses a bad segment flag with its generic failure, a bad option with 104.
     let flagged = args.execution_segment.is_some() || args.execution_segment_sequence.is_some();
     let vu_stripe = segment_stripe(options, flagged)?;
@@ -361,12 +364,9 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     for spec in &output_specs {
         let output = spec
             .open(aggregator.thresholds(), &|k| std::env::var(k).ok())
-            .map_err(|e| match e {
-                // k6 ends with its generic failure (255) when an output's file cannot be
-                // opened (a read-only or missing directory).
-                OutputError::Create { .. } => RunError::new(ExitCode::Failure, e.to_string()),
-                _ => RunError::invalid(e.to_string()),
-            })?;
+            // k6 ends with its generic failure (255) when it cannot create an output: a bad
+            // argument, or a file that cannot be opened (a read-only or missing directory).
+            .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
         outputs.push(if args.rk6_metrics {
             output
         } else {
