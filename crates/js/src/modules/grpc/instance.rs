@@ -1,0 +1,172 @@
+//! k6/net/grpc's per-VU state: the metric ids, pending `asyncInvoke`s, and the samples a
+//! finished call emits.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::SystemTime;
+
+use boa_engine::builtins::promise::ResolvingFunctions;
+use boa_engine::{Context, JsResult, JsValue};
+use rk6_http::grpc::GrpcReply;
+use rk6_metrics::metric::{MetricId, MetricType, ValueType};
+
+use super::client::{finish, run, Prepared};
+use crate::host::event_loop::Pending;
+use crate::host::instances::ModuleInstance;
+use crate::host::tags::Pairs;
+use crate::host::Host;
+
+/// The signature of the client methods.
+pub(super) type GrpcFn = crate::host::instances::InstanceFn<Grpc>;
+
+/// One VU's k6/net/grpc.
+pub(crate) struct Grpc {
+    /// `grpc_req_duration`, registered when a VU first imports the module (k6 has it always).
+    req_duration: Option<MetricId>,
+    /// `asyncInvoke` calls not settled yet.
+    pub(super) calls: AsyncCalls,
+}
+
+impl ModuleInstance for Grpc {
+    fn make(host: &Host) -> Rc<Self> {
+        let registry = &host.shared.registry;
+        let req_duration = registry
+            .register("grpc_req_duration", MetricType::Trend, ValueType::Time)
+            .ok();
+        // Registered with the module, as k6 does, so thresholds on them are valid.
+        for name in [
+            "grpc_streams",
+            "grpc_streams_msgs_sent",
+            "grpc_streams_msgs_received",
+        ] {
+            let _ = registry.register(name, MetricType::Counter, ValueType::Default);
+        }
+        let grpc = Rc::new(Grpc {
+            req_duration,
+            calls: AsyncCalls::default(),
+        });
+        host.event_loop.register(grpc.clone());
+        grpc
+    }
+}
+
+impl Grpc {
+    /// `grpc_req_duration` for a finished call, tagged as k6 tags it, and its bytes.
+    pub(super) fn emit(&self, host: &Host, p: &Prepared, reply: &GrpcReply) {
+        host.data_sent.set(host.data_sent.get() + reply.bytes_sent);
+        host.data_received
+            .set(host.data_received.get() + reply.bytes_received);
+        let Some(id) = self.req_duration else {
+            return;
+        };
+        let url = format!("{}{}", p.addr, p.path);
+        let (service, method) = p.path[1..].split_once('/').unwrap_or((&p.path[1..], ""));
+        let status = reply.code.to_string();
+        let context = host.tags.borrow();
+        let named = p.params.tags.iter().any(|(k, _)| k == "name") || context.get("name").is_some();
+        let mut system: Pairs<'_> = Pairs::new();
+        system.push(("url", url.as_str()));
+        system.push(("service", service));
+        system.push(("method", method));
+        if !named {
+            system.push(("name", p.path.as_str()));
+        }
+        system.push(("status", status.as_str()));
+        let mut pairs = Pairs::new();
+        context.pairs(&p.params.tags, &system, &mut pairs);
+        let mut samples = host.samples.borrow_mut();
+        let tags = samples.tags(&pairs);
+        samples.push(
+            id,
+            tags,
+            reply.duration.as_secs_f64() * 1000.0,
+            SystemTime::now(),
+        );
+    }
+}
+
+type Call = Pin<Box<dyn Future<Output = GrpcReply>>>;
+
+/// One `asyncInvoke` in flight or finished but not settled yet.
+struct AsyncCall {
+    call: Option<Call>,
+    done: Option<GrpcReply>,
+    prepared: Rc<Prepared>,
+    resolvers: ResolvingFunctions,
+}
+
+/// The VU's pending `asyncInvoke`s.
+#[derive(Default)]
+pub(super) struct AsyncCalls {
+    calls: RefCell<Vec<AsyncCall>>,
+}
+
+impl AsyncCalls {
+    /// Starts `prepared`; `resolvers` settle its promise.
+    pub(super) fn start(&self, prepared: Prepared, resolvers: ResolvingFunctions) {
+        let prepared = Rc::new(prepared);
+        let p = prepared.clone();
+        self.calls.borrow_mut().push(AsyncCall {
+            call: Some(Box::pin(async move { run(&p).await })),
+            done: None,
+            prepared,
+            resolvers,
+        });
+    }
+}
+
+impl Pending for Grpc {
+    fn what(&self) -> &'static str {
+        "grpc asyncInvoke"
+    }
+
+    fn in_flight(&self) -> bool {
+        !self.calls.calls.borrow().is_empty()
+    }
+
+    fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
+        let mut calls = self.calls.calls.borrow_mut();
+        let mut any = false;
+        for c in calls.iter_mut() {
+            if let Some(call) = &mut c.call {
+                if let Poll::Ready(reply) = call.as_mut().poll(cx) {
+                    c.done = Some(reply);
+                    c.call = None;
+                }
+            }
+            any |= c.done.is_some();
+        }
+        any
+    }
+
+    fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
+        let done: Vec<AsyncCall> = {
+            let mut calls = self.calls.calls.borrow_mut();
+            if !calls.iter().any(|c| c.done.is_some()) {
+                return Ok(false);
+            }
+            let (done, running) = calls.drain(..).partition(|c| c.done.is_some());
+            *calls = running;
+            done
+        };
+        let host = Host::of(ctx);
+        for c in done {
+            let reply = c.done.expect("partitioned on done");
+            match finish(self, &host, &c.prepared, reply, ctx) {
+                Ok(v) => c.resolvers.resolve.call(&JsValue::undefined(), &[v], ctx)?,
+                Err(e) => {
+                    let e = e.into_opaque(ctx)?;
+                    c.resolvers.reject.call(&JsValue::undefined(), &[e], ctx)?
+                }
+            };
+        }
+        Ok(true)
+    }
+
+    fn clear(&self) {
+        self.calls.calls.borrow_mut().clear();
+    }
+}
