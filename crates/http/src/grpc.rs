@@ -58,10 +58,6 @@ pub struct GrpcReply {
     pub started: Option<Instant>,
     /// Wall time of the call.
     pub duration: Duration,
-    /// Bytes the connection wrote and read since the previous call finished.
-    pub bytes_sent: u64,
-    /// See `bytes_sent`.
-    pub bytes_received: u64,
 }
 
 /// gRPC status codes used by the transport itself.
@@ -298,10 +294,13 @@ impl GrpcConn {
         };
         reply.started = Some(started);
         reply.duration = started.elapsed();
-        let (sent, received) = self.stats.claim();
-        reply.bytes_sent = sent;
-        reply.bytes_received = received;
         reply
+    }
+
+    /// Bytes (written, read) on the socket since the previous claim: the caller's share of
+    /// the traffic (the handshake and reflection go to whoever claims next).
+    pub fn claim_bytes(&self) -> (u64, u64) {
+        self.stats.claim()
     }
 
     async fn exchange_inner(

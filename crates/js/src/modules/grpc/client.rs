@@ -16,7 +16,7 @@ use prost_reflect::{DescriptorPool, MethodDescriptor};
 use rk6_http::grpc::{GrpcCall, GrpcConn, GrpcConnectOptions, GrpcReply};
 
 use super::convert::{decode_reply, encode_request};
-use super::instance::Grpc;
+use super::instance::{count_bytes, Grpc};
 use super::params::{CallParams, ConnectParams};
 use super::proto::{self, MethodInfo};
 use super::reflect;
@@ -146,10 +146,13 @@ fn method_infos(methods: &[MethodInfo], ctx: &mut Context) -> JsResult<JsValue> 
             .property(js_string!("package"), JsString::from(m.package.as_str()), Attribute::all())
             .property(js_string!("service"), JsString::from(m.service.as_str()), Attribute::all())
             .property(
-                js_string!("fullMethod"),
+                js_string!("full_method"),
                 JsString::from(m.full_method.as_str()),
                 Attribute::all(),
             )
+            .property(js_string!("name"), JsString::from(m.name.as_str()), Attribute::all())
+            .property(js_string!("is_client_stream"), m.client_streaming, Attribute::all())
+            .property(js_string!("is_server_stream"), m.server_streaming, Attribute::all())
             .build();
         arr.push(obj, ctx)?;
     }
@@ -157,7 +160,7 @@ fn method_infos(methods: &[MethodInfo], ctx: &mut Context) -> JsResult<JsValue> 
 }
 
 /// `client.connect(address, params)`.
-fn connect(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let state = state_of(this)?;
     let host = Host::of(ctx);
     if host.phase.get() == Phase::Init {
@@ -184,20 +187,31 @@ fn connect(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> Js
         .map_err(|e| go_error(&e.message, ctx))?;
     let conn = Rc::new(conn);
     if params.reflect {
-        let set = host
-            .block_on(
-                "connecting to a gRPC server",
-                reflect::file_descriptors(&conn, &params.reflect_metadata, params.timeout),
-            )?
-            .map_err(|e| go_error(&e, ctx))?;
+        let mut refused_v1 = None;
+        let set = host.block_on(
+            "connecting to a gRPC server",
+            reflect::file_descriptors(
+                &conn,
+                &params.reflect_metadata,
+                params.timeout,
+                &mut refused_v1,
+            ),
+        )?;
+        if let Some(took) = refused_v1 {
+            grpc.emit_reflection(&host, took, reflect::UNIMPLEMENTED);
+        }
+        let set = set.map_err(|e| go_error(&e, ctx))?;
         proto::add(&mut state.pool.borrow_mut(), set)
             .map_err(|e| go_error(&format!("can't convert method info: {e}"), ctx))?;
     }
     if let Some(max) = params.max_receive {
         state.max_receive.set(max);
     }
+    count_bytes(&host, &conn);
     *state.addr.borrow_mut() = addr;
-    *state.conn.borrow_mut() = Some(conn);
+    if let Some(old) = state.conn.borrow_mut().replace(conn) {
+        count_bytes(&host, &old);
+    }
     Ok(true.into())
 }
 
@@ -370,9 +384,11 @@ fn metadata_object(pairs: &[(String, String)], ctx: &mut Context) -> JsResult<Js
 }
 
 /// `client.close()`.
-fn close(_: &Rc<Grpc>, this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+fn close(_: &Rc<Grpc>, this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let state = state_of(this)?;
-    state.conn.borrow_mut().take();
+    if let Some(conn) = state.conn.borrow_mut().take() {
+        count_bytes(&Host::of(ctx), &conn);
+    }
     Ok(JsValue::undefined())
 }
 

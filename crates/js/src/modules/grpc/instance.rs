@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use boa_engine::builtins::promise::ResolvingFunctions;
 use boa_engine::{Context, JsResult, JsValue};
-use rk6_http::grpc::GrpcReply;
+use rk6_http::grpc::{GrpcConn, GrpcReply};
 use rk6_metrics::metric::{MetricId, MetricType, ValueType};
 
 use super::client::{finish, run, Prepared};
@@ -56,9 +56,7 @@ impl ModuleInstance for Grpc {
 impl Grpc {
     /// `grpc_req_duration` for a finished call, tagged as k6 tags it, and its bytes.
     pub(super) fn emit(&self, host: &Host, p: &Prepared, reply: &GrpcReply) {
-        host.data_sent.set(host.data_sent.get() + reply.bytes_sent);
-        host.data_received
-            .set(host.data_received.get() + reply.bytes_received);
+        count_bytes(host, &p.conn);
         let Some(id) = self.req_duration else {
             return;
         };
@@ -86,6 +84,26 @@ impl Grpc {
             SystemTime::now(),
         );
     }
+}
+
+impl Grpc {
+    /// The sample k6 emits for a reflection stream that ended: the VU's tags and `status`
+    /// only, the stream being none of the script's calls.
+    pub(super) fn emit_reflection(&self, host: &Host, took: std::time::Duration, code: u32) {
+        let Some(id) = self.req_duration else {
+            return;
+        };
+        let status = code.to_string();
+        host.sample(id, took.as_secs_f64() * 1000.0, &[], &[("status", status.as_str())]);
+    }
+}
+
+/// Adds what `conn` transferred since its last claim to the VU's `data_sent`/`data_received`.
+pub(super) fn count_bytes(host: &Host, conn: &GrpcConn) {
+    let (sent, received) = conn.claim_bytes();
+    host.data_sent.set(host.data_sent.get() + sent);
+    host.data_received
+        .set(host.data_received.get() + received);
 }
 
 type Call = Pin<Box<dyn Future<Output = GrpcReply>>>;

@@ -13,6 +13,9 @@ pub(super) struct MethodInfo {
     pub(super) package: String,
     pub(super) service: String,
     pub(super) full_method: String,
+    pub(super) name: String,
+    pub(super) client_streaming: bool,
+    pub(super) server_streaming: bool,
 }
 
 /// Compiles `files` found in `import_paths` (with their imports and the well-known types).
@@ -52,6 +55,9 @@ pub(super) fn add(pool: &mut DescriptorPool, set: FileDescriptorSet) -> Result<V
                     package: file.package_name().to_owned(),
                     service: service.name().to_owned(),
                     full_method: format!("/{}/{}", service.full_name(), method.name()),
+                    name: method.name().to_owned(),
+                    client_streaming: method.is_client_streaming(),
+                    server_streaming: method.is_server_streaming(),
                 });
             }
         }

@@ -59,22 +59,27 @@ struct ErrorResponse {
 
 const V1: &str = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
 const V1ALPHA: &str = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
-const UNIMPLEMENTED: u32 = 12;
+/// The status of a refused reflection version.
+pub(super) const UNIMPLEMENTED: u32 = 12;
 
 /// The descriptors of every service `conn`'s server lists (the reflection service's own
-/// included, as k6 gets it), their imports first found last.
+/// included, as k6 gets it), their imports first found last; and the duration of a `v1`
+/// attempt the server refused, which k6 reports as a `grpc_req_duration` sample.
 pub(super) async fn file_descriptors(
     conn: &GrpcConn,
     metadata: &[(String, String)],
     timeout: Duration,
+    refused_v1: &mut Option<Duration>,
 ) -> Result<FileDescriptorSet, String> {
     let list = Request {
         list_services: Some(String::new()),
         ..Request::default()
     };
     let mut path = V1;
+    let started = std::time::Instant::now();
     let mut replies = ask(conn, path, metadata, &[list.clone()], timeout).await;
     if matches!(&replies, Err((code, _)) if *code == UNIMPLEMENTED) {
+        *refused_v1 = Some(started.elapsed());
         path = V1ALPHA;
         replies = ask(conn, path, metadata, &[list], timeout).await;
     }
@@ -97,12 +102,18 @@ pub(super) async fn file_descriptors(
         let replies = ask(conn, path, metadata, &wanted, timeout)
             .await
             .map_err(|(_, e)| format!("can't get method on service: {e}"))?;
-        for r in replies {
-            if let Some(e) = r.error_response {
-                return Err(format!(
-                    "can't get method on service: rpc error: code = {} desc = {}",
-                    e.error_code, e.error_message
-                ));
+        for (i, r) in replies.into_iter().enumerate() {
+            if r.error_response.is_some() {
+                let asked = wanted.get(i);
+                let name = asked
+                    .and_then(|w| w.file_containing_symbol.as_deref().or(w.file_by_filename.as_deref()))
+                    .unwrap_or_default();
+                return Err(match asked.and_then(|w| w.file_containing_symbol.as_deref()) {
+                    Some(_) => format!(
+                        "can't get method on service {name:?}: Service not found: {name}"
+                    ),
+                    None => format!("can't get method on service: File not found: {name}"),
+                });
             }
             for raw in r.file_descriptor_response.into_iter().flat_map(|f| f.file_descriptor_proto) {
                 let fd = FileDescriptorProto::decode(raw.as_slice())
