@@ -22,7 +22,7 @@ use super::proto::{self, MethodInfo};
 use super::reflect;
 use crate::host::instances::native;
 use crate::host::{Host, Phase};
-use crate::modules::go_error::go_error;
+use crate::modules::go_error::{go_error, go_value};
 
 /// gRPC's default limit on a received message (4 MiB), as grpc-go has it.
 const DEFAULT_MAX_RECEIVE: usize = 4 * 1024 * 1024;
@@ -184,7 +184,13 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
             "connecting to a gRPC server",
             client.grpc_connect(&addr, &opts, params.timeout),
         )?
-        .map_err(|e| go_error(&e.message, ctx))?;
+        .map_err(|e| {
+            let why = e.detail.as_deref().unwrap_or(&e.message);
+            go_error(
+                &format!("connection error: desc = \"transport: error while dialing: {why}\""),
+                ctx,
+            )
+        })?;
     let conn = Rc::new(conn);
     if params.reflect {
         let mut refused_v1 = None;
@@ -317,7 +323,15 @@ fn async_invoke(
             Ok(promise.into())
         }
         Err(e) if e.as_engine().is_some() => Err(e),
-        Err(e) => Ok(JsPromise::reject(e, ctx)?.into()),
+        // k6 rejects with the Go error itself, not a GoError exception.
+        Err(e) => {
+            let message = e
+                .try_native(ctx)
+                .map(|n| n.message().to_string())
+                .unwrap_or_else(|_| e.to_string());
+            let value = go_value(&message, false, ctx);
+            Ok(JsPromise::reject(value, ctx)?.into())
+        }
     }
 }
 
@@ -352,10 +366,11 @@ pub(super) fn finish(
             .build()
             .into()
     };
+    let status = grpc.status(reply.code, ctx)?;
     let headers = metadata_object(&reply.headers, ctx)?;
     let trailers = metadata_object(&reply.trailers, ctx)?;
     let obj = ObjectInitializer::new(ctx)
-        .property(js_string!("status"), reply.code, Attribute::all())
+        .property(js_string!("status"), status, Attribute::all())
         .property(js_string!("message"), message, Attribute::all())
         .property(js_string!("headers"), headers, Attribute::all())
         .property(js_string!("trailers"), trailers, Attribute::all())

@@ -9,7 +9,9 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::SystemTime;
 
 use boa_engine::builtins::promise::ResolvingFunctions;
-use boa_engine::{Context, JsResult, JsValue};
+use boa_engine::object::FunctionObjectBuilder;
+use boa_engine::property::PropertyDescriptor;
+use boa_engine::{js_string, Context, JsObject, JsResult, JsString, JsValue, NativeFunction};
 use rk6_http::grpc::{GrpcConn, GrpcReply};
 use rk6_metrics::metric::{MetricId, MetricType, ValueType};
 
@@ -28,6 +30,8 @@ pub(crate) struct Grpc {
     req_duration: Option<MetricId>,
     /// `asyncInvoke` calls not settled yet.
     pub(super) calls: AsyncCalls,
+    /// The status code objects, made with the module (see [`Grpc::status`]).
+    statuses: RefCell<Vec<JsObject>>,
 }
 
 impl ModuleInstance for Grpc {
@@ -47,13 +51,53 @@ impl ModuleInstance for Grpc {
         let grpc = Rc::new(Grpc {
             req_duration,
             calls: AsyncCalls::default(),
+            statuses: RefCell::new(Vec::new()),
         });
         host.event_loop.register(grpc.clone());
         grpc
     }
 }
 
+/// gRPC's names of its codes, as Go's `codes.Code` prints them.
+const CODE_NAMES: [&str; 17] = [
+    "OK",
+    "Canceled",
+    "Unknown",
+    "InvalidArgument",
+    "DeadlineExceeded",
+    "NotFound",
+    "AlreadyExists",
+    "PermissionDenied",
+    "ResourceExhausted",
+    "FailedPrecondition",
+    "Aborted",
+    "OutOfRange",
+    "Unimplemented",
+    "Internal",
+    "Unavailable",
+    "DataLoss",
+    "Unauthenticated",
+];
+
 impl Grpc {
+    /// The object standing for status `code`. In k6 a status is a Go `codes.Code`: an
+    /// object equal (`==`) to its number, printing as its name, identical (`===`) only to
+    /// the module's constant of the same code; a `Number` object with its own `toString`
+    /// behaves so, and one object per code and VU keeps `===` true.
+    pub(super) fn status(&self, code: u32, ctx: &mut Context) -> JsResult<JsValue> {
+        if self.statuses.borrow().is_empty() {
+            let mut made = Vec::with_capacity(CODE_NAMES.len());
+            for (n, name) in CODE_NAMES.iter().enumerate() {
+                made.push(code_object(n as u32, name, ctx)?);
+            }
+            *self.statuses.borrow_mut() = made;
+        }
+        match self.statuses.borrow().get(code as usize) {
+            Some(o) => Ok(o.clone().into()),
+            None => Ok(code_object(code, &format!("Code({code})"), ctx)?.into()),
+        }
+    }
+
     /// `grpc_req_duration` for a finished call, tagged as k6 tags it, and its bytes.
     pub(super) fn emit(&self, host: &Host, p: &Prepared, reply: &GrpcReply) {
         count_bytes(host, &p.conn);
@@ -104,6 +148,31 @@ pub(super) fn count_bytes(host: &Host, conn: &GrpcConn) {
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received
         .set(host.data_received.get() + received);
+}
+
+fn code_object(code: u32, name: &str, ctx: &mut Context) -> JsResult<JsObject> {
+    let number = ctx.intrinsics().constructors().number().constructor();
+    let obj = number.construct(&[JsValue::from(code)], None, ctx)?;
+    let text = JsString::from(name);
+    let to_string = FunctionObjectBuilder::new(
+        ctx.realm(),
+        NativeFunction::from_copy_closure_with_captures(
+            |_, _, text: &JsString, _| Ok(text.clone().into()),
+            text,
+        ),
+    )
+    .name(js_string!("toString"))
+    .build();
+    obj.define_property_or_throw(
+        js_string!("toString"),
+        PropertyDescriptor::builder()
+            .value(to_string)
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        ctx,
+    )?;
+    Ok(obj)
 }
 
 type Call = Pin<Box<dyn Future<Output = GrpcReply>>>;

@@ -11,7 +11,7 @@ mod reflect;
 
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
-use boa_engine::{Context, JsString, Module, NativeFunction};
+use boa_engine::{Context, JsString, JsValue, Module, NativeFunction};
 
 use crate::host::instances::native;
 use crate::host::Host;
@@ -60,12 +60,21 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     .length(3)
     .constructor(true)
     .build();
+    // Status codes are the objects replies carry, health-check states plain numbers.
+    let mut values = Vec::with_capacity(STATUSES.len());
+    for (i, (_, code)) in STATUSES.iter().enumerate() {
+        values.push(if i < 17 {
+            grpc.status(*code, ctx).unwrap_or_else(|_| JsValue::from(*code))
+        } else {
+            JsValue::from(*code)
+        });
+    }
     let mut init = ObjectInitializer::new(ctx);
     let mut names = Vec::new();
     init.property(JsString::from("Client"), client, Attribute::all());
     names.push(JsString::from("Client"));
-    for (name, code) in STATUSES {
-        init.property(JsString::from(*name), *code, Attribute::all());
+    for ((name, _), value) in STATUSES.iter().zip(values) {
+        init.property(JsString::from(*name), value, Attribute::all());
         names.push(JsString::from(*name));
     }
     init.property(JsString::from("Stream"), stream, Attribute::all());
