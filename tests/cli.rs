@@ -4,6 +4,7 @@ mod auth_compression;
 mod bench_mode;
 mod data;
 mod event_loop;
+mod grpc;
 mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;

@@ -1,0 +1,152 @@
+//! `k6/net/grpc` against the in-process server of `support::grpc`: loading `.proto` files,
+//! reflection, unary calls and their replies, errors, samples and init-context rules.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::grpc;
+use crate::{assert_checks, run_file, Dir};
+
+/// A test folder with echo.proto and its import, and `script` as script.js.
+fn setup(name: &str, script: &str) -> Dir {
+    let dir = Dir::new(name);
+    let src = grpc::proto_dir();
+    for f in ["echo.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir.write("script.js", script);
+    dir
+}
+
+/// The `grpc_req_duration` samples of a `-o json` file, as their tag objects.
+fn grpc_samples(dir: &Dir) -> Vec<Value> {
+    std::fs::read_to_string(dir.path("out.json"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "grpc_req_duration")
+        .map(|v| v["data"]["tags"].clone())
+        .collect()
+}
+
+const UNARY: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.load([], 'echo.proto');
+export const options = { thresholds: { 'grpc_req_duration{status:0}': ['max<10000'] } };
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true, timeout: '5s' });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'hi', count: 5, mood: 'HAPPY', blob: 'aGk=',
+    at: '2024-01-02T03:04:05Z', inner: { n: 3 }, big: '18446744073709551615' }, { tags: { mine: 'yes' } });
+  const empty = client.invoke('/rk6.test.Echo/Say', {});
+  const f = client.invoke('rk6.test.Echo/Fail', { code: 5, message: 'not here' });
+  const d = client.invoke('rk6.test.Echo/Sleep', { ms: 2000 }, { timeout: '100ms' });
+  const m = client.invoke('rk6.test.Echo/Metadata', {}, { metadata: { 'x-one': '1' } });
+  check(null, {
+    'methods': () => methods.length === 4 && methods[0].full_method === '/rk6.test.Echo/Say'
+      && methods[0].package === 'rk6.test' && methods[0].service === 'Echo' && methods[0].name === 'Say',
+    'ok': () => r.status === grpc.StatusOK && r.error === null,
+    'int64 as string, enum by name, bytes base64': () => r.message.count === '5'
+      && r.message.mood === 'HAPPY' && r.message.blob === 'aGk=' && r.message.big === '18446744073709551615',
+    'well-known and nested types': () => r.message.at === '2024-01-02T03:04:05Z' && r.message.inner.n === 3
+      && r.message.inner.note === '',
+    'unpopulated fields': () => JSON.stringify(empty.message) ===
+      '{"text":"","count":"0","mood":"MOOD_UNSET","blob":"","tags":[],"at":null,"inner":null,"ratio":0,"labels":{},"flag":false,"big":"0"}',
+    'metadata': () => r.headers['x-echo'][0] === 'yes' && r.trailers['x-trailer'][0] === 'done',
+    'status prints as its name': () => String(f.status) === 'NotFound' && f.status == 5 && f.status === grpc.StatusNotFound,
+    'error object': () => JSON.stringify(f.error) === '{"code":5,"message":"not here","details":[]}',
+    'deadline': () => d.status === grpc.StatusDeadlineExceeded && d.error.message === 'context deadline exceeded',
+    'metadata sent': () => m.message.metadata['x-one'] === '1',
+  });
+  client.close();
+}
+"#;
+
+#[test]
+fn unary_calls_answer_as_in_k6() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup("grpc-unary", UNARY);
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["-o", &format!("json={}", dir.path("out.json").display())],
+        &[("ADDR", &addr.to_string())],
+    );
+    assert_checks(&run, &export, 10.0);
+    let samples = grpc_samples(&dir);
+    let statuses: Vec<&str> = samples.iter().map(|t| t["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["0", "0", "5", "4", "0"]);
+    let first = &samples[0];
+    assert_eq!(first["url"], format!("{addr}/rk6.test.Echo/Say"));
+    assert_eq!(first["name"], "/rk6.test.Echo/Say");
+    assert_eq!(first["service"], "rk6.test.Echo");
+    assert_eq!(first["method"], "Say");
+    assert_eq!(first["mine"], "yes");
+    assert_eq!(first["scenario"], "default");
+}
+
+#[test]
+fn reflection_and_async_invoke() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-reflect",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+export default async function () {
+  client.connect(__ENV.ADDR, { plaintext: true, reflect: true });
+  const t0 = Date.now();
+  const rs = await Promise.all([
+    client.asyncInvoke('rk6.test.Echo/Sleep', { ms: 300 }),
+    client.asyncInvoke('rk6.test.Echo/Sleep', { ms: 300 }),
+  ]);
+  const took = Date.now() - t0;
+  const missing = await client.asyncInvoke('rk6.test.Echo/Nope', {}).catch((e) => String(e));
+  check(null, {
+    'reflected methods work': () => rs.every((r) => r.status === grpc.StatusOK && r.message.text === 'slept'),
+    'async calls overlap': () => took < 550,
+    'rejects with the Go error': () => missing === 'method "/rk6.test.Echo/Nope" not found in file descriptors',
+  });
+}
+"#,
+    );
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 3.0);
+}
+
+#[test]
+fn init_context_and_argument_errors() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-errors",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto');
+let initConnect = '';
+try { client.connect(__ENV.ADDR, { plaintext: true }); } catch (e) { initConnect = String(e); }
+export default function () {
+  const err = (f) => { try { f(); return 'no error'; } catch (e) { return String(e); } };
+  check(null, {
+    'connect in init': () => initConnect === 'GoError: connecting to a gRPC server in the init context is not supported',
+    'load after init': () => err(() => client.load([], 'echo.proto')) === 'GoError: load must be called in the init context',
+    'invoke before connect': () => err(() => client.invoke('rk6.test.Echo/Say', {})) === 'GoError: no gRPC connection, you must call connect first',
+    'unknown connect param': () => err(() => client.connect(__ENV.ADDR, { nope: 1 })) === 'GoError: invalid grpc.connect() parameters: unknown connect param: "nope"',
+    'refused': () => err(() => client.connect('127.0.0.1:1', { plaintext: true })).startsWith('GoError: connection error: desc = "transport: error while dialing: dial tcp 127.0.0.1:1'),
+    'streams say they need k6': () => err(() => new grpc.Stream(client, 'rk6.test.Echo/Say')).includes('not supported by rk6'),
+  });
+  client.connect(__ENV.ADDR, { plaintext: true });
+  check(null, {
+    'unknown method': () => err(() => client.invoke('rk6.test.Echo/Nope', {})) === 'GoError: method "/rk6.test.Echo/Nope" not found in file descriptors',
+    'unknown param': () => err(() => client.invoke('rk6.test.Echo/Say', {}, { foo: 1 })) === `GoError: invalid GRPC's client.invoke() parameters: unknown param: "foo"`,
+  });
+}
+"#,
+    );
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 8.0);
+}
