@@ -58,6 +58,8 @@ pub struct GrpcReply {
     pub started: Option<Instant>,
     /// Wall time of the call.
     pub duration: Duration,
+    /// The call's own deadline ended it (not a status the server sent).
+    pub timed_out: bool,
 }
 
 /// gRPC status codes used by the transport itself.
@@ -287,10 +289,13 @@ impl GrpcConn {
         .await
         {
             Ok(r) => r,
-            Err(_) => failed(
-                code::DEADLINE_EXCEEDED,
-                "context deadline exceeded".to_owned(),
-            ),
+            Err(_) => GrpcReply {
+                timed_out: true,
+                ..failed(
+                    code::DEADLINE_EXCEEDED,
+                    "context deadline exceeded".to_owned(),
+                )
+            },
         };
         reply.started = Some(started);
         reply.duration = started.elapsed();

@@ -104,6 +104,11 @@ impl Grpc {
         let Some(id) = self.req_duration else {
             return;
         };
+        // k6 pushes the sample with the call's context, which is done once its deadline
+        // passed: a call that timed out on the client side leaves no sample.
+        if reply.timed_out {
+            return;
+        }
         let url = format!("{}{}", p.addr, p.path);
         let (service, method) = p.path[1..].split_once('/').unwrap_or((&p.path[1..], ""));
         let status = reply.code.to_string();
