@@ -76,7 +76,10 @@ fn unary_calls_answer_as_in_k6() {
     );
     assert_checks(&run, &export, 10.0);
     let samples = grpc_samples(&dir);
-    let statuses: Vec<&str> = samples.iter().map(|t| t["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = samples
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
     // The call that hit its own deadline leaves no sample, as in k6.
     assert_eq!(statuses, ["0", "0", "5", "0"]);
     let first = &samples[0];

@@ -42,7 +42,9 @@ impl Server {
         let Ok(port) = line.trim().parse::<u16>() else {
             let _ = child.kill();
             let _ = child.wait();
-            return missing("server.py did not start (grpcio, grpcio-reflection, grpcio-tools)".into());
+            return missing(
+                "server.py did not start (grpcio, grpcio-reflection, grpcio-tools)".into(),
+            );
         };
         Some(Server {
             child,
@@ -215,7 +217,11 @@ fn grpc_unary_calls_agree_with_k6() {
     let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
     assert_eq!(r.code, k.code, "exit codes");
     assert_eq!(super::checks(&r.export), super::checks(&k.export), "checks");
-    assert_eq!(super::verdicts(&r.export), super::verdicts(&k.export), "thresholds");
+    assert_eq!(
+        super::verdicts(&r.export),
+        super::verdicts(&k.export),
+        "thresholds"
+    );
     assert_eq!(k.replies.len(), 8, "k6 logged every reply: {:?}", k.replies);
     for (a, b) in r.replies.iter().zip(&k.replies) {
         assert_eq!(a, b, "reply");

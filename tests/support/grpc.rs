@@ -28,7 +28,9 @@ pub fn proto_dir() -> PathBuf {
 pub fn start(life: Duration) -> SocketAddr {
     let mut compiler = protox::Compiler::new([proto_dir()]).expect("proto dir");
     compiler.include_imports(true);
-    compiler.open_file("echo.proto").expect("echo.proto compiles");
+    compiler
+        .open_file("echo.proto")
+        .expect("echo.proto compiles");
     let files: Vec<Vec<u8>> = compiler
         .file_descriptor_set()
         .file
@@ -69,7 +71,11 @@ fn unframe(mut data: Bytes) -> Vec<Bytes> {
     out
 }
 
-fn reply(headers: &[(&str, &str)], messages: &[Vec<u8>], trailers: &[(&str, String)]) -> Response<Body> {
+fn reply(
+    headers: &[(&str, &str)],
+    messages: &[Vec<u8>],
+    trailers: &[(&str, String)],
+) -> Response<Body> {
     let mut t = HeaderMap::new();
     for (k, v) in trailers {
         t.insert(
@@ -107,7 +113,12 @@ async fn handle(
         .filter(|(k, _)| k.as_str().starts_with("x-"))
         .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
         .collect();
-    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
     let msgs = unframe(body);
     let first = msgs.first().cloned().unwrap_or_default();
     let ok = || vec![("grpc-status", "0".to_owned())];
@@ -138,12 +149,14 @@ async fn handle(
         "/rk6.test.Echo/Sleep" => {
             let m = msg("rk6.test.SleepRequest", &first);
             tokio::time::sleep(Duration::from_millis(field_u64(&m, "ms"))).await;
-            let mut out = DynamicMessage::new(pool.get_message_by_name("rk6.test.EchoRequest").unwrap());
+            let mut out =
+                DynamicMessage::new(pool.get_message_by_name("rk6.test.EchoRequest").unwrap());
             out.set_field_by_name("text", PValue::String("slept".into()));
             reply(&[], &[out.encode_to_vec()], &ok())
         }
         "/rk6.test.Echo/Metadata" => {
-            let mut out = DynamicMessage::new(pool.get_message_by_name("rk6.test.MetadataReply").unwrap());
+            let mut out =
+                DynamicMessage::new(pool.get_message_by_name("rk6.test.MetadataReply").unwrap());
             let map = metadata
                 .into_iter()
                 .map(|(k, v)| (MapKey::String(k), PValue::String(v)))

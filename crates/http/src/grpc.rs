@@ -98,10 +98,14 @@ impl Client {
         address: &str,
         opts: &GrpcConnectOptions,
     ) -> Result<GrpcConn, HttpError> {
-        let (host_text, port) = split_host_port(address)
-            .ok_or_else(|| HttpError::new(error::INVALID_URL, format!("invalid address {address:?}")))?;
+        let (host_text, port) = split_host_port(address).ok_or_else(|| {
+            HttpError::new(error::INVALID_URL, format!("invalid address {address:?}"))
+        })?;
         let host = url::Host::parse(host_text).map_err(|e| {
-            HttpError::new(error::INVALID_URL, format!("invalid host {host_text:?}: {e}"))
+            HttpError::new(
+                error::INVALID_URL,
+                format!("invalid host {host_text:?}: {e}"),
+            )
         })?;
         let addr = {
             let mut dns = self.dns().lock().await;
@@ -200,7 +204,10 @@ impl Client {
                     rustls::pki_types::pem::PemObject::pem_slice_iter(cert)
                         .collect::<Result<_, _>>()
                         .map_err(|e| bad(&format!("failed to load client certificate: {e}")))?;
-                let key = <PrivateKeyDer<'static> as rustls::pki_types::pem::PemObject>::from_pem_slice(key)
+                let key =
+                    <PrivateKeyDer<'static> as rustls::pki_types::pem::PemObject>::from_pem_slice(
+                        key,
+                    )
                     .map_err(|e| bad(&format!("failed to load client key: {e}")))?;
                 wants
                     .with_client_auth_cert(chain, key)
@@ -257,7 +264,13 @@ impl GrpcConn {
     pub async fn unary(&self, call: GrpcCall<'_>) -> GrpcReply {
         let frames = [call.message.clone()];
         let mut reply = self
-            .exchange(call.path, call.metadata, &frames, call.timeout, call.max_receive)
+            .exchange(
+                call.path,
+                call.metadata,
+                &frames,
+                call.timeout,
+                call.max_receive,
+            )
             .await;
         let first = reply.messages.drain(..).next();
         reply.body = first;
@@ -368,7 +381,11 @@ impl GrpcConn {
         let trailers = collected.trailers().cloned().unwrap_or_default();
         let mut data = collected.to_bytes();
         let in_trailers = trailers.contains_key("grpc-status");
-        let status_from = if in_trailers { &trailers } else { &parts.headers };
+        let status_from = if in_trailers {
+            &trailers
+        } else {
+            &parts.headers
+        };
         reply.code = status_from
             .get("grpc-status")
             .and_then(|v| v.to_str().ok())
@@ -475,7 +492,10 @@ mod tests {
 
     #[test]
     fn host_port_split_handles_ipv6() {
-        assert_eq!(split_host_port("127.0.0.1:50051"), Some(("127.0.0.1", 50051)));
+        assert_eq!(
+            split_host_port("127.0.0.1:50051"),
+            Some(("127.0.0.1", 50051))
+        );
         assert_eq!(split_host_port("[::1]:8"), Some(("::1", 8)));
         assert_eq!(split_host_port("nohost"), None);
     }

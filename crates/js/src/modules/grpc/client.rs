@@ -65,7 +65,11 @@ pub(super) fn new_client(
             .name(JsString::from(name))
             .length(len)
             .build();
-        init.property(JsString::from(name), func, Attribute::WRITABLE | Attribute::CONFIGURABLE);
+        init.property(
+            JsString::from(name),
+            func,
+            Attribute::WRITABLE | Attribute::CONFIGURABLE,
+        );
     }
     Ok(init.build().into())
 }
@@ -143,16 +147,36 @@ fn method_infos(methods: &[MethodInfo], ctx: &mut Context) -> JsResult<JsValue> 
     let arr = JsArray::new(ctx)?;
     for m in methods {
         let obj = ObjectInitializer::new(ctx)
-            .property(js_string!("package"), JsString::from(m.package.as_str()), Attribute::all())
-            .property(js_string!("service"), JsString::from(m.service.as_str()), Attribute::all())
+            .property(
+                js_string!("package"),
+                JsString::from(m.package.as_str()),
+                Attribute::all(),
+            )
+            .property(
+                js_string!("service"),
+                JsString::from(m.service.as_str()),
+                Attribute::all(),
+            )
             .property(
                 js_string!("full_method"),
                 JsString::from(m.full_method.as_str()),
                 Attribute::all(),
             )
-            .property(js_string!("name"), JsString::from(m.name.as_str()), Attribute::all())
-            .property(js_string!("is_client_stream"), m.client_streaming, Attribute::all())
-            .property(js_string!("is_server_stream"), m.server_streaming, Attribute::all())
+            .property(
+                js_string!("name"),
+                JsString::from(m.name.as_str()),
+                Attribute::all(),
+            )
+            .property(
+                js_string!("is_client_stream"),
+                m.client_streaming,
+                Attribute::all(),
+            )
+            .property(
+                js_string!("is_server_stream"),
+                m.server_streaming,
+                Attribute::all(),
+            )
             .build();
         arr.push(obj, ctx)?;
     }
@@ -416,10 +440,13 @@ fn health_check(_: &Rc<Grpc>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> 
 }
 
 /// Wraps a native callable on no instance (the Stream constructor).
-pub(super) fn unsupported_stream(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+pub(super) fn unsupported_stream(
+    _: &JsValue,
+    _: &[JsValue],
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
     Err(go_error(
         "grpc.Stream is not supported by rk6 yet: gRPC streams need k6 (see docs/compatibility.md)",
         ctx,
     ))
 }
-

@@ -5,17 +5,26 @@
 
 use prost::Message;
 use prost_reflect::ReflectMessage;
-use prost_reflect::{DeserializeOptions, DynamicMessage, Kind, MessageDescriptor, SerializeOptions};
+use prost_reflect::{
+    DeserializeOptions, DynamicMessage, Kind, MessageDescriptor, SerializeOptions,
+};
 
 /// A request message from the JSON of the script's object.
-pub(super) fn encode_request(desc: &MessageDescriptor, json: &serde_json::Value) -> Result<Vec<u8>, String> {
-    let msg = DynamicMessage::deserialize_with_options(desc.clone(), json, &DeserializeOptions::new())
-        .map_err(|e| format!("unable to serialise request object to protocol buffer: {e}"))?;
+pub(super) fn encode_request(
+    desc: &MessageDescriptor,
+    json: &serde_json::Value,
+) -> Result<Vec<u8>, String> {
+    let msg =
+        DynamicMessage::deserialize_with_options(desc.clone(), json, &DeserializeOptions::new())
+            .map_err(|e| format!("unable to serialise request object to protocol buffer: {e}"))?;
     Ok(msg.encode_to_vec())
 }
 
 /// A reply message's JSON, every field present as k6 renders it.
-pub(super) fn decode_reply(desc: &MessageDescriptor, bytes: &[u8]) -> Result<serde_json::Value, String> {
+pub(super) fn decode_reply(
+    desc: &MessageDescriptor,
+    bytes: &[u8],
+) -> Result<serde_json::Value, String> {
     let msg = DynamicMessage::decode(desc.clone(), bytes)
         .map_err(|e| format!("unable to convert response object to JSON: {e}"))?;
     to_json(&msg)
@@ -102,7 +111,8 @@ mod tests {
                oneof pick { string a = 9; M b = 10; } optional int32 opt = 11; map<string, M> kids = 12; }",
         )
         .unwrap();
-        let set = super::super::proto::compile(std::slice::from_ref(&dir), &["t.proto".to_owned()]).unwrap();
+        let set = super::super::proto::compile(std::slice::from_ref(&dir), &["t.proto".to_owned()])
+            .unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let mut pool = DescriptorPool::new();
         super::super::proto::add(&mut pool, set).unwrap();
@@ -135,6 +145,9 @@ mod tests {
     fn unknown_request_fields_are_an_error() {
         let desc = pool().get_message_by_name("t.M").unwrap();
         let err = encode_request(&desc, &json!({"nope": 1})).unwrap_err();
-        assert!(err.starts_with("unable to serialise request object to protocol buffer"), "{err}");
+        assert!(
+            err.starts_with("unable to serialise request object to protocol buffer"),
+            "{err}"
+        );
     }
 }

@@ -143,7 +143,12 @@ impl Grpc {
             return;
         };
         let status = code.to_string();
-        host.sample(id, took.as_secs_f64() * 1000.0, &[], &[("status", status.as_str())]);
+        host.sample(
+            id,
+            took.as_secs_f64() * 1000.0,
+            &[],
+            &[("status", status.as_str())],
+        );
     }
 }
 
@@ -151,8 +156,7 @@ impl Grpc {
 pub(super) fn count_bytes(host: &Host, conn: &GrpcConn) {
     let (sent, received) = conn.claim_bytes();
     host.data_sent.set(host.data_sent.get() + sent);
-    host.data_received
-        .set(host.data_received.get() + received);
+    host.data_received.set(host.data_received.get() + received);
 }
 
 fn code_object(code: u32, name: &str, ctx: &mut Context) -> JsResult<JsObject> {

@@ -64,7 +64,8 @@ pub(super) fn module(ctx: &mut Context) -> Module {
     let mut values = Vec::with_capacity(STATUSES.len());
     for (i, (_, code)) in STATUSES.iter().enumerate() {
         values.push(if i < 17 {
-            grpc.status(*code, ctx).unwrap_or_else(|_| JsValue::from(*code))
+            grpc.status(*code, ctx)
+                .unwrap_or_else(|_| JsValue::from(*code))
         } else {
             JsValue::from(*code)
         });

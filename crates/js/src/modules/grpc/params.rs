@@ -54,8 +54,12 @@ fn duration(v: &JsValue, ctx: &mut Context) -> ParamResult<Duration> {
 }
 
 fn boolean(v: &JsValue, name: &str) -> ParamResult<bool> {
-    v.as_boolean()
-        .ok_or_else(|| format!("invalid {name} value: '{}', it needs to be boolean", v.display()))
+    v.as_boolean().ok_or_else(|| {
+        format!(
+            "invalid {name} value: '{}', it needs to be boolean",
+            v.display()
+        )
+    })
 }
 
 fn size(v: &JsValue, name: &str) -> ParamResult<usize> {
@@ -138,12 +142,18 @@ fn tls(
     match (cert, key) {
         (Some(c), Some(k)) => p.client_cert = Some((c.into_bytes(), k.into_bytes())),
         (None, None) => {}
-        _ => return Ok(Err("invalid tls value: both cert and key are needed".to_owned())),
+        _ => {
+            return Ok(Err(
+                "invalid tls value: both cert and key are needed".to_owned()
+            ))
+        }
     }
     let ca = obj.get(boa_engine::JsString::from("cacerts"), ctx)?;
     if let Some(arr) = ca.as_object().filter(|o| o.is_array()) {
         let mut all = Vec::new();
-        let len = arr.get(boa_engine::js_string!("length"), ctx)?.to_length(ctx)?;
+        let len = arr
+            .get(boa_engine::js_string!("length"), ctx)?
+            .to_length(ctx)?;
         for i in 0..len {
             let s = arr.get(i, ctx)?.to_string(ctx)?.to_std_string_escaped();
             all.extend_from_slice(s.as_bytes());
@@ -158,7 +168,10 @@ fn tls(
 
 impl CallParams {
     /// Reads `value` (an object or nothing).
-    pub(super) fn from_js(value: Option<&JsValue>, ctx: &mut Context) -> JsResult<ParamResult<Self>> {
+    pub(super) fn from_js(
+        value: Option<&JsValue>,
+        ctx: &mut Context,
+    ) -> JsResult<ParamResult<Self>> {
         let mut p = CallParams {
             metadata: Vec::new(),
             tags: Vec::new(),

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use prost::Message;
-use prost_reflect::{DescriptorPool, MethodDescriptor};
 use prost_reflect::prost_types::FileDescriptorSet;
+use prost_reflect::{DescriptorPool, MethodDescriptor};
 
 /// A method as `load()` returns it to the script.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,11 +19,16 @@ pub(super) struct MethodInfo {
 }
 
 /// Compiles `files` found in `import_paths` (with their imports and the well-known types).
-pub(super) fn compile(import_paths: &[PathBuf], files: &[String]) -> Result<FileDescriptorSet, String> {
+pub(super) fn compile(
+    import_paths: &[PathBuf],
+    files: &[String],
+) -> Result<FileDescriptorSet, String> {
     let mut compiler = protox::Compiler::new(import_paths).map_err(|e| e.to_string())?;
     compiler.include_imports(true);
     for f in files {
-        compiler.open_file(Path::new(f)).map_err(|e| e.to_string())?;
+        compiler
+            .open_file(Path::new(f))
+            .map_err(|e| e.to_string())?;
     }
     Ok(compiler.file_descriptor_set())
 }
@@ -35,7 +40,10 @@ pub(super) fn decode_protoset(bytes: &[u8]) -> Result<FileDescriptorSet, String>
 
 /// Adds `set` to `pool` (files it already has are kept) and returns the methods of the
 /// files in `set`, in file then declaration order.
-pub(super) fn add(pool: &mut DescriptorPool, set: FileDescriptorSet) -> Result<Vec<MethodInfo>, String> {
+pub(super) fn add(
+    pool: &mut DescriptorPool,
+    set: FileDescriptorSet,
+) -> Result<Vec<MethodInfo>, String> {
     let names: Vec<String> = set.file.iter().map(|f| f.name().to_owned()).collect();
     let fresh: Vec<_> = set
         .file
@@ -99,7 +107,10 @@ mod tests {
         let mut pool = DescriptorPool::new();
         let methods = add(&mut pool, set.clone()).unwrap();
         assert_eq!(
-            methods.iter().map(|m| m.full_method.as_str()).collect::<Vec<_>>(),
+            methods
+                .iter()
+                .map(|m| m.full_method.as_str())
+                .collect::<Vec<_>>(),
             ["/demo.Demo/Say", "/demo.Demo/Stream"]
         );
         assert_eq!(methods[0].package, "demo");

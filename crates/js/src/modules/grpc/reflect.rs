@@ -77,7 +77,7 @@ pub(super) async fn file_descriptors(
     };
     let mut path = V1;
     let started = std::time::Instant::now();
-    let mut replies = ask(conn, path, metadata, &[list.clone()], timeout).await;
+    let mut replies = ask(conn, path, metadata, std::slice::from_ref(&list), timeout).await;
     if matches!(&replies, Err((code, _)) if *code == UNIMPLEMENTED) {
         *refused_v1 = Some(started.elapsed());
         path = V1ALPHA;
@@ -106,16 +106,26 @@ pub(super) async fn file_descriptors(
             if r.error_response.is_some() {
                 let asked = wanted.get(i);
                 let name = asked
-                    .and_then(|w| w.file_containing_symbol.as_deref().or(w.file_by_filename.as_deref()))
+                    .and_then(|w| {
+                        w.file_containing_symbol
+                            .as_deref()
+                            .or(w.file_by_filename.as_deref())
+                    })
                     .unwrap_or_default();
-                return Err(match asked.and_then(|w| w.file_containing_symbol.as_deref()) {
-                    Some(_) => format!(
-                        "can't get method on service {name:?}: Service not found: {name}"
-                    ),
-                    None => format!("can't get method on service: File not found: {name}"),
-                });
+                return Err(
+                    match asked.and_then(|w| w.file_containing_symbol.as_deref()) {
+                        Some(_) => format!(
+                            "can't get method on service {name:?}: Service not found: {name}"
+                        ),
+                        None => format!("can't get method on service: File not found: {name}"),
+                    },
+                );
             }
-            for raw in r.file_descriptor_response.into_iter().flat_map(|f| f.file_descriptor_proto) {
+            for raw in r
+                .file_descriptor_response
+                .into_iter()
+                .flat_map(|f| f.file_descriptor_proto)
+            {
                 let fd = FileDescriptorProto::decode(raw.as_slice())
                     .map_err(|e| format!("can't get method on service: {e}"))?;
                 if !files.iter().any(|f| f.name == fd.name) {
