@@ -154,3 +154,48 @@ export default function () {
     let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
     assert_checks(&run, &export, 8.0);
 }
+
+#[test]
+fn tls_with_the_vus_settings_and_its_own_roots() {
+    let (addr, ca) = grpc::start_tls(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-tls",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'echo.proto');
+const ca = open('ca.pem');
+export default function () {
+  let untrusted = '';
+  try { client.connect(__ENV.ADDR, {}); } catch (e) { untrusted = String(e); }
+  client.connect(__ENV.ADDR, { tls: { cacerts: [ca] } });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'over tls' });
+  check(null, {
+    'untrusted server refused': () => untrusted.includes('authentication handshake failed'),
+    'trusted with cacerts': () => r.status === grpc.StatusOK && r.message.text === 'over tls',
+  });
+}
+"#,
+    );
+    dir.write("ca.pem", &ca);
+    let addr = format!("localhost:{}", addr.port());
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr)]);
+    assert_checks(&run, &export, 2.0);
+    // insecureSkipTLSVerify lets the untrusted server through, as in k6.
+    let script = std::fs::read_to_string(dir.path("script.js")).unwrap();
+    dir.write(
+        "script.js",
+        &script.replace(
+            "'untrusted server refused': () => untrusted.includes('authentication handshake failed')",
+            "'insecure skips verification': () => untrusted === ''",
+        ),
+    );
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["--insecure-skip-tls-verify"],
+        &[("ADDR", &addr)],
+    );
+    assert_checks(&run, &export, 2.0);
+}

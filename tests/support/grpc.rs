@@ -26,6 +26,22 @@ pub fn proto_dir() -> PathBuf {
 
 /// Starts the server for `life`; returns its address.
 pub fn start(life: Duration) -> SocketAddr {
+    serve(life, None)
+}
+
+/// [`start`] over TLS (ALPN h2) with a certificate for `localhost`; returns the address
+/// and the certificate as PEM (the roots a client must trust).
+pub fn start_tls(life: Duration) -> (SocketAddr, String) {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    let tls = super::tls_server_config(&cert, &key, &[b"h2"]);
+    (serve(life, Some(tls)), cert.pem())
+}
+
+fn serve(life: Duration, tls: Option<Arc<rustls::ServerConfig>>) -> SocketAddr {
     let mut compiler = protox::Compiler::new([proto_dir()]).expect("proto dir");
     compiler.include_imports(true);
     compiler
@@ -40,11 +56,22 @@ pub fn start(life: Duration) -> SocketAddr {
     let state = Arc::new((compiler.descriptor_pool(), files));
     super::accept_loop(life, move |stream| {
         let state = state.clone();
+        let tls = tls.clone();
         async move {
             let service = service_fn(move |req| handle(req, state.clone()));
-            let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let h2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            match tls {
+                Some(tls) => {
+                    let Ok(stream) = tokio_rustls::TlsAcceptor::from(tls).accept(stream).await
+                    else {
+                        return;
+                    };
+                    let _ = h2.serve_connection(TokioIo::new(stream), service).await;
+                }
+                None => {
+                    let _ = h2.serve_connection(TokioIo::new(stream), service).await;
+                }
+            }
         }
     })
 }

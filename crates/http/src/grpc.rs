@@ -169,6 +169,7 @@ impl Client {
     fn grpc_tls(&self, opts: &GrpcConnectOptions) -> Result<Arc<rustls::ClientConfig>, HttpError> {
         let base = self.config().rustls();
         if opts.ca_pem.is_none() && opts.client_cert.is_none() {
+            // The VU's own config (tlsVersion, ciphers, insecureSkipTLSVerify, tlsAuth), h2 only.
             let mut tls = (*base).clone();
             tls.alpn_protocols = vec![b"h2".to_vec()];
             return Ok(Arc::new(tls));
@@ -178,6 +179,24 @@ impl Client {
         let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| bad(&e.to_string()))?;
+        if self.config().insecure_skip_tls_verify {
+            // insecureSkipTLSVerify wins over the connection's own roots, as in k6.
+            let algorithms = base.crypto_provider().signature_verification_algorithms;
+            let wants = builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(crate::tls::AcceptAnyCert(algorithms)));
+            let mut tls = match &opts.client_cert {
+                Some((cert, key)) => {
+                    let (chain, key) = client_identity(cert, key)?;
+                    wants
+                        .with_client_auth_cert(chain, key)
+                        .map_err(|e| bad(&e.to_string()))?
+                }
+                None => wants.with_no_client_auth(),
+            };
+            tls.alpn_protocols = vec![b"h2".to_vec()];
+            return Ok(Arc::new(tls));
+        }
         let mut roots = rustls::RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         for pem in &self.config().extra_root_certs_pem {
@@ -218,6 +237,21 @@ impl Client {
         tls.alpn_protocols = vec![b"h2".to_vec()];
         Ok(Arc::new(tls))
     }
+}
+
+/// The `tls.cert` chain and `tls.key` of `connect()`, from PEM.
+fn client_identity(
+    cert: &[u8],
+    key: &[u8],
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), HttpError> {
+    use rustls::pki_types::pem::PemObject;
+    let bad = |what: String| HttpError::new(error::TLS_GENERIC, what);
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert)
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(format!("failed to load client certificate: {e}")))?;
+    let key = PrivateKeyDer::from_pem_slice(key)
+        .map_err(|e| bad(format!("failed to load client key: {e}")))?;
+    Ok((chain, key))
 }
 
 async fn handshake<S>(io: S) -> Result<SendRequest<Full<Bytes>>, HttpError>

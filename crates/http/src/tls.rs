@@ -308,7 +308,7 @@ fn version_name(v: Option<ProtocolVersion>) -> &'static str {
 /// `insecureSkipTLSVerify`: trusts any certificate, but still checks handshake signatures
 /// against the presented key, as Go does.
 #[derive(Debug)]
-struct AcceptAnyCert(WebPkiSupportedAlgorithms);
+pub(crate) struct AcceptAnyCert(pub(crate) WebPkiSupportedAlgorithms);
 
 impl ServerCertVerifier for AcceptAnyCert {
     fn verify_server_cert(

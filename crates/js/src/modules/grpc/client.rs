@@ -210,8 +210,18 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
         )?
         .map_err(|e| {
             let why = e.detail.as_deref().unwrap_or(&e.message);
+            // grpc-go words a failed TLS handshake apart from a failed dial.
+            // (k6 keeps retrying a failed handshake until its dial context ends, hence the prefix.)
+            let (prefix, stage) = if (1300..1400).contains(&e.code) {
+                (
+                    "context deadline exceeded: ",
+                    "authentication handshake failed",
+                )
+            } else {
+                ("", "error while dialing")
+            };
             go_error(
-                &format!("connection error: desc = \"transport: error while dialing: {why}\""),
+                &format!("{prefix}connection error: desc = \"transport: {stage}: {why}\""),
                 ctx,
             )
         })?;
