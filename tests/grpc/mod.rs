@@ -199,3 +199,23 @@ export default function () {
     );
     assert_checks(&run, &export, 2.0);
 }
+
+#[test]
+fn the_grpc_example_runs() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = Dir::new("example-grpc");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for f in ["grpc.js", "grpc/echo.proto", "grpc/common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(root.join(f)).unwrap());
+    }
+    let (run, export) = run_file(
+        &dir,
+        "grpc.js",
+        &["--duration", "1s"],
+        &[("GRPC_ADDR", &addr.to_string())],
+    );
+    run.assert_code(0);
+    let checks = crate::metric(&export, "checks");
+    assert!(checks["passes"].as_f64().unwrap() >= 3.0, "{checks}");
+    assert_eq!(checks["fails"].as_f64(), Some(0.0));
+}

@@ -1,5 +1,5 @@
 //! `k6/net/grpc` side by side with the real k6 against a Python gRPC server (grpcio, with
-//! reflection; `grpc/server.py` compiles `grpc/echo.proto` with grpcio-tools at start):
+//! reflection; `grpc/server.py` compiles `examples/grpc/echo.proto` with grpcio-tools at start):
 //! exit codes, checks, the replies as JSON and the `grpc_req_duration` samples must agree.
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ struct Server {
 impl Server {
     /// `None` (after saying why) when grpcio is missing, which CI does not accept.
     fn start() -> Option<Server> {
-        let script = crate::support::grpc::proto_dir().join("server.py");
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/grpc/server.py");
         let spawned = Command::new("python3")
             .arg(&script)
             .stdin(Stdio::null())

@@ -1,5 +1,5 @@
 //! An in-process gRPC server for the `k6/net/grpc` tests: h2c on 127.0.0.1:0, the Echo
-//! service of `tests/parity/grpc/echo.proto` (compiled with protox, messages handled as
+//! service of `examples/grpc/echo.proto` (compiled with protox, messages handled as
 //! prost-reflect dynamic messages) and server reflection v1.
 
 use std::convert::Infallible;
@@ -19,9 +19,9 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use prost::Message;
 use prost_reflect::{DescriptorPool, DynamicMessage, MapKey, Value as PValue};
 
-/// The folder of echo.proto (and its import `common/inner.proto`).
+/// The folder of echo.proto (and its import `common/inner.proto`): the example's.
 pub fn proto_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/parity/grpc")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/grpc")
 }
 
 /// Starts the server for `life`; returns its address.

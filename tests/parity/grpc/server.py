@@ -1,4 +1,4 @@
-"""gRPC test server for the parity tests: the Echo service of echo.proto without generated
+"""gRPC test server for the parity tests: the Echo service of examples/grpc/echo.proto without generated
 stubs (descriptors compiled at start with grpc_tools), plus server reflection.
 
 Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until killed."""
@@ -14,7 +14,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from grpc_reflection.v1alpha import reflection
 from grpc_tools import protoc
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "grpc")
 
 
 def load_pool():
