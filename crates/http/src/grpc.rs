@@ -177,7 +177,7 @@ impl Client {
         let bad = |what: &str| HttpError::new(error::TLS_GENERIC, what.to_owned());
         let provider = base.crypto_provider().clone();
         let builder = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(self.config().tls.versions())
             .map_err(|e| bad(&e.to_string()))?;
         if self.config().insecure_skip_tls_verify {
             // insecureSkipTLSVerify wins over the connection's own roots, as in k6.

@@ -127,6 +127,11 @@ impl Default for TlsOptions {
 }
 
 impl TlsOptions {
+    /// The protocol versions `tlsVersion` allows.
+    pub(crate) fn versions(&self) -> &[&'static SupportedProtocolVersion] {
+        &self.versions
+    }
+
     /// Checks `spec` as k6 does at start-up (unknown names, bad certificates) and also
     /// rejects what rustls cannot do instead of quietly doing something else.
     pub fn new(spec: &TlsSpec) -> Result<Self, TlsOptionError> {
