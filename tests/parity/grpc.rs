@@ -19,7 +19,8 @@ struct Server {
 impl Server {
     /// `None` (after saying why) when grpcio is missing, which CI does not accept.
     fn start() -> Option<Server> {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/grpc/server.py");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/grpc/server.py");
         let spawned = Command::new("python3")
             .arg(&script)
             .stdin(Stdio::null())

@@ -210,15 +210,16 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
         )?
         .map_err(|e| {
             let why = e.detail.as_deref().unwrap_or(&e.message);
-            // grpc-go words a failed TLS handshake apart from a failed dial.
-            // (k6 keeps retrying a failed handshake until its dial context ends, hence the prefix.)
-            let (prefix, stage) = if (1300..1400).contains(&e.code) {
-                (
+            // grpc-go words a failed TLS handshake apart from a failed dial, and retries
+            // what it deems temporary (a failed handshake, a blocked name) until the connect
+            // timeout ends, hence k6's prefix; rk6 fails at once.
+            let (prefix, stage) = match e.code {
+                1300..1400 => (
                     "context deadline exceeded: ",
                     "authentication handshake failed",
-                )
-            } else {
-                ("", "error while dialing")
+                ),
+                1110 | 1111 => ("context deadline exceeded: ", "error while dialing"),
+                _ => ("", "error while dialing"),
             };
             go_error(
                 &format!("{prefix}connection error: desc = \"transport: {stage}: {why}\""),
