@@ -219,3 +219,43 @@ fn the_grpc_example_runs() {
     assert!(checks["passes"].as_f64().unwrap() >= 3.0, "{checks}");
     assert_eq!(checks["fails"].as_f64(), Some(0.0));
 }
+
+#[test]
+fn protosets_and_receive_limits() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-protoset",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.loadProtoset('echo.protoset');
+let missing = '';
+try { new grpc.Client().loadProtoset('nope.protoset'); } catch (e) { missing = String(e); }
+let noProto = '';
+try { new grpc.Client().load([], 'nope.proto'); } catch (e) { noProto = String(e); }
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true, maxReceiveSize: 10 });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'this is longer than ten bytes' });
+  check(null, {
+    'protoset methods': () => methods.map((m) => m.full_method).join() ===
+      '/rk6.test.Echo/Say,/rk6.test.Echo/Fail,/rk6.test.Echo/Sleep,/rk6.test.Echo/Metadata',
+    'missing protoset': () => missing.startsWith("GoError: couldn't open protoset: stat ") && missing.endsWith('nope.protoset: no such file or directory'),
+    'missing proto': () => noProto.startsWith('GoError: stat ') && noProto.endsWith('nope.proto: no such file or directory'),
+    'too large': () => r.status === grpc.StatusResourceExhausted
+      && r.error.message === 'grpc: received message larger than max (31 vs. 10)',
+  });
+}
+"#,
+    );
+    let mut compiler = protox::Compiler::new([grpc::proto_dir()]).unwrap();
+    compiler.include_imports(true);
+    compiler.open_file("echo.proto").unwrap();
+    std::fs::write(
+        dir.path("echo.protoset"),
+        compiler.encode_file_descriptor_set(),
+    )
+    .unwrap();
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 4.0);
+}

@@ -114,6 +114,16 @@ fn load(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsRes
     for v in a.iter().skip(1) {
         files.push(string(Some(v), ctx)?);
     }
+    // A file found in no import path fails as Go's stat does on the first one.
+    for f in &files {
+        if !import_paths.iter().any(|dir| dir.join(f).is_file()) {
+            let path = import_paths[0].join(f);
+            return Err(go_error(
+                &format!("stat {}: no such file or directory", path.display()),
+                ctx,
+            ));
+        }
+    }
     let set = proto::compile(&import_paths, &files).map_err(|e| go_error(&e, ctx))?;
     let methods = proto::add(&mut state.pool.borrow_mut(), set).map_err(|e| go_error(&e, ctx))?;
     method_infos(&methods, ctx)
@@ -133,10 +143,13 @@ fn load_protoset(
     }
     let path = host.shared.program.resolve(&string(a.first(), ctx)?, None);
     let bytes = std::fs::read(&path).map_err(|e| {
-        go_error(
-            &format!("couldn't open protoset: open {}: {e}", path.display()),
-            ctx,
-        )
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                format!("stat {}: no such file or directory", path.display())
+            }
+            _ => format!("open {}: {e}", path.display()),
+        };
+        go_error(&format!("couldn't open protoset: {why}"), ctx)
     })?;
     let set = proto::decode_protoset(&bytes).map_err(|e| go_error(&e, ctx))?;
     let methods = proto::add(&mut state.pool.borrow_mut(), set).map_err(|e| go_error(&e, ctx))?;
