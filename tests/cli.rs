@@ -5,6 +5,7 @@ mod bench_mode;
 mod data;
 mod event_loop;
 mod faults;
+mod grpc;
 mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;

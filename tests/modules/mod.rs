@@ -172,7 +172,6 @@ fn unsupported_k6_modules_say_what_to_use() {
     for (spec, hint) in [
         ("k6/browser", "browser tests need k6"),
         ("k6/crypto/x509", "certificate parsing is not planned yet"),
-        ("k6/net/grpc", "gRPC tests need k6"),
         ("k6/experimental/redis", "Redis tests need k6"),
         (
             "k6/experimental/streams",

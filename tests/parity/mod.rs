@@ -21,6 +21,7 @@ use crate::support::TestServer;
 mod httpbin;
 use crate::{rk6, Dir};
 
+mod grpc;
 mod h2;
 mod tags;
 mod tls;

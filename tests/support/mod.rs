@@ -30,6 +30,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
+pub mod grpc;
 pub mod recorder;
 pub mod ws_server;
 

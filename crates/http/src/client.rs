@@ -163,6 +163,16 @@ impl Client {
         self.config.user_agent.as_deref()
     }
 
+    /// The settings this client was made with.
+    pub(crate) fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// This client's DNS cache.
+    pub(crate) fn dns(&self) -> &tokio::sync::Mutex<DnsCache> {
+        &self.dns
+    }
+
     /// The VU's cookie jar, locked; do not hold it across an await of [`Client::send`].
     pub fn cookies(&self) -> MutexGuard<'_, CookieJar> {
         lock(&self.jar)

@@ -69,6 +69,7 @@ mod decode;
 mod dns;
 mod encode;
 pub mod error;
+pub mod grpc;
 mod headers;
 pub mod keepalive;
 mod local_ips;

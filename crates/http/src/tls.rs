@@ -127,6 +127,11 @@ impl Default for TlsOptions {
 }
 
 impl TlsOptions {
+    /// The protocol versions `tlsVersion` allows.
+    pub(crate) fn versions(&self) -> &[&'static SupportedProtocolVersion] {
+        &self.versions
+    }
+
     /// Checks `spec` as k6 does at start-up (unknown names, bad certificates) and also
     /// rejects what rustls cannot do instead of quietly doing something else.
     pub fn new(spec: &TlsSpec) -> Result<Self, TlsOptionError> {
@@ -308,7 +313,7 @@ fn version_name(v: Option<ProtocolVersion>) -> &'static str {
 /// `insecureSkipTLSVerify`: trusts any certificate, but still checks handshake signatures
 /// against the presented key, as Go does.
 #[derive(Debug)]
-struct AcceptAnyCert(WebPkiSupportedAlgorithms);
+pub(crate) struct AcceptAnyCert(pub(crate) WebPkiSupportedAlgorithms);
 
 impl ServerCertVerifier for AcceptAnyCert {
     fn verify_server_cert(

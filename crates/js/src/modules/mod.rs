@@ -8,6 +8,7 @@ mod encoding;
 mod execution;
 mod experimental;
 mod go_error;
+mod grpc;
 pub(crate) mod html;
 pub(crate) mod http;
 mod k6;
@@ -30,7 +31,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "k6/crypto/x509",
         "certificate parsing is not planned yet; run such scripts with k6",
     ),
-    ("k6/net/grpc", "gRPC tests need k6"),
     ("k6/experimental/redis", "Redis tests need k6"),
     (
         "k6/experimental/streams",
@@ -70,6 +70,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/secrets" => Ok(secrets::module(ctx)),
         "k6/ws" => Ok(ws::module(ctx)),
         "k6/experimental/websockets" => experimental::websockets::module(ctx),
+        "k6/net/grpc" => Ok(grpc::module(ctx)),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()

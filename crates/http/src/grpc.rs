@@ -1,0 +1,536 @@
+//! gRPC's transport for `k6/net/grpc`: one HTTP/2 connection per script client (h2c or TLS
+//! with ALPN `h2`), dialed with the VU's `hosts`/`blockHostnames`/DNS rules and TLS
+//! settings, and unary calls on it as length-prefixed frames. The crate knows nothing of
+//! protobuf: messages go in and out as encoded bytes.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use tokio::net::TcpStream;
+
+use crate::client::Client;
+use crate::error::{self, HttpError};
+use crate::target::resolve_target;
+use crate::timing_io::{IoStats, MeteredIo, Role};
+
+/// How `client.connect()` dials.
+#[derive(Debug, Clone, Default)]
+pub struct GrpcConnectOptions {
+    /// h2c instead of TLS.
+    pub plaintext: bool,
+    /// Extra roots for this connection (`tls.cacerts`), PEM.
+    pub ca_pem: Option<Vec<u8>>,
+    /// Client certificate and key (`tls.cert`, `tls.key`), PEM.
+    pub client_cert: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// One gRPC connection (`client.connect()` until `client.close()`).
+pub struct GrpcConn {
+    sender: SendRequest<Full<Bytes>>,
+    stats: Arc<IoStats>,
+    scheme: &'static str,
+    authority: String,
+    user_agent: String,
+}
+
+/// A unary call's outcome: the status, the metadata and the reply message's bytes.
+#[derive(Debug, Default)]
+pub struct GrpcReply {
+    /// gRPC status code (0 = OK).
+    pub code: u32,
+    /// `grpc-message`, percent-decoded (or the transport error's text).
+    pub message: String,
+    /// Response headers, lower-case names, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// Response trailers, lower-case names, in arrival order (gRPC's own removed).
+    pub trailers: Vec<(String, String)>,
+    /// The reply message of a successful unary call.
+    pub body: Option<Bytes>,
+    /// Every message the server sent ([`GrpcConn::exchange`]).
+    pub messages: Vec<Bytes>,
+    /// When the call was started and how long it took.
+    pub started: Option<Instant>,
+    /// Wall time of the call.
+    pub duration: Duration,
+    /// The call's own deadline ended it (not a status the server sent).
+    pub timed_out: bool,
+}
+
+/// gRPC status codes used by the transport itself.
+pub mod code {
+    /// The call's deadline passed.
+    pub const DEADLINE_EXCEEDED: u32 = 4;
+    /// The reply was larger than allowed.
+    pub const RESOURCE_EXHAUSTED: u32 = 8;
+    /// Not a gRPC answer, or a protocol error.
+    pub const INTERNAL: u32 = 13;
+    /// The connection failed.
+    pub const UNAVAILABLE: u32 = 14;
+    /// HTTP status that maps to no gRPC code.
+    pub const UNKNOWN: u32 = 2;
+}
+
+impl Client {
+    /// Dials `address` (`host:port`) as gRPC's client does, within `timeout`.
+    pub async fn grpc_connect(
+        &self,
+        address: &str,
+        opts: &GrpcConnectOptions,
+        timeout: Duration,
+    ) -> Result<GrpcConn, HttpError> {
+        match tokio::time::timeout(timeout, self.grpc_dial(address, opts)).await {
+            Ok(r) => r,
+            Err(_) => Err(HttpError::new(
+                error::TCP_DIAL_TIMEOUT,
+                "context deadline exceeded",
+            )),
+        }
+    }
+
+    async fn grpc_dial(
+        &self,
+        address: &str,
+        opts: &GrpcConnectOptions,
+    ) -> Result<GrpcConn, HttpError> {
+        let (host_text, port) = split_host_port(address).ok_or_else(|| {
+            HttpError::new(error::INVALID_URL, format!("invalid address {address:?}"))
+        })?;
+        let host = url::Host::parse(host_text).map_err(|e| {
+            HttpError::new(
+                error::INVALID_URL,
+                format!("invalid host {host_text:?}: {e}"),
+            )
+        })?;
+        let addr = {
+            let mut dns = self.dns().lock().await;
+            let mut looking_up = Duration::ZERO;
+            resolve_target(
+                &host,
+                port,
+                &self.config().target_rules(),
+                &mut dns,
+                &mut looking_up,
+            )
+            .await?
+        };
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|e| error::from_dial(addr, &e))?;
+        let _ = tcp.set_nodelay(true);
+        let stats = IoStats::new();
+        let user_agent = self
+            .config()
+            .user_agent
+            .clone()
+            .map(|ua| format!("{ua} grpc-rk6"))
+            .unwrap_or_else(|| "grpc-rk6".to_owned());
+        if opts.plaintext {
+            let io = MeteredIo::new(tcp, stats.clone(), Role::Count);
+            let sender = handshake(io).await?;
+            return Ok(GrpcConn {
+                sender,
+                stats,
+                scheme: "http",
+                authority: address.to_owned(),
+                user_agent,
+            });
+        }
+        let tls = self.grpc_tls(opts)?;
+        let server_name = match host {
+            url::Host::Ipv4(ip) => ServerName::IpAddress(IpAddr::V4(ip).into()),
+            url::Host::Ipv6(ip) => ServerName::IpAddress(IpAddr::V6(ip).into()),
+            url::Host::Domain(name) => ServerName::try_from(name.clone()).map_err(|e| {
+                HttpError::new(error::INVALID_URL, format!("invalid host {name:?}: {e}"))
+            })?,
+        };
+        let counted = MeteredIo::new(tcp, stats.clone(), Role::Count);
+        let stream = tokio_rustls::TlsConnector::from(tls)
+            .connect(server_name, counted)
+            .await
+            .map_err(|e| error::from_tls(host_text, &e))?;
+        let sender = handshake(stream).await?;
+        Ok(GrpcConn {
+            sender,
+            stats,
+            scheme: "https",
+            authority: address.to_owned(),
+            user_agent,
+        })
+    }
+
+    /// The VU's TLS settings for gRPC: ALPN `h2` only, plus the connection's own roots and
+    /// client certificate when `connect()` gave them.
+    fn grpc_tls(&self, opts: &GrpcConnectOptions) -> Result<Arc<rustls::ClientConfig>, HttpError> {
+        let base = self.config().rustls();
+        if opts.ca_pem.is_none() && opts.client_cert.is_none() {
+            // The VU's own config (tlsVersion, ciphers, insecureSkipTLSVerify, tlsAuth), h2 only.
+            let mut tls = (*base).clone();
+            tls.alpn_protocols = vec![b"h2".to_vec()];
+            return Ok(Arc::new(tls));
+        }
+        let bad = |what: &str| HttpError::new(error::TLS_GENERIC, what.to_owned());
+        let provider = base.crypto_provider().clone();
+        let builder = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(self.config().tls.versions())
+            .map_err(|e| bad(&e.to_string()))?;
+        if self.config().insecure_skip_tls_verify {
+            // insecureSkipTLSVerify wins over the connection's own roots, as in k6.
+            let algorithms = base.crypto_provider().signature_verification_algorithms;
+            let wants = builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(crate::tls::AcceptAnyCert(algorithms)));
+            let mut tls = match &opts.client_cert {
+                Some((cert, key)) => {
+                    let (chain, key) = client_identity(cert, key)?;
+                    wants
+                        .with_client_auth_cert(chain, key)
+                        .map_err(|e| bad(&e.to_string()))?
+                }
+                None => wants.with_no_client_auth(),
+            };
+            tls.alpn_protocols = vec![b"h2".to_vec()];
+            return Ok(Arc::new(tls));
+        }
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for pem in &self.config().extra_root_certs_pem {
+            for cert in rustls::pki_types::pem::PemObject::pem_slice_iter(pem).flatten() {
+                let _ = roots.add(cert);
+            }
+        }
+        if let Some(pem) = &opts.ca_pem {
+            let certs: Vec<CertificateDer<'static>> =
+                rustls::pki_types::pem::PemObject::pem_slice_iter(pem)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| bad("failed to append ca certs from PEM"))?;
+            if certs.is_empty() {
+                return Err(bad("failed to append ca certs from PEM"));
+            }
+            for c in certs {
+                let _ = roots.add(c);
+            }
+        }
+        let wants = builder.with_root_certificates(roots);
+        let mut tls = match &opts.client_cert {
+            Some((cert, key)) => {
+                let chain: Vec<CertificateDer<'static>> =
+                    rustls::pki_types::pem::PemObject::pem_slice_iter(cert)
+                        .collect::<Result<_, _>>()
+                        .map_err(|e| bad(&format!("failed to load client certificate: {e}")))?;
+                let key =
+                    <PrivateKeyDer<'static> as rustls::pki_types::pem::PemObject>::from_pem_slice(
+                        key,
+                    )
+                    .map_err(|e| bad(&format!("failed to load client key: {e}")))?;
+                wants
+                    .with_client_auth_cert(chain, key)
+                    .map_err(|e| bad(&e.to_string()))?
+            }
+            None => wants.with_no_client_auth(),
+        };
+        tls.alpn_protocols = vec![b"h2".to_vec()];
+        Ok(Arc::new(tls))
+    }
+}
+
+/// The `tls.cert` chain and `tls.key` of `connect()`, from PEM.
+fn client_identity(
+    cert: &[u8],
+    key: &[u8],
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), HttpError> {
+    use rustls::pki_types::pem::PemObject;
+    let bad = |what: String| HttpError::new(error::TLS_GENERIC, what);
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert)
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(format!("failed to load client certificate: {e}")))?;
+    let key = PrivateKeyDer::from_pem_slice(key)
+        .map_err(|e| bad(format!("failed to load client key: {e}")))?;
+    Ok((chain, key))
+}
+
+async fn handshake<S>(io: S) -> Result<SendRequest<Full<Bytes>>, HttpError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| error::from_hyper(&e, error::Side::Write))?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
+}
+
+/// `host:port`, the host without IPv6 brackets.
+fn split_host_port(address: &str) -> Option<(&str, u16)> {
+    let (host, port) = address.rsplit_once(':')?;
+    let port = port.parse().ok()?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    Some((host, port))
+}
+
+/// One unary call's request.
+pub struct GrpcCall<'a> {
+    /// `/package.Service/Method`.
+    pub path: &'a str,
+    /// Metadata (`params.metadata`), names as given.
+    pub metadata: &'a [(String, String)],
+    /// The encoded request message.
+    pub message: Bytes,
+    /// The call's deadline, sent as `grpc-timeout` too.
+    pub timeout: Duration,
+    /// Largest reply message accepted.
+    pub max_receive: usize,
+}
+
+impl GrpcConn {
+    /// Runs one unary call; failures are a status in the reply, never an `Err`.
+    pub async fn unary(&self, call: GrpcCall<'_>) -> GrpcReply {
+        let frames = [call.message.clone()];
+        let mut reply = self
+            .exchange(
+                call.path,
+                call.metadata,
+                &frames,
+                call.timeout,
+                call.max_receive,
+            )
+            .await;
+        let first = reply.messages.drain(..).next();
+        reply.body = first;
+        if reply.code == 0 && reply.body.is_none() {
+            reply.code = code::INTERNAL;
+            reply.message = "grpc: server returned no message for a unary call".to_owned();
+        }
+        if reply.code != 0 {
+            reply.body = None;
+        }
+        reply
+    }
+
+    /// Sends `frames` as a whole client stream and reads every reply message: enough for
+    /// server reflection, whose requests do not depend on earlier replies of the stream.
+    pub async fn exchange(
+        &self,
+        path: &str,
+        metadata: &[(String, String)],
+        frames: &[Bytes],
+        timeout: Duration,
+        max_receive: usize,
+    ) -> GrpcReply {
+        let started = Instant::now();
+        let mut reply = match tokio::time::timeout(
+            timeout,
+            self.exchange_inner(path, metadata, frames, timeout, max_receive),
+        )
+        .await
+        {
+            Ok(r) => r,
+            Err(_) => GrpcReply {
+                timed_out: true,
+                ..failed(
+                    code::DEADLINE_EXCEEDED,
+                    "context deadline exceeded".to_owned(),
+                )
+            },
+        };
+        reply.started = Some(started);
+        reply.duration = started.elapsed();
+        reply
+    }
+
+    /// Bytes (written, read) on the socket since the previous claim: the caller's share of
+    /// the traffic (the handshake and reflection go to whoever claims next).
+    pub fn claim_bytes(&self) -> (u64, u64) {
+        self.stats.claim()
+    }
+
+    async fn exchange_inner(
+        &self,
+        path: &str,
+        metadata: &[(String, String)],
+        frames: &[Bytes],
+        timeout: Duration,
+        max_receive: usize,
+    ) -> GrpcReply {
+        let total: usize = frames.iter().map(|f| 5 + f.len()).sum();
+        let mut body = BytesMut::with_capacity(total);
+        for f in frames {
+            body.put_u8(0);
+            body.put_u32(f.len() as u32);
+            body.put_slice(f);
+        }
+        let uri = format!("{}://{}{}", self.scheme, self.authority, path);
+        let mut req = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(uri)
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .header("user-agent", &self.user_agent)
+            .header("grpc-timeout", grpc_timeout(timeout));
+        for (k, v) in metadata {
+            req = req.header(k.to_ascii_lowercase(), v);
+        }
+        let req = match req.body(Full::new(body.freeze())) {
+            Ok(r) => r,
+            Err(e) => return failed(code::INTERNAL, e.to_string()),
+        };
+        let mut sender = self.sender.clone();
+        if sender.ready().await.is_err() {
+            return failed(code::UNAVAILABLE, "connection closed".to_owned());
+        }
+        let resp = match sender.send_request(req).await {
+            Ok(r) => r,
+            Err(e) => return failed(code::UNAVAILABLE, e.to_string()),
+        };
+        let (parts, incoming) = resp.into_parts();
+        let mut reply = GrpcReply {
+            headers: metadata_pairs(&parts.headers),
+            ..GrpcReply::default()
+        };
+        if parts.status != http::StatusCode::OK {
+            reply.code = http_to_grpc(parts.status.as_u16());
+            reply.message = format!(
+                "unexpected HTTP status code received from server: {} ({})",
+                parts.status.as_u16(),
+                parts.status.canonical_reason().unwrap_or("")
+            );
+            return reply;
+        }
+        let collected = match incoming.collect().await {
+            Ok(c) => c,
+            Err(e) => return failed(code::INTERNAL, e.to_string()),
+        };
+        // A trailers-only reply carries the status in its headers.
+        let trailers = collected.trailers().cloned().unwrap_or_default();
+        let mut data = collected.to_bytes();
+        let in_trailers = trailers.contains_key("grpc-status");
+        let status_from = if in_trailers {
+            &trailers
+        } else {
+            &parts.headers
+        };
+        reply.code = status_from
+            .get("grpc-status")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(code::UNKNOWN);
+        reply.message = status_from
+            .get("grpc-message")
+            .and_then(|v| v.to_str().ok())
+            .map(|m| {
+                percent_encoding::percent_decode_str(m)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .unwrap_or_default();
+        if in_trailers {
+            reply.trailers = metadata_pairs(&trailers);
+        } else {
+            reply.headers.clear();
+            reply.trailers = metadata_pairs(&parts.headers);
+        }
+        while data.len() >= 5 {
+            let compressed = data.get_u8();
+            let len = data.get_u32() as usize;
+            if compressed != 0 {
+                return failed(
+                    code::INTERNAL,
+                    "grpc: compressed replies are not supported by rk6".to_owned(),
+                );
+            }
+            if len > max_receive {
+                return failed(
+                    code::RESOURCE_EXHAUSTED,
+                    format!("grpc: received message larger than max ({len} vs. {max_receive})"),
+                );
+            }
+            if data.len() < len {
+                break;
+            }
+            reply.messages.push(data.split_to(len));
+        }
+        reply
+    }
+}
+
+fn failed(code: u32, message: String) -> GrpcReply {
+    GrpcReply {
+        code,
+        message,
+        ..GrpcReply::default()
+    }
+}
+
+/// The metadata a script sees: every header but HTTP/2's and gRPC's own.
+fn metadata_pairs(headers: &http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(k, _)| {
+            let k = k.as_str();
+            !(k == "grpc-status" || k == "grpc-message" || k == "grpc-status-details-bin")
+        })
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The `grpc-timeout` header value: at most 8 digits, in the finest unit that fits.
+fn grpc_timeout(d: Duration) -> String {
+    let micros = d.as_micros();
+    if micros < 100_000_000 {
+        format!("{micros}u")
+    } else if d.as_millis() < 100_000_000 {
+        format!("{}m", d.as_millis())
+    } else {
+        format!("{}S", d.as_secs().min(99_999_999))
+    }
+}
+
+/// gRPC's mapping of an HTTP status of a non-gRPC answer.
+fn http_to_grpc(status: u16) -> u32 {
+    match status {
+        400 => code::INTERNAL,
+        401 => 16,
+        403 => 7,
+        404 => 12,
+        429 | 502..=504 => code::UNAVAILABLE,
+        _ => code::UNKNOWN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeout_header_fits_eight_digits() {
+        assert_eq!(grpc_timeout(Duration::from_secs(2)), "2000000u");
+        assert_eq!(grpc_timeout(Duration::from_secs(120)), "120000m");
+        assert_eq!(grpc_timeout(Duration::from_secs(200_000)), "200000S");
+    }
+
+    #[test]
+    fn host_port_split_handles_ipv6() {
+        assert_eq!(
+            split_host_port("127.0.0.1:50051"),
+            Some(("127.0.0.1", 50051))
+        );
+        assert_eq!(split_host_port("[::1]:8"), Some(("::1", 8)));
+        assert_eq!(split_host_port("nohost"), None);
+    }
+}

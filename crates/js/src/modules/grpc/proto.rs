@@ -1,0 +1,126 @@
+//! Descriptors for a client: `.proto` files compiled in-process (protox, no protoc) or a
+//! protoset, and the methods they define as `load()` lists them.
+
+use std::path::{Path, PathBuf};
+
+use prost::Message;
+use prost_reflect::prost_types::FileDescriptorSet;
+use prost_reflect::{DescriptorPool, MethodDescriptor};
+
+/// A method as `load()` returns it to the script.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MethodInfo {
+    pub(super) package: String,
+    pub(super) service: String,
+    pub(super) full_method: String,
+    pub(super) name: String,
+    pub(super) client_streaming: bool,
+    pub(super) server_streaming: bool,
+}
+
+/// Compiles `files` found in `import_paths` (with their imports and the well-known types).
+pub(super) fn compile(
+    import_paths: &[PathBuf],
+    files: &[String],
+) -> Result<FileDescriptorSet, String> {
+    let mut compiler = protox::Compiler::new(import_paths).map_err(|e| e.to_string())?;
+    compiler.include_imports(true);
+    for f in files {
+        compiler
+            .open_file(Path::new(f))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(compiler.file_descriptor_set())
+}
+
+/// A protoset file's bytes (a serialized `FileDescriptorSet`).
+pub(super) fn decode_protoset(bytes: &[u8]) -> Result<FileDescriptorSet, String> {
+    FileDescriptorSet::decode(bytes).map_err(|e| format!("couldn't unmarshal protoset file: {e}"))
+}
+
+/// Adds `set` to `pool` (files it already has are kept) and returns the methods of the
+/// files in `set`, in file then declaration order.
+pub(super) fn add(
+    pool: &mut DescriptorPool,
+    set: FileDescriptorSet,
+) -> Result<Vec<MethodInfo>, String> {
+    let names: Vec<String> = set.file.iter().map(|f| f.name().to_owned()).collect();
+    let fresh: Vec<_> = set
+        .file
+        .into_iter()
+        .filter(|f| pool.get_file_by_name(f.name()).is_none())
+        .collect();
+    pool.add_file_descriptor_protos(fresh)
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for name in names {
+        let Some(file) = pool.get_file_by_name(&name) else {
+            continue;
+        };
+        for service in file.services() {
+            for method in service.methods() {
+                out.push(MethodInfo {
+                    package: file.package_name().to_owned(),
+                    service: service.name().to_owned(),
+                    full_method: format!("/{}/{}", service.full_name(), method.name()),
+                    name: method.name().to_owned(),
+                    client_streaming: method.is_client_streaming(),
+                    server_streaming: method.is_server_streaming(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The method `/pkg.Service/Method` (leading slash optional) of `pool`.
+pub(super) fn method(pool: &DescriptorPool, name: &str) -> Option<MethodDescriptor> {
+    let name = name.strip_prefix('/').unwrap_or(name);
+    let (service, method) = name.split_once('/')?;
+    pool.get_service_by_name(service)?
+        .methods()
+        .find(|m| m.name() == method)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiles_with_imports_and_well_known_types() {
+        let dir = std::env::temp_dir().join(format!("rk6-grpc-proto-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(
+            dir.join("sub/common.proto"),
+            "syntax = \"proto3\"; package common; message Note { string text = 1; }",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("svc.proto"),
+            "syntax = \"proto3\"; package demo; import \"sub/common.proto\"; \
+             import \"google/protobuf/timestamp.proto\"; \
+             message Req { common.Note note = 1; google.protobuf.Timestamp at = 2; } \
+             service Demo { rpc Say(Req) returns (common.Note); rpc Stream(stream Req) returns (stream common.Note); }",
+        )
+        .unwrap();
+        let set = compile(std::slice::from_ref(&dir), &["svc.proto".to_owned()]).unwrap();
+        let mut pool = DescriptorPool::new();
+        let methods = add(&mut pool, set.clone()).unwrap();
+        assert_eq!(
+            methods
+                .iter()
+                .map(|m| m.full_method.as_str())
+                .collect::<Vec<_>>(),
+            ["/demo.Demo/Say", "/demo.Demo/Stream"]
+        );
+        assert_eq!(methods[0].package, "demo");
+        assert_eq!(methods[0].service, "Demo");
+        assert!(method(&pool, "demo.Demo/Say").is_some());
+        assert!(method(&pool, "/demo.Demo/Nope").is_none());
+        // Loading the same files again adds nothing and fails on nothing.
+        assert_eq!(add(&mut pool, set).unwrap().len(), 2);
+        let missing = compile(std::slice::from_ref(&dir), &["nope.proto".to_owned()]);
+        assert!(missing.is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,261 @@
+//! `k6/net/grpc` against the in-process server of `support::grpc`: loading `.proto` files,
+//! reflection, unary calls and their replies, errors, samples and init-context rules.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::grpc;
+use crate::{assert_checks, run_file, Dir};
+
+/// A test folder with echo.proto and its import, and `script` as script.js.
+fn setup(name: &str, script: &str) -> Dir {
+    let dir = Dir::new(name);
+    let src = grpc::proto_dir();
+    for f in ["echo.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir.write("script.js", script);
+    dir
+}
+
+/// The `grpc_req_duration` samples of a `-o json` file, as their tag objects.
+fn grpc_samples(dir: &Dir) -> Vec<Value> {
+    std::fs::read_to_string(dir.path("out.json"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "grpc_req_duration")
+        .map(|v| v["data"]["tags"].clone())
+        .collect()
+}
+
+const UNARY: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.load([], 'echo.proto');
+export const options = { thresholds: { 'grpc_req_duration{status:0}': ['max<10000'] } };
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true, timeout: '5s' });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'hi', count: 5, mood: 'HAPPY', blob: 'aGk=',
+    at: '2024-01-02T03:04:05Z', inner: { n: 3 }, big: '18446744073709551615' }, { tags: { mine: 'yes' } });
+  const empty = client.invoke('/rk6.test.Echo/Say', {});
+  const f = client.invoke('rk6.test.Echo/Fail', { code: 5, message: 'not here' });
+  const d = client.invoke('rk6.test.Echo/Sleep', { ms: 2000 }, { timeout: '100ms' });
+  const m = client.invoke('rk6.test.Echo/Metadata', {}, { metadata: { 'x-one': '1' } });
+  check(null, {
+    'methods': () => methods.length === 4 && methods[0].full_method === '/rk6.test.Echo/Say'
+      && methods[0].package === 'rk6.test' && methods[0].service === 'Echo' && methods[0].name === 'Say',
+    'ok': () => r.status === grpc.StatusOK && r.error === null,
+    'int64 as string, enum by name, bytes base64': () => r.message.count === '5'
+      && r.message.mood === 'HAPPY' && r.message.blob === 'aGk=' && r.message.big === '18446744073709551615',
+    'well-known and nested types': () => r.message.at === '2024-01-02T03:04:05Z' && r.message.inner.n === 3
+      && r.message.inner.note === '',
+    'unpopulated fields': () => JSON.stringify(empty.message) ===
+      '{"text":"","count":"0","mood":"MOOD_UNSET","blob":"","tags":[],"at":null,"inner":null,"ratio":0,"labels":{},"flag":false,"big":"0"}',
+    'metadata': () => r.headers['x-echo'][0] === 'yes' && r.trailers['x-trailer'][0] === 'done',
+    'status prints as its name': () => String(f.status) === 'NotFound' && f.status == 5 && f.status === grpc.StatusNotFound,
+    'error object': () => JSON.stringify(f.error) === '{"code":5,"message":"not here","details":[]}',
+    'deadline': () => d.status === grpc.StatusDeadlineExceeded && d.error.message === 'context deadline exceeded',
+    'metadata sent': () => m.message.metadata['x-one'] === '1',
+  });
+  client.close();
+}
+"#;
+
+#[test]
+fn unary_calls_answer_as_in_k6() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup("grpc-unary", UNARY);
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["-o", &format!("json={}", dir.path("out.json").display())],
+        &[("ADDR", &addr.to_string())],
+    );
+    assert_checks(&run, &export, 10.0);
+    let samples = grpc_samples(&dir);
+    let statuses: Vec<&str> = samples
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    // The call that hit its own deadline leaves no sample, as in k6.
+    assert_eq!(statuses, ["0", "0", "5", "0"]);
+    let first = &samples[0];
+    assert_eq!(first["url"], format!("{addr}/rk6.test.Echo/Say"));
+    assert_eq!(first["name"], "/rk6.test.Echo/Say");
+    assert_eq!(first["service"], "rk6.test.Echo");
+    assert_eq!(first["method"], "Say");
+    assert_eq!(first["mine"], "yes");
+    assert_eq!(first["scenario"], "default");
+}
+
+#[test]
+fn reflection_and_async_invoke() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-reflect",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+export default async function () {
+  client.connect(__ENV.ADDR, { plaintext: true, reflect: true });
+  const t0 = Date.now();
+  const rs = await Promise.all([
+    client.asyncInvoke('rk6.test.Echo/Sleep', { ms: 300 }),
+    client.asyncInvoke('rk6.test.Echo/Sleep', { ms: 300 }),
+  ]);
+  const took = Date.now() - t0;
+  const missing = await client.asyncInvoke('rk6.test.Echo/Nope', {}).catch((e) => String(e));
+  check(null, {
+    'reflected methods work': () => rs.every((r) => r.status === grpc.StatusOK && r.message.text === 'slept'),
+    'async calls overlap': () => took < 550,
+    'rejects with the Go error': () => missing === 'method "/rk6.test.Echo/Nope" not found in file descriptors',
+  });
+}
+"#,
+    );
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 3.0);
+}
+
+#[test]
+fn init_context_and_argument_errors() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-errors",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto');
+let initConnect = '';
+try { client.connect(__ENV.ADDR, { plaintext: true }); } catch (e) { initConnect = String(e); }
+export default function () {
+  const err = (f) => { try { f(); return 'no error'; } catch (e) { return String(e); } };
+  check(null, {
+    'connect in init': () => initConnect === 'GoError: connecting to a gRPC server in the init context is not supported',
+    'load after init': () => err(() => client.load([], 'echo.proto')) === 'GoError: load must be called in the init context',
+    'invoke before connect': () => err(() => client.invoke('rk6.test.Echo/Say', {})) === 'GoError: no gRPC connection, you must call connect first',
+    'unknown connect param': () => err(() => client.connect(__ENV.ADDR, { nope: 1 })) === 'GoError: invalid grpc.connect() parameters: unknown connect param: "nope"',
+    'refused': () => err(() => client.connect('127.0.0.1:1', { plaintext: true })).startsWith('GoError: connection error: desc = "transport: error while dialing: dial tcp 127.0.0.1:1'),
+    'streams say they need k6': () => err(() => new grpc.Stream(client, 'rk6.test.Echo/Say')).includes('not supported by rk6'),
+  });
+  client.connect(__ENV.ADDR, { plaintext: true });
+  check(null, {
+    'unknown method': () => err(() => client.invoke('rk6.test.Echo/Nope', {})) === 'GoError: method "/rk6.test.Echo/Nope" not found in file descriptors',
+    'unknown param': () => err(() => client.invoke('rk6.test.Echo/Say', {}, { foo: 1 })) === `GoError: invalid GRPC's client.invoke() parameters: unknown param: "foo"`,
+  });
+}
+"#,
+    );
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 8.0);
+}
+
+#[test]
+fn tls_with_the_vus_settings_and_its_own_roots() {
+    let (addr, ca) = grpc::start_tls(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-tls",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'echo.proto');
+const ca = open('ca.pem');
+export default function () {
+  let untrusted = '';
+  try { client.connect(__ENV.ADDR, {}); } catch (e) { untrusted = String(e); }
+  client.connect(__ENV.ADDR, { tls: { cacerts: [ca] } });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'over tls' });
+  check(null, {
+    'untrusted server refused': () => untrusted.includes('authentication handshake failed'),
+    'trusted with cacerts': () => r.status === grpc.StatusOK && r.message.text === 'over tls',
+  });
+}
+"#,
+    );
+    dir.write("ca.pem", &ca);
+    let addr = format!("localhost:{}", addr.port());
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr)]);
+    assert_checks(&run, &export, 2.0);
+    // insecureSkipTLSVerify lets the untrusted server through, as in k6.
+    let script = std::fs::read_to_string(dir.path("script.js")).unwrap();
+    dir.write(
+        "script.js",
+        &script.replace(
+            "'untrusted server refused': () => untrusted.includes('authentication handshake failed')",
+            "'insecure skips verification': () => untrusted === ''",
+        ),
+    );
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["--insecure-skip-tls-verify"],
+        &[("ADDR", &addr)],
+    );
+    assert_checks(&run, &export, 2.0);
+}
+
+#[test]
+fn the_grpc_example_runs() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = Dir::new("example-grpc");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for f in ["grpc.js", "grpc/echo.proto", "grpc/common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(root.join(f)).unwrap());
+    }
+    let (run, export) = run_file(
+        &dir,
+        "grpc.js",
+        &["--duration", "1s"],
+        &[("GRPC_ADDR", &addr.to_string())],
+    );
+    run.assert_code(0);
+    let checks = crate::metric(&export, "checks");
+    assert!(checks["passes"].as_f64().unwrap() >= 3.0, "{checks}");
+    assert_eq!(checks["fails"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn protosets_and_receive_limits() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-protoset",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.loadProtoset('echo.protoset');
+let missing = '';
+try { new grpc.Client().loadProtoset('nope.protoset'); } catch (e) { missing = String(e); }
+let noProto = '';
+try { new grpc.Client().load([], 'nope.proto'); } catch (e) { noProto = String(e); }
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true, maxReceiveSize: 10 });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'this is longer than ten bytes' });
+  check(null, {
+    'protoset methods': () => methods.map((m) => m.full_method).join() ===
+      '/rk6.test.Echo/Say,/rk6.test.Echo/Fail,/rk6.test.Echo/Sleep,/rk6.test.Echo/Metadata',
+    'missing protoset': () => missing.startsWith("GoError: couldn't open protoset: stat ") && missing.endsWith('nope.protoset: no such file or directory'),
+    'missing proto': () => noProto.startsWith('GoError: stat ') && noProto.endsWith('nope.proto: no such file or directory'),
+    'too large': () => r.status === grpc.StatusResourceExhausted
+      && r.error.message === 'grpc: received message larger than max (31 vs. 10)',
+  });
+}
+"#,
+    );
+    let mut compiler = protox::Compiler::new([grpc::proto_dir()]).unwrap();
+    compiler.include_imports(true);
+    compiler.open_file("echo.proto").unwrap();
+    std::fs::write(
+        dir.path("echo.protoset"),
+        compiler.encode_file_descriptor_set(),
+    )
+    .unwrap();
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
+    assert_checks(&run, &export, 4.0);
+}
