@@ -74,7 +74,7 @@ pub(super) fn new_client(
     Ok(init.build().into())
 }
 
-fn state_of(this: &JsValue) -> JsResult<Rc<ClientState>> {
+pub(super) fn state_of(this: &JsValue) -> JsResult<Rc<ClientState>> {
     this.as_object()
         .and_then(|o| o.downcast_ref::<ClientObject>().map(|c| c.0.clone()))
         .ok_or_else(|| {
@@ -269,6 +269,27 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
     Ok(true.into())
 }
 
+impl ClientState {
+    /// The open connection, if any.
+    pub(super) fn connection(&self) -> Option<Rc<GrpcConn>> {
+        self.conn.borrow().clone()
+    }
+    /// The address `connect()` was given.
+    pub(super) fn address(&self) -> String {
+        self.addr.borrow().clone()
+    }
+    /// Largest message accepted.
+    pub(super) fn max_receive(&self) -> usize {
+        self.max_receive.get()
+    }
+}
+
+/// The descriptor of `path`, or k6's error text.
+pub(super) fn method_of(state: &ClientState, path: &str) -> Result<MethodDescriptor, String> {
+    proto::method(&state.pool.borrow(), path)
+        .ok_or_else(|| format!("method {path:?} not found in file descriptors"))
+}
+
 /// A call ready to go: everything but the connection's answer.
 pub(super) struct Prepared {
     pub(super) conn: Rc<GrpcConn>,
@@ -459,18 +480,6 @@ fn close(_: &Rc<Grpc>, this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsRe
 fn health_check(_: &Rc<Grpc>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     Err(go_error(
         "client.healthCheck is not supported by rk6 yet (see docs/compatibility.md)",
-        ctx,
-    ))
-}
-
-/// Wraps a native callable on no instance (the Stream constructor).
-pub(super) fn unsupported_stream(
-    _: &JsValue,
-    _: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    Err(go_error(
-        "grpc.Stream is not supported by rk6 yet: gRPC streams need k6 (see docs/compatibility.md)",
         ctx,
     ))
 }
