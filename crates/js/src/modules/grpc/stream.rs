@@ -20,7 +20,7 @@ use prost_reflect::MethodDescriptor;
 use rk6_http::grpc::{GrpcStreamCall, GrpcStreamWriter, StreamEvent};
 
 use super::client::{method_of, state_of};
-use super::convert::{decode_reply, encode_request};
+use super::convert::{decode_stream_message, encode_request};
 use super::instance::{count_bytes, Grpc, StreamTags};
 use super::params::CallParams;
 use crate::host::instances::native;
@@ -273,8 +273,8 @@ pub(super) fn settle_stream(grpc: &Grpc, s: &StreamState, ctx: &mut Context) -> 
                 let value = if s.discard {
                     JsValue::from(JsObject::with_object_proto(ctx.intrinsics()))
                 } else {
-                    let json =
-                        decode_reply(&s.method.output(), &bytes).map_err(|e| go_error(&e, ctx))?;
+                    let json = decode_stream_message(&s.method.output(), &bytes)
+                        .map_err(|e| go_error(&e, ctx))?;
                     JsValue::from_json(&json, ctx)?
                 };
                 call_listeners(s, "data", value, ctx)?;
