@@ -179,7 +179,9 @@ fn on(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResul
     } else {
         warn(
             &Host::of(ctx),
-            &format!("can't register {event} event handler: unknown event type: {event}"),
+            &format!(
+                "can't register {event} event handler: unknown GRPC stream's event type: {event}"
+            ),
         );
     }
     Ok(JsValue::undefined())
