@@ -221,6 +221,31 @@ fn the_grpc_example_runs() {
 }
 
 #[test]
+fn the_grpc_stream_example_runs() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = Dir::new("example-grpc-stream");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for f in [
+        "grpc-stream.js",
+        "grpc/stream.proto",
+        "grpc/echo.proto",
+        "grpc/common/inner.proto",
+    ] {
+        dir.write(f, &std::fs::read_to_string(root.join(f)).unwrap());
+    }
+    let (run, export) = run_file(
+        &dir,
+        "grpc-stream.js",
+        &["--duration", "1s"],
+        &[("GRPC_ADDR", &addr.to_string())],
+    );
+    run.assert_code(0);
+    let checks = crate::metric(&export, "checks");
+    assert!(checks["passes"].as_f64().unwrap() >= 2.0, "{checks}");
+    assert_eq!(checks["fails"].as_f64(), Some(0.0));
+}
+
+#[test]
 fn protosets_and_receive_limits() {
     let addr = grpc::start(Duration::from_secs(60));
     let dir = setup(
