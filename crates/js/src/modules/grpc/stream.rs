@@ -288,8 +288,10 @@ pub(super) fn settle_stream(grpc: &Grpc, s: &StreamState, ctx: &mut Context) -> 
                 grpc.emit_stream_end(&host, &s.tags, &reply);
                 if reply.code != 0 {
                     let details = JsArray::new(ctx)?;
+                    // k6's code here is a Go `codes.Code`, as a reply's status.
+                    let code = grpc.status(reply.code, ctx)?;
                     let err = ObjectInitializer::new(ctx)
-                        .property(js_string!("code"), reply.code, Attribute::all())
+                        .property(js_string!("code"), code, Attribute::all())
                         .property(js_string!("details"), details, Attribute::all())
                         .property(
                             js_string!("message"),
