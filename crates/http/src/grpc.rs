@@ -1,7 +1,7 @@
 //! gRPC's transport for `k6/net/grpc`: one HTTP/2 connection per script client (h2c or TLS
 //! with ALPN `h2`), dialed with the VU's `hosts`/`blockHostnames`/DNS rules and TLS
-//! settings, and unary calls on it as length-prefixed frames. The crate knows nothing of
-//! protobuf: messages go in and out as encoded bytes.
+//! settings, and unary calls and streams on it as length-prefixed frames. The crate knows
+//! nothing of protobuf: messages go in and out as encoded bytes.
 
 use std::net::IpAddr;
 use std::sync::Arc;

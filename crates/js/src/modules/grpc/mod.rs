@@ -1,6 +1,7 @@
 //! The `k6/net/grpc` module: `Client` (descriptors from `.proto` files, a protoset or server
-//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`), the status constants,
-//! and `grpc_req_duration` samples. The transport is `rk6_http::grpc`.
+//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`, `healthCheck`), `Stream`,
+//! the status constants, and the `grpc_req_duration`/`grpc_streams*` samples. The transport
+//! is `rk6_http::grpc`.
 
 mod client;
 mod convert;
