@@ -12,7 +12,7 @@ use crate::{assert_checks, run_file, Dir};
 fn setup(name: &str, script: &str) -> Dir {
     let dir = Dir::new(name);
     let src = grpc::proto_dir();
-    for f in ["echo.proto", "common/inner.proto"] {
+    for f in ["echo.proto", "stream.proto", "common/inner.proto"] {
         dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
     }
     dir.write("script.js", script);
@@ -141,7 +141,7 @@ export default function () {
     'invoke before connect': () => err(() => client.invoke('rk6.test.Echo/Say', {})) === 'GoError: no gRPC connection, you must call connect first',
     'unknown connect param': () => err(() => client.connect(__ENV.ADDR, { nope: 1 })) === 'GoError: invalid grpc.connect() parameters: unknown connect param: "nope"',
     'refused': () => err(() => client.connect('127.0.0.1:1', { plaintext: true })).startsWith('GoError: connection error: desc = "transport: error while dialing: dial tcp 127.0.0.1:1'),
-    'streams say they need k6': () => err(() => new grpc.Stream(client, 'rk6.test.Echo/Say')).includes('not supported by rk6'),
+    'stream before connect': () => err(() => new grpc.Stream(client, 'rk6.test.Echo/Say')) === "GoError: invalid GRPC Stream's client: no gRPC connection, you must call connect first",
   });
   client.connect(__ENV.ADDR, { plaintext: true });
   check(null, {
@@ -221,6 +221,31 @@ fn the_grpc_example_runs() {
 }
 
 #[test]
+fn the_grpc_stream_example_runs() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = Dir::new("example-grpc-stream");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for f in [
+        "grpc-stream.js",
+        "grpc/stream.proto",
+        "grpc/echo.proto",
+        "grpc/common/inner.proto",
+    ] {
+        dir.write(f, &std::fs::read_to_string(root.join(f)).unwrap());
+    }
+    let (run, export) = run_file(
+        &dir,
+        "grpc-stream.js",
+        &["--duration", "1s"],
+        &[("GRPC_ADDR", &addr.to_string())],
+    );
+    run.assert_code(0);
+    let checks = crate::metric(&export, "checks");
+    assert!(checks["passes"].as_f64().unwrap() >= 2.0, "{checks}");
+    assert_eq!(checks["fails"].as_f64(), Some(0.0));
+}
+
+#[test]
 fn protosets_and_receive_limits() {
     let addr = grpc::start(Duration::from_secs(60));
     let dir = setup(
@@ -258,4 +283,91 @@ export default function () {
     .unwrap();
     let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr.to_string())]);
     assert_checks(&run, &export, 4.0);
+}
+
+const STREAMS: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'stream.proto');
+export default function () {
+  const got = { repeat: [], chat: [], collect: null, errors: [], ends: [] };
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const r = new grpc.Stream(client, 'rk6.test.Streams/Repeat', { tags: { mine: 'yes' } });
+  r.on('data', (m, meta) => got.repeat.push([m.text, m.count, typeof meta.ts]));
+  r.on('end', () => got.ends.push('repeat'));
+  r.write({ text: 'hi', count: 3 });
+  r.end();
+  const c = new grpc.Stream(client, 'rk6.test.Streams/Collect');
+  c.on('data', (m) => { got.collect = m; });
+  c.on('end', () => got.ends.push('collect'));
+  c.write({ text: 'a' });
+  c.write({ text: 'b' });
+  c.end();
+  c.write({ text: 'after end: dropped' });
+  const b = new grpc.Stream(client, '/rk6.test.Streams/Chat');
+  b.on('data', (m) => got.chat.push(JSON.stringify(m)));
+  b.on('end', () => got.ends.push('chat'));
+  b.write({ text: 'x' });
+  b.write({ text: 'y', count: 2 });
+  b.end();
+  const f = new grpc.Stream(client, 'rk6.test.Streams/Repeat');
+  f.on('error', (e) => got.errors.push(JSON.stringify(e)));
+  f.on('end', () => {
+    got.ends.push('fail');
+    // The last stream to end: by then every event was delivered.
+    setTimeout(() => check(got, {
+      'server stream': (g) => JSON.stringify(g.repeat) === '[["hi","3","number"],["hi","3","number"],["hi","3","number"]]',
+      'client stream': (g) => g.collect !== null && g.collect.text === 'a,b' && g.collect.count === '2',
+      'bidi stream, unpopulated fields left out': (g) => g.chat.join('|') === '{"text":"x"}|{"text":"y","count":"2"}',
+      'error event': (g) => g.errors.length === 1 && g.errors[0] === '{"code":5,"details":[],"message":"no such thing"}',
+      'every stream ended': (g) => g.ends.length === 4,
+    }), 500);
+  });
+  f.write({ text: 'fail' });
+  f.end();
+  const h = client.healthCheck();
+  let unknown = '';
+  try { client.healthCheck('nope'); } catch (e) { unknown = String(e); }
+  check(h, {
+    'health check': (r) => r.status === grpc.HealthCheckServing && JSON.stringify(r) === '{"status":1}',
+    'health check of an unknown service': () => unknown === 'GoError: rpc error: code = NotFound desc = unknown service',
+  });
+}
+"#;
+
+#[test]
+fn streams_deliver_data_error_and_end_events() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup("grpc-streams", STREAMS);
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["-o", &format!("json={}", dir.path("out.json").display())],
+        &[("ADDR", &addr.to_string())],
+    );
+    assert_checks(&run, &export, 7.0);
+    let points = |metric: &str| -> Vec<Value> {
+        std::fs::read_to_string(dir.path("out.json"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["type"] == "Point" && v["metric"] == metric)
+            .map(|v| v["data"]["tags"].clone())
+            .collect()
+    };
+    let streams = points("grpc_streams");
+    assert_eq!(streams.len(), 4);
+    assert_eq!(points("grpc_streams_msgs_sent").len(), 6);
+    assert_eq!(points("grpc_streams_msgs_received").len(), 7);
+    assert_eq!(streams[0]["url"], format!("{addr}/rk6.test.Streams/Repeat"));
+    assert_eq!(streams[0]["name"], "/rk6.test.Streams/Repeat");
+    assert_eq!(streams[0]["method"], "Repeat");
+    assert_eq!(streams[0]["mine"], "yes");
+    let failed = grpc_samples(&dir)
+        .iter()
+        .filter(|t| t["status"] == "5")
+        .count();
+    // The failed stream and the failed health check.
+    assert_eq!(failed, 2);
 }

@@ -238,3 +238,111 @@ fn grpc_unary_calls_agree_with_k6() {
     assert_eq!(r.replies.len(), k.replies.len());
     assert_eq!(r.samples, k.samples, "grpc_req_duration samples");
 }
+
+const STREAM_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import encoding from 'k6/encoding';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'stream.proto');
+// Keys sorted: k6's messages come from Go maps, whose order is random.
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === 'object' && !(v instanceof Number)) {
+    const out = {};
+    for (const k of Object.keys(v).sort()) out[k] = canon(v[k]);
+    return out;
+  }
+  return v;
+}
+const log = (label, v) => console.log('RESP ' + encoding.b64encode(label + ' ' + JSON.stringify(canon(v))));
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const ends = [];
+  const r = new grpc.Stream(client, 'rk6.test.Streams/Repeat', { tags: { mine: 'yes' } });
+  r.on('data', (m, meta) => log('repeat', [m, typeof meta.ts]));
+  r.on('end', () => ends.push('repeat'));
+  r.write({ text: 'hi', count: 2, mood: 'HAPPY' });
+  r.end();
+  const c = new grpc.Stream(client, 'rk6.test.Streams/Collect');
+  c.on('data', (m) => log('collect', m));
+  c.on('end', () => ends.push('collect'));
+  c.write({ text: 'a' });
+  c.write({ text: 'b' });
+  c.end();
+  c.write({ text: 'after end' });
+  const b = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  b.on('data', (m) => log('chat', m));
+  b.on('end', () => ends.push('chat'));
+  b.write({ text: 'x' });
+  b.write({ text: 'y', big: '7' });
+  b.end();
+  const f = new grpc.Stream(client, 'rk6.test.Streams/Repeat');
+  f.on('error', (e) => {
+    log('error', e);
+    log('error code', [String(e.code), e.code == 5, e.code === grpc.StatusNotFound, typeof e.code]);
+  });
+  f.on('end', () => ends.push('fail'));
+  f.write({ text: 'fail' });
+  f.end();
+  const t = new grpc.Stream(client, 'rk6.test.Streams/Chat', { timeout: '300ms' });
+  t.on('error', (e) => log('timeout', e));
+  t.on('end', () => {
+    setTimeout(() => check(ends, { 'every stream ended': (e) => e.sort().join() === 'chat,collect,fail,repeat' }), 200);
+  });
+  t.write({ text: 'never ended' });
+}
+"#;
+
+/// Samples per (metric, name) of the `grpc_streams*` metrics and of `grpc_req_duration` per
+/// status, of a JSON output file.
+fn stream_samples(path: &std::path::Path) -> BTreeMap<(String, String), usize> {
+    let mut out = BTreeMap::new();
+    for l in std::fs::read_to_string(path).unwrap_or_default().lines() {
+        let Ok(v) = serde_json::from_str::<Value>(l) else {
+            continue;
+        };
+        let metric = v["metric"].as_str().unwrap_or("");
+        if v["type"] != "Point" || !metric.starts_with("grpc") {
+            continue;
+        }
+        let t = &v["data"]["tags"];
+        let by = if metric == "grpc_req_duration" {
+            "status"
+        } else {
+            "name"
+        };
+        let key = (metric.to_owned(), t[by].as_str().unwrap_or("-").to_owned());
+        *out.entry(key).or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn grpc_streams_agree_with_k6() {
+    let Some(k6) = super::k6() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let dir = Dir::new("parity-grpc-streams");
+    let src = crate::support::grpc::proto_dir();
+    for f in ["echo.proto", "stream.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir.write("script.js", STREAM_SCRIPT);
+    let k = run(&k6, "k6", &dir, &server.addr);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(r.code, k.code, "exit codes");
+    assert_eq!(super::checks(&r.export), super::checks(&k.export), "checks");
+    // Streams run side by side: their messages arrive in any order between them.
+    let (mut kr, mut rr) = (k.replies.clone(), r.replies.clone());
+    kr.sort();
+    rr.sort();
+    assert_eq!(kr.len(), 8, "k6 logged every message: {kr:?}");
+    assert_eq!(rr, kr, "stream messages and errors");
+    assert_eq!(
+        stream_samples(&dir.path("rk6-out.json")),
+        stream_samples(&dir.path("k6-out.json")),
+        "grpc_streams* and grpc_req_duration samples"
+    );
+}

@@ -47,6 +47,9 @@ fn serve(life: Duration, tls: Option<Arc<rustls::ServerConfig>>) -> SocketAddr {
     compiler
         .open_file("echo.proto")
         .expect("echo.proto compiles");
+    compiler
+        .open_file("stream.proto")
+        .expect("stream.proto compiles");
     let files: Vec<Vec<u8>> = compiler
         .file_descriptor_set()
         .file
@@ -190,6 +193,59 @@ async fn handle(
                 .collect();
             out.set_field_by_name("metadata", PValue::Map(map));
             reply(&[], &[out.encode_to_vec()], &ok())
+        }
+        // The streams answer once the client's half ended: enough for scripts that write
+        // everything, then end().
+        "/rk6.test.Streams/Repeat" => {
+            let m = msg("rk6.test.EchoRequest", &first);
+            if matches!(&*m.get_field_by_name("text").unwrap(), PValue::String(s) if s == "fail") {
+                let t = vec![
+                    ("grpc-status", "5".to_owned()),
+                    ("grpc-message", "no%20such%20thing".to_owned()),
+                ];
+                reply(&[], &[first.to_vec()], &t)
+            } else {
+                let n = field_u64(&m, "count") as usize;
+                reply(&[], &vec![first.to_vec(); n], &ok())
+            }
+        }
+        "/rk6.test.Streams/Collect" => {
+            let texts: Vec<String> = msgs
+                .iter()
+                .map(|b| {
+                    match &*msg("rk6.test.EchoRequest", b)
+                        .get_field_by_name("text")
+                        .unwrap()
+                    {
+                        PValue::String(s) => s.clone(),
+                        _ => String::new(),
+                    }
+                })
+                .collect();
+            let mut out =
+                DynamicMessage::new(pool.get_message_by_name("rk6.test.EchoRequest").unwrap());
+            out.set_field_by_name("text", PValue::String(texts.join(",")));
+            out.set_field_by_name("count", PValue::I64(msgs.len() as i64));
+            reply(&[], &[out.encode_to_vec()], &ok())
+        }
+        "/rk6.test.Streams/Chat" => {
+            let back: Vec<Vec<u8>> = msgs.iter().map(|b| b.to_vec()).collect();
+            reply(&[], &back, &ok())
+        }
+        // grpc.health.v1: the server itself ("") is SERVING, any other name unknown.
+        "/grpc.health.v1.Health/Check" => {
+            if first.is_empty() {
+                reply(&[], &[vec![0x08, 0x01]], &ok())
+            } else {
+                reply(
+                    &[],
+                    &[],
+                    &[
+                        ("grpc-status", "5".to_owned()),
+                        ("grpc-message", "unknown%20service".to_owned()),
+                    ],
+                )
+            }
         }
         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo" => {
             let answers: Vec<Vec<u8>> = msgs.iter().map(|m| reflection_answer(m, files)).collect();

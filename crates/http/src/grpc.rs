@@ -1,14 +1,14 @@
 //! gRPC's transport for `k6/net/grpc`: one HTTP/2 connection per script client (h2c or TLS
 //! with ALPN `h2`), dialed with the VU's `hosts`/`blockHostnames`/DNS rules and TLS
-//! settings, and unary calls on it as length-prefixed frames. The crate knows nothing of
-//! protobuf: messages go in and out as encoded bytes.
+//! settings, and unary calls and streams on it as length-prefixed frames. The crate knows
+//! nothing of protobuf: messages go in and out as encoded bytes.
 
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full};
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
@@ -32,7 +32,7 @@ pub struct GrpcConnectOptions {
 
 /// One gRPC connection (`client.connect()` until `client.close()`).
 pub struct GrpcConn {
-    sender: SendRequest<Full<Bytes>>,
+    sender: SendRequest<CallBody>,
     stats: Arc<IoStats>,
     scheme: &'static str,
     authority: String,
@@ -254,7 +254,7 @@ fn client_identity(
     Ok((chain, key))
 }
 
-async fn handshake<S>(io: S) -> Result<SendRequest<Full<Bytes>>, HttpError>
+async fn handshake<S>(io: S) -> Result<SendRequest<CallBody>, HttpError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -370,18 +370,8 @@ impl GrpcConn {
             body.put_u32(f.len() as u32);
             body.put_slice(f);
         }
-        let uri = format!("{}://{}{}", self.scheme, self.authority, path);
-        let mut req = http::Request::builder()
-            .method(http::Method::POST)
-            .uri(uri)
-            .header("content-type", "application/grpc")
-            .header("te", "trailers")
-            .header("user-agent", &self.user_agent)
-            .header("grpc-timeout", grpc_timeout(timeout));
-        for (k, v) in metadata {
-            req = req.header(k.to_ascii_lowercase(), v);
-        }
-        let req = match req.body(Full::new(body.freeze())) {
+        let req = self.request(path, metadata, Some(timeout));
+        let req = match req.body(Either::Left(Full::new(body.freeze()))) {
             Ok(r) => r,
             Err(e) => return failed(code::INTERNAL, e.to_string()),
         };
@@ -462,6 +452,236 @@ impl GrpcConn {
         }
         reply
     }
+}
+
+/// A request body fed message by message: a stream's writes, until its writer is dropped
+/// or closed (which ends the client's half of the stream).
+pub struct ChannelBody(tokio::sync::mpsc::UnboundedReceiver<Bytes>);
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|m| m.map(|b| Ok(hyper::body::Frame::data(b))))
+    }
+}
+
+/// The body of any call on a connection: a whole unary request or a stream's writes.
+type CallBody = Either<Full<Bytes>, ChannelBody>;
+
+/// What a stream reports, in order: its messages, then its end.
+#[derive(Debug)]
+pub enum StreamEvent {
+    /// One message the server sent.
+    Message(Bytes),
+    /// The stream ended: the status, metadata and timing (no messages in it).
+    End(GrpcReply),
+}
+
+/// The writing half of a stream (`stream.write()`, `stream.end()`).
+pub struct GrpcStreamWriter(Option<tokio::sync::mpsc::UnboundedSender<Bytes>>);
+
+impl GrpcStreamWriter {
+    /// Queues one encoded message; false once the stream's writing half is closed.
+    pub fn send(&mut self, message: &[u8]) -> bool {
+        let Some(tx) = &self.0 else {
+            return false;
+        };
+        let mut frame = BytesMut::with_capacity(5 + message.len());
+        frame.put_u8(0);
+        frame.put_u32(message.len() as u32);
+        frame.put_slice(message);
+        tx.send(frame.freeze()).is_ok()
+    }
+
+    /// Ends the client's half of the stream (HTTP/2 END_STREAM once the queue is written).
+    pub fn close(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// One stream's request: as a unary call's, without the message.
+pub struct GrpcStreamCall<'a> {
+    /// `/package.Service/Method`.
+    pub path: &'a str,
+    /// Metadata (`params.metadata`), names as given.
+    pub metadata: &'a [(String, String)],
+    /// The stream's deadline (none: the stream lasts as long as both sides keep it open).
+    pub timeout: Option<Duration>,
+    /// Largest message accepted.
+    pub max_receive: usize,
+}
+
+impl GrpcConn {
+    fn request(
+        &self,
+        path: &str,
+        metadata: &[(String, String)],
+        timeout: Option<Duration>,
+    ) -> http::request::Builder {
+        let uri = format!("{}://{}{}", self.scheme, self.authority, path);
+        let mut req = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(uri)
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .header("user-agent", &self.user_agent);
+        if let Some(t) = timeout {
+            req = req.header("grpc-timeout", grpc_timeout(t));
+        }
+        for (k, v) in metadata {
+            req = req.header(k.to_ascii_lowercase(), v);
+        }
+        req
+    }
+
+    /// Opens a stream: its writer, and the future that runs it, giving each message and
+    /// then the end to `on_event`. The future must be polled for anything to happen.
+    pub fn open_stream<F>(
+        &self,
+        call: GrpcStreamCall<'_>,
+        mut on_event: F,
+    ) -> (GrpcStreamWriter, impl std::future::Future<Output = ()>)
+    where
+        F: FnMut(StreamEvent),
+    {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let req = self
+            .request(call.path, call.metadata, call.timeout)
+            .body(Either::Right(ChannelBody(rx)));
+        let sender = self.sender.clone();
+        let timeout = call.timeout;
+        let max_receive = call.max_receive;
+        let run = async move {
+            let started = Instant::now();
+            let mut reply = match req {
+                Err(e) => failed(code::INTERNAL, e.to_string()),
+                Ok(req) => {
+                    let read = read_stream(sender, req, max_receive, &mut on_event);
+                    match timeout {
+                        None => read.await,
+                        Some(t) => match tokio::time::timeout(t, read).await {
+                            Ok(r) => r,
+                            Err(_) => GrpcReply {
+                                timed_out: true,
+                                ..failed(
+                                    code::DEADLINE_EXCEEDED,
+                                    "context deadline exceeded".to_owned(),
+                                )
+                            },
+                        },
+                    }
+                }
+            };
+            reply.started = Some(started);
+            reply.duration = started.elapsed();
+            on_event(StreamEvent::End(reply));
+        };
+        (GrpcStreamWriter(Some(tx)), run)
+    }
+}
+
+/// Reads a stream's reply to its end, giving each message to `on_event` as it arrives.
+async fn read_stream<F: FnMut(StreamEvent)>(
+    mut sender: SendRequest<CallBody>,
+    req: http::Request<CallBody>,
+    max_receive: usize,
+    on_event: &mut F,
+) -> GrpcReply {
+    if sender.ready().await.is_err() {
+        return failed(code::UNAVAILABLE, "connection closed".to_owned());
+    }
+    let resp = match sender.send_request(req).await {
+        Ok(r) => r,
+        Err(e) => return failed(code::UNAVAILABLE, e.to_string()),
+    };
+    let (parts, mut incoming) = resp.into_parts();
+    let mut reply = GrpcReply {
+        headers: metadata_pairs(&parts.headers),
+        ..GrpcReply::default()
+    };
+    if parts.status != http::StatusCode::OK {
+        reply.code = http_to_grpc(parts.status.as_u16());
+        reply.message = format!(
+            "unexpected HTTP status code received from server: {} ({})",
+            parts.status.as_u16(),
+            parts.status.canonical_reason().unwrap_or("")
+        );
+        return reply;
+    }
+    let mut data = BytesMut::new();
+    let mut trailers = None;
+    while let Some(frame) = incoming.frame().await {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => return failed(code::INTERNAL, e.to_string()),
+        };
+        match frame.into_data() {
+            Ok(chunk) => {
+                data.extend_from_slice(&chunk);
+                while data.len() >= 5 {
+                    let compressed = data[0];
+                    let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
+                    if compressed != 0 {
+                        return failed(
+                            code::INTERNAL,
+                            "grpc: compressed replies are not supported by rk6".to_owned(),
+                        );
+                    }
+                    if len > max_receive {
+                        return failed(
+                            code::RESOURCE_EXHAUSTED,
+                            format!(
+                                "grpc: received message larger than max ({len} vs. {max_receive})"
+                            ),
+                        );
+                    }
+                    if data.len() < 5 + len {
+                        break;
+                    }
+                    data.advance(5);
+                    on_event(StreamEvent::Message(data.split_to(len).freeze()));
+                }
+            }
+            Err(frame) => {
+                if let Ok(t) = frame.into_trailers() {
+                    trailers = Some(t);
+                }
+            }
+        }
+    }
+    // A trailers-only reply carries the status in its headers.
+    let (status_from, in_trailers) = match &trailers {
+        Some(t) if t.contains_key("grpc-status") => (t, true),
+        _ => (&parts.headers, false),
+    };
+    reply.code = status_from
+        .get("grpc-status")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(code::UNKNOWN);
+    reply.message = status_from
+        .get("grpc-message")
+        .and_then(|v| v.to_str().ok())
+        .map(|m| {
+            percent_encoding::percent_decode_str(m)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
+    if in_trailers {
+        reply.trailers = metadata_pairs(status_from);
+    } else {
+        reply.headers.clear();
+        reply.trailers = metadata_pairs(&parts.headers);
+    }
+    reply
 }
 
 fn failed(code: u32, message: String) -> GrpcReply {

@@ -1,4 +1,5 @@
-"""gRPC test server for the parity tests: the Echo service of examples/grpc/echo.proto without generated
+"""gRPC test server for the parity tests: the Echo service of examples/grpc/echo.proto and the Streams
+service of stream.proto without generated
 stubs (descriptors compiled at start with grpc_tools), plus server reflection.
 
 Prints the port it listens on (127.0.0.1, chosen by the OS), then serves until killed."""
@@ -21,7 +22,7 @@ def load_pool():
     out = os.path.join(tempfile.mkdtemp(), "echo.protoset")
     wkt = os.path.join(os.path.dirname(protoc.__file__), "_proto")
     rc = protoc.main(["protoc", f"-I{HERE}", f"-I{wkt}", "--include_imports",
-                      f"--descriptor_set_out={out}", "echo.proto"])
+                      f"--descriptor_set_out={out}", "echo.proto", "stream.proto"])
     if rc != 0:
         sys.exit(f"protoc failed: {rc}")
     fds = descriptor_pb2.FileDescriptorSet()
@@ -68,8 +69,30 @@ def main():
         "Sleep": unary(sleep, Sleep, Echo),
         "Metadata": unary(metadata, Empty, MetaReply),
     })
+    # Streams of stream.proto: replies are sent as requests arrive.
+    def repeat(req, ctx):
+        if req.text == "fail":
+            yield req
+            ctx.abort(grpc.StatusCode.NOT_FOUND, "no such thing")
+        for _ in range(req.count):
+            yield req
+
+    def collect(reqs, ctx):
+        texts = [r.text for r in reqs]
+        return Echo(text=",".join(texts), count=len(texts))
+
+    def chat(reqs, ctx):
+        for r in reqs:
+            yield r
+
+    ser = dict(request_deserializer=Echo.FromString, response_serializer=Echo.SerializeToString)
+    streams = grpc.method_handlers_generic_handler("rk6.test.Streams", {
+        "Repeat": grpc.unary_stream_rpc_method_handler(repeat, **ser),
+        "Collect": grpc.stream_unary_rpc_method_handler(collect, **ser),
+        "Chat": grpc.stream_stream_rpc_method_handler(chat, **ser),
+    })
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    server.add_generic_rpc_handlers((handler,))
+    server.add_generic_rpc_handlers((handler, streams))
     # Only Echo is listed: the reflection service's own descriptors are not in this pool.
     reflection.enable_server_reflection(("rk6.test.Echo",), server, pool=pool)
     port = server.add_insecure_port("127.0.0.1:0")

@@ -30,6 +30,18 @@ pub(super) fn decode_reply(
     to_json(&msg)
 }
 
+/// A stream message's JSON: k6 renders these without the unpopulated fields (unlike a
+/// unary reply).
+pub(super) fn decode_stream_message(
+    desc: &MessageDescriptor,
+    bytes: &[u8],
+) -> Result<serde_json::Value, String> {
+    let msg = DynamicMessage::decode(desc.clone(), bytes)
+        .map_err(|e| format!("unable to convert response object to JSON: {e}"))?;
+    msg.serialize_with_options(serde_json::value::Serializer, &SerializeOptions::new())
+        .map_err(|e| format!("unable to convert response object to JSON: {e}"))
+}
+
 /// `msg` as protojson with unpopulated fields emitted.
 pub(super) fn to_json(msg: &DynamicMessage) -> Result<serde_json::Value, String> {
     let opts = SerializeOptions::new().skip_default_fields(false);
@@ -138,6 +150,16 @@ mod tests {
             empty,
             json!({"name": "", "big": "0", "kind": "KIND_UNSET", "raw": "", "nums": [],
                    "at": null, "child": null, "ratio": 0.0, "kids": {}})
+        );
+    }
+
+    #[test]
+    fn stream_messages_leave_unpopulated_fields_out() {
+        let desc = pool().get_message_by_name("t.M").unwrap();
+        let bytes = encode_request(&desc, &json!({"name": "x", "big": "5"})).unwrap();
+        assert_eq!(
+            decode_stream_message(&desc, &bytes).unwrap(),
+            json!({"name": "x", "big": "5"})
         );
     }
 

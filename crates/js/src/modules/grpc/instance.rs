@@ -16,6 +16,7 @@ use rk6_http::grpc::{GrpcConn, GrpcReply};
 use rk6_metrics::metric::{MetricId, MetricType, ValueType};
 
 use super::client::{finish, run, Prepared};
+use super::stream::{poll_streams, settle_stream, StreamState};
 use crate::host::event_loop::Pending;
 use crate::host::instances::ModuleInstance;
 use crate::host::tags::Pairs;
@@ -28,6 +29,10 @@ pub(super) type GrpcFn = crate::host::instances::InstanceFn<Grpc>;
 pub(crate) struct Grpc {
     /// `grpc_req_duration`, registered when a VU first imports the module (k6 has it always).
     req_duration: Option<MetricId>,
+    /// `grpc_streams`, `grpc_streams_msgs_sent`, `grpc_streams_msgs_received`.
+    stream_ids: [Option<MetricId>; 3],
+    /// Streams open, or ended with events not delivered yet.
+    pub(super) streams: RefCell<Vec<Rc<StreamState>>>,
     /// `asyncInvoke` calls not settled yet.
     pub(super) calls: AsyncCalls,
     /// The status code objects, made with the module (see [`Grpc::status`]).
@@ -41,15 +46,20 @@ impl ModuleInstance for Grpc {
             .register("grpc_req_duration", MetricType::Trend, ValueType::Time)
             .ok();
         // Registered with the module, as k6 does, so thresholds on them are valid.
-        for name in [
+        let stream_ids = [
             "grpc_streams",
             "grpc_streams_msgs_sent",
             "grpc_streams_msgs_received",
-        ] {
-            let _ = registry.register(name, MetricType::Counter, ValueType::Default);
-        }
+        ]
+        .map(|name| {
+            registry
+                .register(name, MetricType::Counter, ValueType::Default)
+                .ok()
+        });
         let grpc = Rc::new(Grpc {
             req_duration,
+            stream_ids,
+            streams: RefCell::new(Vec::new()),
             calls: AsyncCalls::default(),
             statuses: RefCell::new(Vec::new()),
         });
@@ -135,6 +145,45 @@ impl Grpc {
     }
 }
 
+/// The tags of a stream: its `tags` param and its system tags.
+pub(super) type StreamTags = (Vec<(String, String)>, Vec<(&'static str, String)>);
+
+impl Grpc {
+    pub(super) fn streams_id(&self) -> Option<MetricId> {
+        self.stream_ids[0]
+    }
+    pub(super) fn sent_id(&self) -> Option<MetricId> {
+        self.stream_ids[1]
+    }
+    pub(super) fn received_id(&self) -> Option<MetricId> {
+        self.stream_ids[2]
+    }
+
+    /// Adds 1 to one of the `grpc_streams*` counters with the stream's tags.
+    pub(super) fn count_stream(&self, host: &Host, tags: &StreamTags, id: Option<MetricId>) {
+        let Some(id) = id else {
+            return;
+        };
+        let system: Vec<(&str, &str)> = tags.1.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        host.sample(id, 1.0, &tags.0, &system);
+    }
+
+    /// The `grpc_req_duration` sample k6's stats handler gives a stream when it ends (none
+    /// when its own deadline ended it, as for a unary call).
+    pub(super) fn emit_stream_end(&self, host: &Host, tags: &StreamTags, reply: &GrpcReply) {
+        let Some(id) = self.req_duration else {
+            return;
+        };
+        if reply.timed_out {
+            return;
+        }
+        let status = reply.code.to_string();
+        let mut system: Vec<(&str, &str)> = tags.1.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        system.push(("status", status.as_str()));
+        host.sample(id, reply.duration.as_secs_f64() * 1000.0, &tags.0, &system);
+    }
+}
+
 impl Grpc {
     /// The sample k6 emits for a reflection stream that ended: the VU's tags and `status`
     /// only, the stream being none of the script's calls.
@@ -157,6 +206,14 @@ pub(super) fn count_bytes(host: &Host, conn: &GrpcConn) {
     let (sent, received) = conn.claim_bytes();
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received.set(host.data_received.get() + received);
+}
+
+/// Go's name of status `code` (`Code(n)` past the known ones).
+pub(super) fn code_name(code: u32) -> String {
+    CODE_NAMES
+        .get(code as usize)
+        .map(|n| (*n).to_owned())
+        .unwrap_or_else(|| format!("Code({code})"))
 }
 
 fn code_object(code: u32, name: &str, ctx: &mut Context) -> JsResult<JsObject> {
@@ -216,16 +273,17 @@ impl AsyncCalls {
 
 impl Pending for Grpc {
     fn what(&self) -> &'static str {
-        "grpc asyncInvoke"
+        "grpc asyncInvoke or stream"
     }
 
     fn in_flight(&self) -> bool {
-        !self.calls.calls.borrow().is_empty()
+        !self.calls.calls.borrow().is_empty() || !self.streams.borrow().is_empty()
     }
 
     fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
+        let streams: Vec<Rc<StreamState>> = self.streams.borrow().clone();
+        let mut any = poll_streams(&streams, cx);
         let mut calls = self.calls.calls.borrow_mut();
-        let mut any = false;
         for c in calls.iter_mut() {
             if let Some(call) = &mut c.call {
                 if let Poll::Ready(reply) = call.as_mut().poll(cx) {
@@ -239,10 +297,19 @@ impl Pending for Grpc {
     }
 
     fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
+        // Handlers may open streams or write: no borrow is held while they run.
+        let streams: Vec<Rc<StreamState>> = self.streams.borrow().clone();
+        let mut settled = false;
+        for s in &streams {
+            settled |= settle_stream(self, s, ctx)?;
+        }
+        if settled {
+            self.streams.borrow_mut().retain(|s| !s.is_ended());
+        }
         let done: Vec<AsyncCall> = {
             let mut calls = self.calls.calls.borrow_mut();
             if !calls.iter().any(|c| c.done.is_some()) {
-                return Ok(false);
+                return Ok(settled);
             }
             let (done, running) = calls.drain(..).partition(|c| c.done.is_some());
             *calls = running;
@@ -263,6 +330,7 @@ impl Pending for Grpc {
     }
 
     fn clear(&self) {
+        self.streams.borrow_mut().clear();
         self.calls.calls.borrow_mut().clear();
     }
 }

@@ -1,6 +1,7 @@
 //! The `k6/net/grpc` module: `Client` (descriptors from `.proto` files, a protoset or server
-//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`), the status constants,
-//! and `grpc_req_duration` samples. The transport is `rk6_http::grpc`.
+//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`, `healthCheck`), `Stream`,
+//! the status constants, and the `grpc_req_duration`/`grpc_streams*` samples. The transport
+//! is `rk6_http::grpc`.
 
 mod client;
 mod convert;
@@ -8,10 +9,11 @@ mod instance;
 mod params;
 mod proto;
 mod reflect;
+mod stream;
 
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
-use boa_engine::{Context, JsString, JsValue, Module, NativeFunction};
+use boa_engine::{Context, JsString, JsValue, Module};
 
 use crate::host::instances::native;
 use crate::host::Host;
@@ -52,14 +54,11 @@ pub(super) fn module(ctx: &mut Context) -> Module {
         .length(0)
         .constructor(true)
         .build();
-    let stream = FunctionObjectBuilder::new(
-        &realm,
-        NativeFunction::from_fn_ptr(client::unsupported_stream),
-    )
-    .name(JsString::from("Stream"))
-    .length(3)
-    .constructor(true)
-    .build();
+    let stream = FunctionObjectBuilder::new(&realm, native(&grpc, stream::new_stream))
+        .name(JsString::from("Stream"))
+        .length(3)
+        .constructor(true)
+        .build();
     // Status codes are the objects replies carry, health-check states plain numbers.
     let mut values = Vec::with_capacity(STATUSES.len());
     for (i, (_, code)) in STATUSES.iter().enumerate() {
