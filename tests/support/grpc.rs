@@ -232,21 +232,6 @@ async fn handle(
             let back: Vec<Vec<u8>> = msgs.iter().map(|b| b.to_vec()).collect();
             reply(&[], &back, &ok())
         }
-        // grpc.health.v1: the server itself ("") is SERVING, any other name unknown.
-        "/grpc.health.v1.Health/Check" => {
-            if first.is_empty() {
-                reply(&[], &[vec![0x08, 0x01]], &ok())
-            } else {
-                reply(
-                    &[],
-                    &[],
-                    &[
-                        ("grpc-status", "5".to_owned()),
-                        ("grpc-message", "unknown%20service".to_owned()),
-                    ],
-                )
-            }
-        }
         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo" => {
             let answers: Vec<Vec<u8>> = msgs.iter().map(|m| reflection_answer(m, files)).collect();
             reply(&[], &answers, &ok())

@@ -476,103 +476,10 @@ fn close(_: &Rc<Grpc>, this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsRe
     Ok(JsValue::undefined())
 }
 
-/// `client.healthCheck(service)`: grpc.health.v1's `Check` on the connection; `{status}` as
-/// the serving status's number (the module's `HealthCheck*` constants), a failed call throws.
-fn health_check(
-    grpc: &Rc<Grpc>,
-    this: &JsValue,
-    a: &[JsValue],
-    ctx: &mut Context,
-) -> JsResult<JsValue> {
-    let state = state_of(this)?;
-    let host = Host::of(ctx);
-    host.check_interrupted()?;
-    let Some(conn) = state.conn.borrow().clone() else {
-        return Err(go_error(
-            "no gRPC connection, you must call connect first",
-            ctx,
-        ));
-    };
-    let service = match a.first() {
-        Some(v) if !v.is_null_or_undefined() => string(Some(v), ctx)?,
-        _ => String::new(),
-    };
-    // HealthCheckRequest { string service = 1; }
-    let mut message = Vec::with_capacity(service.len() + 6);
-    if !service.is_empty() {
-        message.push(0x0a);
-        put_varint(&mut message, service.len() as u64);
-        message.extend_from_slice(service.as_bytes());
-    }
-    let reply = host.block_on(
-        "invoking RPC methods",
-        conn.unary(GrpcCall {
-            path: "/grpc.health.v1.Health/Check",
-            metadata: &[],
-            message: message.into(),
-            timeout: Duration::from_secs(120),
-            max_receive: state.max_receive.get(),
-        }),
-    )?;
-    count_bytes(&host, &conn);
-    if !reply.timed_out {
-        grpc.emit_reflection(&host, reply.duration, reply.code);
-    }
-    if reply.code != 0 {
-        let name = super::instance::code_name(reply.code);
-        return Err(go_error(
-            &format!("rpc error: code = {name} desc = {}", reply.message),
-            ctx,
-        ));
-    }
-    // HealthCheckResponse { ServingStatus status = 1; }
-    let status = serving_status(reply.body.as_deref().unwrap_or(&[]));
-    let obj = ObjectInitializer::new(ctx)
-        .property(js_string!("status"), status, Attribute::all())
-        .build();
-    Ok(obj.into())
-}
-
-fn put_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-/// Field 1 (a varint) of a `HealthCheckResponse`; 0 (`UNKNOWN`) when absent.
-fn serving_status(mut bytes: &[u8]) -> u32 {
-    let mut status = 0;
-    while let Some((&key, rest)) = bytes.split_first() {
-        bytes = rest;
-        let mut value: u64 = 0;
-        let mut shift = 0;
-        while let Some((&b, rest)) = bytes.split_first() {
-            bytes = rest;
-            value |= u64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b & 0x80 == 0 || shift > 63 {
-                break;
-            }
-        }
-        match key & 7 {
-            0 if key >> 3 == 1 => status = value as u32,
-            0 => {}
-            // A length-delimited field: skip it.
-            2 => bytes = bytes.get(value as usize..).unwrap_or(&[]),
-            _ => break,
-        }
-    }
-    status
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn serving_status_reads_field_one() {
-        assert_eq!(super::serving_status(&[0x08, 0x01]), 1);
-        assert_eq!(super::serving_status(&[]), 0);
-        assert_eq!(super::serving_status(&[0x12, 0x01, 0x41, 0x08, 0x02]), 2);
-    }
+/// `client.healthCheck()`: not implemented, said loudly.
+fn health_check(_: &Rc<Grpc>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    Err(go_error(
+        "client.healthCheck is not supported by rk6 yet (see docs/compatibility.md)",
+        ctx,
+    ))
 }

@@ -208,14 +208,6 @@ pub(super) fn count_bytes(host: &Host, conn: &GrpcConn) {
     host.data_received.set(host.data_received.get() + received);
 }
 
-/// Go's name of status `code` (`Code(n)` past the known ones).
-pub(super) fn code_name(code: u32) -> String {
-    CODE_NAMES
-        .get(code as usize)
-        .map(|n| (*n).to_owned())
-        .unwrap_or_else(|| format!("Code({code})"))
-}
-
 fn code_object(code: u32, name: &str, ctx: &mut Context) -> JsResult<JsObject> {
     let number = ctx.intrinsics().constructors().number().constructor();
     let obj = number.construct(&[JsValue::from(code)], None, ctx)?;
