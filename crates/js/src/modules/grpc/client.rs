@@ -47,14 +47,13 @@ pub(super) fn new_client(
     _: &[JsValue],
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let methods: [(&str, usize, super::instance::GrpcFn); 7] = [
+    let methods: [(&str, usize, super::instance::GrpcFn); 6] = [
         ("load", 2, load),
         ("loadProtoset", 1, load_protoset),
         ("connect", 2, connect),
         ("invoke", 3, invoke),
         ("asyncInvoke", 3, async_invoke),
         ("close", 0, close),
-        ("healthCheck", 1, health_check),
     ];
     let realm = ctx.realm().clone();
     let state = Rc::new(ClientState::default());
@@ -474,12 +473,4 @@ fn close(_: &Rc<Grpc>, this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsRe
         count_bytes(&Host::of(ctx), &conn);
     }
     Ok(JsValue::undefined())
-}
-
-/// `client.healthCheck()`: not implemented, said loudly.
-fn health_check(_: &Rc<Grpc>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    Err(go_error(
-        "client.healthCheck is not supported by rk6 yet (see docs/compatibility.md)",
-        ctx,
-    ))
 }

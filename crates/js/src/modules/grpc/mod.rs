@@ -1,5 +1,5 @@
 //! The `k6/net/grpc` module: `Client` (descriptors from `.proto` files, a protoset or server
-//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`, `healthCheck`), `Stream`,
+//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`), `Stream`,
 //! the status constants, and the `grpc_req_duration`/`grpc_streams*` samples. The transport
 //! is `rk6_http::grpc`.
 
