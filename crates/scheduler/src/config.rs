@@ -198,9 +198,6 @@ impl Scenario {
         )?;
         let external = executor == ExternallyControlledConfig::NAME;
         let graceful_stop = if external {
-            if obj.contains_key("gracefulStop") {
-                f.invalid("gracefulStop is not supported by the externally controlled executor");
-            }
             Duration::ZERO
         } else {
             f.duration(
@@ -224,6 +221,10 @@ impl Scenario {
             }
             _ => Executor::ExternallyControlled(ExecutorConfig::parse(&f)?),
         };
+        // k6 notes this after the executor's own problems.
+        if external && obj.contains_key("gracefulStop") {
+            f.invalid("gracefulStop is not supported by the externally controlled executor");
+        }
         let scenario = Scenario {
             name: name.to_string(),
             executor,
