@@ -132,17 +132,20 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// Parses one entry of the `scenarios` option.
+    /// Parses one entry of the `scenarios` option; a scenario breaking k6's rules fails
+    /// with all its problems, as k6 reports them.
     pub fn from_json(name: &str, value: &Value) -> Result<Scenario, ConfigError> {
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(bad(format!(
-                "the scenario name \"{name}\" is invalid: it may contain only letters, digits, '_' and '-'"
-            )));
+        let (scenario, issues) = Scenario::read(name, value)?;
+        if issues.is_empty() {
+            Ok(scenario)
+        } else {
+            Err(problems(&[(name, issues)]))
         }
+    }
+
+    /// Reads one scenario: a value of the wrong kind or an unknown field fails (k6 fails
+    /// while decoding), the problems k6's validation finds are returned beside it.
+    fn read(name: &str, value: &Value) -> Result<(Scenario, Vec<String>), ConfigError> {
         let obj = value.as_object().ok_or_else(|| {
             bad(format!(
                 "scenario {name}: the configuration must be an object"
@@ -159,12 +162,6 @@ impl Scenario {
                 names.join(", ")
             )));
         };
-        let external = executor == ExternallyControlledConfig::NAME;
-        if external && obj.contains_key("gracefulStop") {
-            return Err(bad(format!(
-                "scenario {name}: gracefulStop is not supported by the externally-controlled executor"
-            )));
-        }
         for key in obj.keys() {
             if !COMMON_KEYS.contains(&key.as_str()) && !own_keys.contains(&key.as_str()) {
                 return Err(bad(format!(
@@ -172,7 +169,45 @@ impl Scenario {
                 )));
             }
         }
-        let f = Fields { name, obj };
+        let f = Fields::new(name, obj);
+        // k6 lists the problems of the fields every scenario has before its executor's.
+        if name.is_empty() {
+            f.invalid("scenario name can't be empty");
+        } else if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            f.invalid(
+                "the scenario name should contain only numbers, latin letters, underscores, and dashes",
+            );
+        }
+        let strings = |key: &str| -> Result<BTreeMap<String, String>, ConfigError> {
+            json::string_map(f.get(key))
+                .map(Option::unwrap_or_default)
+                .map_err(|e| bad(format!("scenario {name}: {}", e.naming(key))))
+        };
+        let exec = json::string(f.get("exec"))
+            .map_err(|e| bad(format!("scenario {name}: {}", e.naming("exec"))))?;
+        if exec.as_deref() == Some("") {
+            f.invalid("exec value cannot be empty");
+        }
+        let start_time = f.duration(
+            "startTime",
+            Duration::ZERO,
+            "the startTime can't be negative",
+        )?;
+        let external = executor == ExternallyControlledConfig::NAME;
+        let graceful_stop = if external {
+            Duration::ZERO
+        } else {
+            f.duration(
+                "gracefulStop",
+                Duration::from_secs(30),
+                "the gracefulStop timeout can't be negative",
+            )?
+        };
+        let env = strings("env")?;
+        let tags = strings("tags")?;
         let executor = match executor {
             SharedIterationsConfig::NAME => Executor::SharedIterations(ExecutorConfig::parse(&f)?),
             PerVuIterationsConfig::NAME => Executor::PerVuIterations(ExecutorConfig::parse(&f)?),
@@ -186,27 +221,21 @@ impl Scenario {
             }
             _ => Executor::ExternallyControlled(ExecutorConfig::parse(&f)?),
         };
-        let strings = |key: &str| -> Result<BTreeMap<String, String>, ConfigError> {
-            json::string_map(f.get(key))
-                .map(Option::unwrap_or_default)
-                .map_err(|e| bad(format!("scenario {name}: {}", e.naming(key))))
-        };
-        let exec = json::string(f.get("exec"))
-            .map_err(|e| bad(format!("scenario {name}: {}", e.naming("exec"))))?;
-        Ok(Scenario {
+        // k6 notes this after the executor's own problems.
+        if external && obj.contains_key("gracefulStop") {
+            f.invalid("gracefulStop is not supported by the externally controlled executor");
+        }
+        let scenario = Scenario {
             name: name.to_string(),
             executor,
-            start_time: f.duration("startTime", Duration::ZERO)?,
-            graceful_stop: if external {
-                Duration::ZERO
-            } else {
-                f.duration("gracefulStop", Duration::from_secs(30))?
-            },
+            start_time,
+            graceful_stop,
             exec: exec.unwrap_or_else(|| "default".into()),
-            env: strings("env")?,
-            tags: strings("tags")?,
+            env,
+            tags,
             split: Split::default(),
-        })
+        };
+        Ok((scenario, f.issues.into_inner()))
     }
 
     /// The most VUs this instance runs for the scenario at once.
@@ -388,12 +417,42 @@ pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, Config
         let cfg = shortcut_scenario(&Options::default())?.unwrap_or_default();
         return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
     }
-    let mut out = scenarios
+    // Every scenario is read before any is judged: k6 fails on a badly typed value while
+    // decoding, then validates them all and lists every problem of every scenario.
+    let read = scenarios
         .iter()
-        .map(|(name, cfg)| Scenario::from_json(name, cfg))
+        .map(|(name, cfg)| Scenario::read(name, cfg))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut out = Vec::with_capacity(read.len());
+    let mut failing = Vec::new();
+    for (scenario, issues) in read {
+        if issues.is_empty() {
+            out.push(scenario);
+        } else {
+            failing.push((scenario.name, issues));
+        }
+    }
+    if !failing.is_empty() {
+        // k6 lists them in Go's map order, which varies; by name is one of its orders.
+        failing.sort();
+        return Err(problems(&failing));
+    }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
+}
+
+/// k6's report of failed validation: a heading, then one line per scenario with all its
+/// problems.
+fn problems<N: AsRef<str>>(failing: &[(N, Vec<String>)]) -> ConfigError {
+    let mut msg = String::from("There were problems with the specified script configuration:");
+    for (name, issues) in failing {
+        let name = name.as_ref();
+        msg.push_str(&format!(
+            "\n\t- scenario {name} has configuration errors: {}",
+            issues.join(", ")
+        ));
+    }
+    bad(msg)
 }
 
 #[cfg(test)]
@@ -447,7 +506,7 @@ pub(crate) mod tests {
         let e = scenarios_from_options(&opts(json!({"vus": 4, "iterations": 2}))).unwrap_err();
         assert_eq!(
             e.0,
-            "the number of iterations (2) can't be less than the number of VUs (4)"
+            "There were problems with the specified script configuration:\n\t- scenario default has configuration errors: the number of iterations (2) can't be less than the number of VUs (4)"
         );
         let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1, "duration": "1s", "bogus": 1}}})))
             .unwrap_err();
@@ -485,18 +544,42 @@ pub(crate) mod tests {
         .unwrap_err();
         assert_eq!(
             e.0,
-            "scenario default: target for stage 2 exceeds max limit of 100000000"
+            "There were problems with the specified script configuration:\n\t- scenario default has configuration errors: target for stage 2 exceeds max limit of 100000000"
         );
         let e = scenarios_from_options(&opts(json!({"scenarios": {"r": {"executor": "ramping-vus", "startVUs": 1e12, "stages": [{"duration": "1s", "target": 0}]}}})))
             .unwrap_err();
         assert_eq!(
             e.0,
-            "scenario r: the startVUs exceed max limit of 100000000"
+            "There were problems with the specified script configuration:\n\t- scenario r has configuration errors: the startVUs exceed max limit of 100000000"
         );
         assert!(scenarios_from_options(&opts(
             json!({"stages": [{"duration": "1s", "target": 100_000_000}]})
         ))
         .is_ok());
+    }
+
+    #[test]
+    fn every_problem_of_every_scenario_is_listed() {
+        let err = |v: Value| scenarios_from_options(&opts(v)).unwrap_err().0;
+        assert_eq!(
+            err(json!({"scenarios": {
+                "z": {"executor": "ramping-vus", "startVUs": -1, "startTime": "-1s", "stages": [{"duration": "-1s", "target": -1}, {}]},
+                "b": {"executor": "constant-vus", "vus": 0},
+                "ok": {"executor": "shared-iterations"},
+                "c": {"executor": "constant-arrival-rate", "rate": 0, "timeUnit": "0s", "duration": "0s", "preAllocatedVUs": -1, "maxVUs": -3}
+            }})),
+            "There were problems with the specified script configuration:\
+             \n\t- scenario b has configuration errors: the number of VUs must be more than 0, the duration is unspecified\
+             \n\t- scenario c has configuration errors: the iteration rate must be more than 0, the timeUnit must be more than 0, the duration must be at least 1s, but is 0s, the number of preAllocatedVUs can't be negative, maxVUs can't be less than preAllocatedVUs\
+             \n\t- scenario z has configuration errors: the startTime can't be negative, the number of start VUs can't be negative, either startVUs or one of the stages' target values must be greater than 0, the duration for stage 1 can't be negative, the target for stage 1 can't be negative, stage 2 doesn't have a duration, stage 2 doesn't have a target"
+        );
+        // A value of the wrong kind still fails alone, before any scenario is validated.
+        assert_eq!(
+            err(
+                json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 0}, "b": {"executor": "shared-iterations", "vus": 1.5}}})
+            ),
+            "scenario b: vus: json: cannot unmarshal number 1.5 into an integer (int64)"
+        );
     }
 
     #[test]
@@ -520,7 +603,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             err(json!({"scenarios": {"a": {"executor": "shared-iterations", "startTime": "-1s"}}})),
-            "scenario a: the startTime can't be negative, but is -1s"
+            "There were problems with the specified script configuration:\n\t- scenario a has configuration errors: the startTime can't be negative"
         );
         // k6 reads integers given as strings, and days.
         let s = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "shared-iterations", "vus": "2", "iterations": 2, "maxDuration": "1d"}}}))).unwrap();
@@ -550,7 +633,10 @@ pub(crate) mod tests {
         );
         assert_eq!(s[2].max_vus(), 2);
         let e = scenarios_from_options(&opts(json!({"scenarios": {"c": {"executor": "constant-arrival-rate", "rate": 5, "duration": "1s"}}}))).unwrap_err();
-        assert!(e.0.contains("preAllocatedVUs is required"), "{e}");
+        assert!(
+            e.0.contains("the number of preAllocatedVUs isn't specified"),
+            "{e}"
+        );
         let s = scenarios_from_options(&opts(
             json!({"vus": 3, "stages": [{"duration": "10s", "target": 5}]}),
         ))

@@ -8,36 +8,42 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::contract::{IterationSource, Next};
-use crate::fields::{bad, ConfigError, Fields, Stage};
+use crate::fields::{ConfigError, Fields, Stage};
 use crate::segment::Stripe;
+use rk6_options::GoDuration;
 
-/// `timeUnit`, `preAllocatedVUs` and `maxVUs` of both arrival-rate executors, checked.
-pub(super) fn pool_fields(f: &Fields) -> Result<(Duration, u64, u64), ConfigError> {
-    let name = f.name;
-    let time_unit = f.duration("timeUnit", Duration::from_secs(1))?;
-    if time_unit.is_zero() {
-        return Err(bad(format!(
-            "scenario {name}: the timeUnit must be more than 0"
-        )));
-    }
-    let pre = f.int("preAllocatedVUs", None)?;
-    if pre < 0 {
-        return Err(bad(format!(
-            "scenario {name}: the number of preAllocatedVUs can't be negative"
-        )));
-    }
+/// `timeUnit` of both arrival-rate executors (1 s when absent), noted unless positive.
+pub(super) fn time_unit(f: &Fields) -> Result<Duration, ConfigError> {
+    let unit = f.signed_duration("timeUnit", GoDuration::from_secs(1))?;
+    Ok(match unit.to_std().filter(|d| !d.is_zero()) {
+        Some(d) => d,
+        None => {
+            f.invalid("the timeUnit must be more than 0");
+            Duration::from_secs(1)
+        }
+    })
+}
+
+/// `preAllocatedVUs` and `maxVUs` (`preAllocatedVUs` when absent) of both arrival-rate
+/// executors, problems noted in k6's order.
+pub(super) fn pool_vus(f: &Fields) -> Result<(u64, u64), ConfigError> {
+    let pre = if f.has("preAllocatedVUs") {
+        let pre = f.int("preAllocatedVUs", Some(0))?;
+        if pre < 0 {
+            f.invalid("the number of preAllocatedVUs can't be negative");
+        }
+        pre
+    } else {
+        f.invalid("the number of preAllocatedVUs isn't specified");
+        0
+    };
     let max = f.int("maxVUs", Some(pre))?;
     if max < pre {
-        return Err(bad(format!(
-            "scenario {name}: maxVUs can't be less than preAllocatedVUs"
-        )));
+        f.invalid("maxVUs can't be less than preAllocatedVUs");
+    } else if max == 0 {
+        f.invalid("the number of maxVUs must be more than 0");
     }
-    if max == 0 {
-        return Err(bad(format!(
-            "scenario {name}: the number of maxVUs must be more than 0"
-        )));
-    }
-    Ok((time_unit, pre as u64, max as u64))
+    Ok((pre.max(0) as u64, max.max(0) as u64))
 }
 
 /// The banner's `maxVUs: pre-max` (one number when they are equal).

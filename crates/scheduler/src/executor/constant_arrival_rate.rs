@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use rk6_options::format_duration;
 
-use super::arrival_rate::{pool_fields, vus_range};
+use super::arrival_rate::{pool_vus, time_unit, vus_range};
 use super::contract::{ExecutorConfig, Sizes};
-use crate::fields::{bad, ConfigError, Fields};
+use crate::fields::{ConfigError, Fields};
 use crate::segment::Stripe;
 
 /// `constant-arrival-rate`'s own fields.
@@ -31,18 +31,23 @@ impl ExecutorConfig for ConstantArrivalRateConfig {
         &["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let (time_unit, pre_allocated_vus, max_vus) = pool_fields(f)?;
-        let rate = f.int("rate", None)?;
-        if rate <= 0 {
-            return Err(bad(format!(
-                "scenario {}: the rate must be more than 0",
-                f.name
-            )));
-        }
+        let rate = if f.has("rate") {
+            let rate = f.int("rate", Some(0))?;
+            if rate <= 0 {
+                f.invalid("the iteration rate must be more than 0");
+            }
+            rate
+        } else {
+            f.invalid("the iteration rate isn't specified");
+            0
+        };
+        let time_unit = time_unit(f)?;
+        let duration = super::constant_vus::at_least_a_second(f, "duration")?;
+        let (pre_allocated_vus, max_vus) = pool_vus(f)?;
         Ok(ConstantArrivalRateConfig {
-            rate: rate as u64,
+            rate: rate.max(0) as u64,
             time_unit,
-            duration: super::constant_vus::at_least_a_second(f, "duration")?,
+            duration,
             pre_allocated_vus,
             max_vus,
         })

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
-use crate::fields::{bad, ConfigError, Fields};
+use crate::fields::{ConfigError, Fields};
 use rk6_options::format_duration;
 
 /// `constant-vus`' own fields.
@@ -23,15 +23,12 @@ impl ExecutorConfig for ConstantVusConfig {
     const KEYS: &'static [&'static str] = &["vus", "duration"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let name = f.name;
         let vus = f.int("vus", Some(1))?;
         if vus <= 0 {
-            return Err(bad(format!(
-                "scenario {name}: the number of VUs must be more than 0"
-            )));
+            f.invalid("the number of VUs must be more than 0");
         }
         Ok(ConstantVusConfig {
-            vus: vus as u64,
+            vus: vus.max(0) as u64,
             duration: at_least_a_second(f, "duration")?,
         })
     }
@@ -56,17 +53,18 @@ impl ExecutorConfig for ConstantVusConfig {
 
 /// A required duration of at least 1 s (`duration` of the constant executors).
 pub(super) fn at_least_a_second(f: &Fields, key: &str) -> Result<Duration, ConfigError> {
-    let name = f.name;
     if !f.has(key) {
-        return Err(bad(format!("scenario {name}: the {key} is unspecified")));
+        f.invalid(format!("the {key} is unspecified"));
+        return Ok(Duration::ZERO);
     }
     let d = f.signed_duration(key, rk6_options::GoDuration::ZERO)?;
-    match d.to_std() {
-        Some(std) if std >= Duration::from_secs(1) => Ok(std),
-        _ => Err(bad(format!(
-            "scenario {name}: the {key} must be at least 1s, but is {d}"
-        ))),
-    }
+    Ok(match d.to_std() {
+        Some(std) if std >= Duration::from_secs(1) => std,
+        _ => {
+            f.invalid(format!("the {key} must be at least 1s, but is {d}"));
+            Duration::ZERO
+        }
+    })
 }
 
 pub(super) struct ConstantVus {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
-use crate::fields::{bad, ConfigError, Fields};
+use crate::fields::{ConfigError, Fields};
 use rk6_options::format_duration;
 
 /// `externally-controlled`' own fields.
@@ -30,31 +30,31 @@ impl ExecutorConfig for ExternallyControlledConfig {
     const KEYS: &'static [&'static str] = &["vus", "duration", "maxVUs"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let name = f.name;
         let vus = f.int("vus", Some(0))?;
         let max = f.int("maxVUs", Some(vus))?;
         if vus < 0 {
-            return Err(bad(format!(
-                "scenario {name}: the number of VUs can't be negative"
-            )));
+            f.invalid("the number of VUs can't be negative");
         }
         if max < vus {
-            return Err(bad(format!(
-                "scenario {name}: the number of active VUs ({vus}) must be less than or equal to the number of maxVUs ({max})"
-            )));
+            f.invalid(format!(
+                "the number of active VUs ({vus}) must be less than or equal to the number of maxVUs ({max})"
+            ));
+        } else if max == 0 {
+            f.invalid("the number of maxVUs must be more than 0");
         }
-        if max == 0 {
-            return Err(bad(format!(
-                "scenario {name}: the number of maxVUs must be more than 0"
-            )));
-        }
-        if !f.has("duration") {
-            return Err(bad(format!("scenario {name}: the duration is unspecified")));
-        }
-        let duration = f.duration("duration", Duration::ZERO)?;
+        let duration = if f.has("duration") {
+            f.duration(
+                "duration",
+                Duration::ZERO,
+                "the duration can't be negative, for infinite duration use 0",
+            )?
+        } else {
+            f.invalid("the duration is unspecified");
+            Duration::ZERO
+        };
         Ok(ExternallyControlledConfig {
-            vus: vus as u64,
-            max_vus: max as u64,
+            vus: vus.max(0) as u64,
+            max_vus: max.max(0) as u64,
             duration: (!duration.is_zero()).then_some(duration),
         })
     }

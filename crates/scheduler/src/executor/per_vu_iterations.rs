@@ -25,11 +25,20 @@ impl ExecutorConfig for PerVuIterationsConfig {
     const KEYS: &'static [&'static str] = &["vus", "iterations", "maxDuration"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let (vus, iterations, max_duration) = super::shared_iterations::iteration_fields(f)?;
+        let vus = f.int("vus", Some(1))?;
+        let iterations = f.int("iterations", Some(1))?;
+        let max_duration = super::shared_iterations::max_duration(f)?;
+        if vus <= 0 {
+            f.invalid("the number of VUs must be more than 0");
+        }
+        if iterations <= 0 {
+            f.invalid("the number of iterations must be more than 0");
+        }
+        super::shared_iterations::check_max_duration(f, max_duration);
         Ok(PerVuIterationsConfig {
-            vus,
-            iterations,
-            max_duration,
+            vus: vus.max(0) as u64,
+            iterations: iterations.max(0) as u64,
+            max_duration: max_duration.to_std().unwrap_or_default(),
         })
     }
 

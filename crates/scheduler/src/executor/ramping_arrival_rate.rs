@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use rk6_options::format_duration;
 
-use super::arrival_rate::{pool_fields, vus_range};
+use super::arrival_rate::{pool_vus, time_unit, vus_range};
 use super::contract::{ExecutorConfig, Sizes};
-use crate::fields::{bad, ConfigError, Fields, Stage};
+use crate::fields::{ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 
 /// `ramping-arrival-rate`'s own fields.
@@ -36,18 +36,17 @@ impl ExecutorConfig for RampingArrivalRateConfig {
     ];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let (time_unit, pre_allocated_vus, max_vus) = pool_fields(f)?;
         let start_rate = f.int("startRate", Some(0))?;
         if start_rate < 0 {
-            return Err(bad(format!(
-                "scenario {}: startRate can't be negative",
-                f.name
-            )));
+            f.invalid("the startRate value can't be negative");
         }
+        let time_unit = time_unit(f)?;
+        let stages = f.stages("stages")?;
+        let (pre_allocated_vus, max_vus) = pool_vus(f)?;
         Ok(RampingArrivalRateConfig {
-            start_rate: start_rate as u64,
+            start_rate: start_rate.max(0) as u64,
             time_unit,
-            stages: f.stages("stages")?,
+            stages,
             pre_allocated_vus,
             max_vus,
         })

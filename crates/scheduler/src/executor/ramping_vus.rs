@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
-use crate::fields::{bad, ConfigError, Fields, Stage};
+use crate::fields::{ConfigError, Fields, Stage};
 use crate::segment::Stripe;
 use rk6_options::format_duration;
 
@@ -29,33 +29,42 @@ impl ExecutorConfig for RampingVusConfig {
     const KEYS: &'static [&'static str] = &["startVUs", "stages", "gracefulRampDown"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let name = f.name;
         let start_vus = f.int("startVUs", Some(1))?;
         if start_vus < 0 {
-            return Err(bad(format!("scenario {name}: startVUs can't be negative")));
+            f.invalid("the number of start VUs can't be negative");
         }
+        // k6's order: startVUs, the peak, each stage, then the sanity limits.
+        let before = f.issues.borrow().len();
         let stages = f.stages("stages")?;
+        let stage_issues: Vec<String> = f.issues.borrow_mut().drain(before..).collect();
+        if start_vus <= 0 && stages.iter().all(|s| s.target == 0) {
+            f.invalid("either startVUs or one of the stages' target values must be greater than 0");
+        }
+        f.issues.borrow_mut().extend(stage_issues);
         // k6's sanity limit on concurrent VUs, so an absurd target is refused, not allocated.
         if start_vus > MAX_CONCURRENT_VUS as i64 {
-            return Err(bad(format!(
-                "scenario {name}: the startVUs exceed max limit of {MAX_CONCURRENT_VUS}"
-            )));
+            f.invalid(format!(
+                "the startVUs exceed max limit of {MAX_CONCURRENT_VUS}"
+            ));
         }
-        if let Some(i) = stages.iter().position(|s| s.target > MAX_CONCURRENT_VUS) {
-            return Err(bad(format!(
-                "scenario {name}: target for stage {} exceeds max limit of {MAX_CONCURRENT_VUS}",
-                i + 1
-            )));
+        for (i, s) in stages.iter().enumerate() {
+            if s.target > MAX_CONCURRENT_VUS {
+                f.invalid(format!(
+                    "target for stage {} exceeds max limit of {MAX_CONCURRENT_VUS}",
+                    i + 1
+                ));
+            }
         }
-        if start_vus == 0 && stages.iter().all(|s| s.target == 0) {
-            return Err(bad(format!(
-                "scenario {name}: either startVUs or one of the stages' target values must be greater than 0"
-            )));
-        }
+        // rk6 refuses a negative gracefulRampDown (k6 accepts it).
+        let graceful_ramp_down = f.duration(
+            "gracefulRampDown",
+            Duration::from_secs(30),
+            "the gracefulRampDown can't be negative",
+        )?;
         Ok(RampingVusConfig {
-            start_vus: start_vus as u64,
+            start_vus: start_vus.max(0) as u64,
             stages,
-            graceful_ramp_down: f.duration("gracefulRampDown", Duration::from_secs(30))?,
+            graceful_ramp_down,
         })
     }
 

@@ -6,9 +6,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
-use crate::fields::{bad, ConfigError, Fields};
+use crate::fields::{ConfigError, Fields};
 use crate::segment::Stripe;
-use rk6_options::format_duration;
+use rk6_options::{format_duration, GoDuration};
 
 /// `shared-iterations`' own fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,16 +26,22 @@ impl ExecutorConfig for SharedIterationsConfig {
     const KEYS: &'static [&'static str] = &["vus", "iterations", "maxDuration"];
 
     fn parse(f: &Fields) -> Result<Self, ConfigError> {
-        let (vus, iterations, max_duration) = iteration_fields(f)?;
-        if iterations < vus {
-            return Err(bad(format!(
-                "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
-            )));
+        let vus = f.int("vus", Some(1))?;
+        let iterations = f.int("iterations", Some(1))?;
+        let max_duration = max_duration(f)?;
+        if vus <= 0 {
+            f.invalid("the number of VUs must be more than 0");
         }
+        if iterations < vus {
+            f.invalid(format!(
+                "the number of iterations ({iterations}) can't be less than the number of VUs ({vus})"
+            ));
+        }
+        check_max_duration(f, max_duration);
         Ok(SharedIterationsConfig {
-            vus,
-            iterations,
-            max_duration,
+            vus: vus.max(0) as u64,
+            iterations: iterations.max(0) as u64,
+            max_duration: max_duration.to_std().unwrap_or_default(),
         })
     }
 
@@ -62,27 +68,20 @@ impl ExecutorConfig for SharedIterationsConfig {
     }
 }
 
-/// `vus`, `iterations` and `maxDuration` of the two iteration-count executors, checked.
-pub(super) fn iteration_fields(f: &Fields) -> Result<(u64, u64, Duration), ConfigError> {
-    let name = f.name;
-    let vus = f.int("vus", Some(1))?;
-    let iterations = f.int("iterations", Some(1))?;
-    let max_duration = f.signed_duration("maxDuration", rk6_options::GoDuration::from_secs(600))?;
-    if vus <= 0 {
-        return Err(bad(format!(
-            "scenario {name}: the number of VUs must be more than 0"
-        )));
-    }
-    if iterations <= 0 {
-        return Err(bad(format!(
-            "scenario {name}: the number of iterations must be more than 0"
-        )));
-    }
-    match max_duration.to_std() {
-        Some(d) if d >= Duration::from_secs(1) => Ok((vus as u64, iterations as u64, d)),
-        _ => Err(bad(format!(
-            "scenario {name}: the maxDuration must be at least 1s, but is {max_duration}"
-        ))),
+/// `maxDuration` of the iteration executors (10 minutes when absent).
+pub(super) fn max_duration(f: &Fields) -> Result<GoDuration, ConfigError> {
+    f.signed_duration("maxDuration", GoDuration::from_secs(600))
+}
+
+/// Notes a `maxDuration` under k6's 1 s minimum.
+pub(super) fn check_max_duration(f: &Fields, max_duration: GoDuration) {
+    if !max_duration
+        .to_std()
+        .is_some_and(|d| d >= Duration::from_secs(1))
+    {
+        f.invalid(format!(
+            "the maxDuration must be at least 1s, but is {max_duration}"
+        ));
     }
 }
 
