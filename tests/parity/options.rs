@@ -316,7 +316,10 @@ fn execution_view(out: &std::process::Output) -> (i32, Vec<String>) {
             let level = ["level=warning", "level=error"]
                 .iter()
                 .find(|x| l.contains(*x))?;
-            Some(format!("{level} {}", scenario_lines_sorted(&logfmt_msg(l)?)))
+            Some(format!(
+                "{level} {}",
+                scenario_lines_sorted(&logfmt_msg(l)?)
+            ))
         })
         .collect();
     (out.status.code().unwrap_or(-1), lines)
