@@ -75,9 +75,9 @@ pub(super) fn max_duration(f: &Fields) -> Result<GoDuration, ConfigError> {
 
 /// Notes a `maxDuration` under k6's 1 s minimum.
 pub(super) fn check_max_duration(f: &Fields, max_duration: GoDuration) {
-    if !max_duration
+    if max_duration
         .to_std()
-        .is_some_and(|d| d >= Duration::from_secs(1))
+        .is_none_or(|d| d < Duration::from_secs(1))
     {
         f.invalid(format!(
             "the maxDuration must be at least 1s, but is {max_duration}"
