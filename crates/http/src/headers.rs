@@ -24,7 +24,10 @@ pub(crate) fn build_request(
     inputs: HeaderInputs<'_>,
 ) -> Result<http::Request<Bytes>, HttpError> {
     let url = &hop.url;
-    let mut map = HeaderMap::with_capacity(hop.headers.len() + 4);
+    // Collected as pairs (in a per-thread buffer) so HTTP/1 can put them in Go's order
+    // before the one header map is built.
+    let mut pairs = PAIRS.with_borrow_mut(std::mem::take);
+    pairs.clear();
     let mut host = host_header(url);
     let mut has_ua = false;
     let mut has_len = false;
@@ -42,26 +45,26 @@ pub(crate) fn build_request(
         has_ua |= k.eq_ignore_ascii_case("user-agent");
         has_len |= k.eq_ignore_ascii_case("content-length");
         has_auth |= k.eq_ignore_ascii_case("authorization");
-        map.append(name(k)?, value(k, v)?);
+        pairs.push((name(k)?, value(k, v)?));
     }
     if !h2 {
         // hyper's low-level client adds no Host; HTTP/2 carries it as :authority instead.
-        map.insert(http::header::HOST, value("Host", &host)?);
+        pairs.push((http::header::HOST, value("Host", &host)?));
     }
     if let (Some(ua), false) = (inputs.user_agent, has_ua) {
-        map.insert(http::header::USER_AGENT, value("User-Agent", ua)?);
+        pairs.push((http::header::USER_AGENT, value("User-Agent", ua)?));
     }
     // Go sends Content-Length: 0 for body-less POST/PUT/PATCH and omits it otherwise.
     let wants_zero = matches!(hop.method.as_str(), "POST" | "PUT" | "PATCH");
     if !has_len && (!hop.body.is_empty() || wants_zero) {
-        map.insert(
+        pairs.push((
             http::header::CONTENT_LENGTH,
             HeaderValue::from(hop.body.len()),
-        );
+        ));
     }
     if !has_auth && !url.username().is_empty() {
         let v = basic_auth(url);
-        map.insert(http::header::AUTHORIZATION, value("Authorization", &v)?);
+        pairs.push((http::header::AUTHORIZATION, value("Authorization", &v)?));
     }
     // Order as Go builds it: the user's Cookie header, request-scoped cookies, then the jar.
     let mut cookie = String::new();
@@ -83,10 +86,26 @@ pub(crate) fn build_request(
         add(&format!("{n}={v}"));
     }
     if !cookie.is_empty() {
-        map.insert(http::header::COOKIE, value("Cookie", &cookie)?);
+        pairs.push((http::header::COOKIE, value("Cookie", &cookie)?));
     }
     if !h2 {
-        map = wire_order(map);
+        // Go's order: Host, User-Agent, Content-Length, then the others by name (a stable
+        // sort keeps each name's values in order). Sorting the lower-case names sorts their
+        // canonical forms too: both have a capital exactly after each hyphen.
+        pairs.sort_by(|a, b| {
+            let rank =
+                |n: &HeaderName| LEADING.iter().position(|l| l == n).unwrap_or(LEADING.len());
+            rank(&a.0)
+                .cmp(&rank(&b.0))
+                .then_with(|| a.0.as_str().cmp(b.0.as_str()))
+        });
+    }
+    let mut map = HeaderMap::with_capacity(pairs.len() + 1);
+    for (k, v) in pairs.drain(..) {
+        map.append(k, v);
+    }
+    PAIRS.with_borrow_mut(|p| *p = pairs);
+    if !h2 {
         // Go's transport adds it after the request's own headers, beside a `Connection` the
         // script set unless that already says close. A header map keeps a name's values
         // together, so beside the script's value it goes out next to it, not last.
@@ -128,31 +147,9 @@ const LEADING: [HeaderName; 3] = [
 ];
 
 thread_local! {
-    /// Reused by [`wire_order`], so ordering a request's headers does not allocate.
-    static NAMES: std::cell::RefCell<Vec<HeaderName>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `map` in the order Go (k6) writes an HTTP/1 request: Host, User-Agent, Content-Length,
-/// then the others sorted by name, each name's values in order. Sorting the lower-case names
-/// sorts their canonical forms too: both have a capital exactly after each hyphen.
-fn wire_order(map: HeaderMap) -> HeaderMap {
-    let mut out = HeaderMap::with_capacity(map.len() + 1);
-    for name in &LEADING {
-        for v in map.get_all(name) {
-            out.append(name.clone(), v.clone());
-        }
-    }
-    NAMES.with_borrow_mut(|names| {
-        names.clear();
-        names.extend(map.keys().filter(|k| !LEADING.contains(k)).cloned());
-        names.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
-        for name in names.drain(..) {
-            for v in map.get_all(&name) {
-                out.append(name.clone(), v.clone());
-            }
-        }
-    });
-    out
+    /// Reused by [`build_request`], so collecting a request's headers does not allocate.
+    static PAIRS: std::cell::RefCell<Vec<(HeaderName, HeaderValue)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The request target of an HTTP/1 request line (`/` for an empty path).
