@@ -404,32 +404,7 @@ impl GrpcConn {
         // A trailers-only reply carries the status in its headers.
         let trailers = collected.trailers().cloned().unwrap_or_default();
         let mut data = collected.to_bytes();
-        let in_trailers = trailers.contains_key("grpc-status");
-        let status_from = if in_trailers {
-            &trailers
-        } else {
-            &parts.headers
-        };
-        reply.code = status_from
-            .get("grpc-status")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(code::UNKNOWN);
-        reply.message = status_from
-            .get("grpc-message")
-            .and_then(|v| v.to_str().ok())
-            .map(|m| {
-                percent_encoding::percent_decode_str(m)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
-        if in_trailers {
-            reply.trailers = metadata_pairs(&trailers);
-        } else {
-            reply.headers.clear();
-            reply.trailers = metadata_pairs(&parts.headers);
-        }
+        read_status(&mut reply, &parts.headers, Some(&trailers));
         while data.len() >= 5 {
             let compressed = data.get_u8();
             let len = data.get_u32() as usize;
@@ -656,10 +631,20 @@ async fn read_stream<F: FnMut(StreamEvent)>(
             }
         }
     }
-    // A trailers-only reply carries the status in its headers.
-    let (status_from, in_trailers) = match &trailers {
+    read_status(&mut reply, &parts.headers, trailers.as_ref());
+    reply
+}
+
+/// The call's status, message and trailers: from the trailers, or from the headers of a
+/// trailers-only reply (which then has no headers of its own).
+fn read_status(
+    reply: &mut GrpcReply,
+    headers: &http::HeaderMap,
+    trailers: Option<&http::HeaderMap>,
+) {
+    let (status_from, in_trailers) = match trailers {
         Some(t) if t.contains_key("grpc-status") => (t, true),
-        _ => (&parts.headers, false),
+        _ => (headers, false),
     };
     reply.code = status_from
         .get("grpc-status")
@@ -675,13 +660,10 @@ async fn read_stream<F: FnMut(StreamEvent)>(
                 .into_owned()
         })
         .unwrap_or_default();
-    if in_trailers {
-        reply.trailers = metadata_pairs(status_from);
-    } else {
+    if !in_trailers {
         reply.headers.clear();
-        reply.trailers = metadata_pairs(&parts.headers);
     }
-    reply
+    reply.trailers = metadata_pairs(status_from);
 }
 
 fn failed(code: u32, message: String) -> GrpcReply {

@@ -473,7 +473,13 @@ fn send(s: &Rc<Session>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsRes
         .unwrap_or_default()
         .to_string(ctx)?
         .to_std_string_escaped();
-    s.write(Message::text(text), ctx)?;
+    send_counted(s, Message::text(text), ctx)
+}
+
+/// Writes a `send`/`sendBinary` message and counts it in `ws_msgs_sent`, as k6 counts
+/// those calls.
+fn send_counted(s: &Rc<Session>, message: Message, ctx: &mut Context) -> JsResult<JsValue> {
+    s.write(message, ctx)?;
     s.samples.push(
         &Host::of(ctx),
         builtin::WS_MSGS_SENT,
@@ -513,14 +519,7 @@ fn send_binary(
         ));
     };
     let bytes = buffer.to_vec().unwrap_or_default();
-    s.write(Message::binary(bytes), ctx)?;
-    s.samples.push(
-        &Host::of(ctx),
-        builtin::WS_MSGS_SENT,
-        1.0,
-        SystemTime::now(),
-    );
-    Ok(JsValue::undefined())
+    send_counted(s, Message::binary(bytes), ctx)
 }
 
 fn ping(s: &Rc<Session>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
