@@ -79,6 +79,12 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ("{iterations: 1, thresholds: {http_reqs: 'count>0'}}", &[]),
     ("{iterations: 1, hosts: 'x'}", &[]),
     ("{iterations: 1, hosts: {'a.test': 1}}", &[]),
+    // any host text is taken (k6 dials the local system for one that is not an IP); only a
+    // port that is not an integer is refused
+    ("{iterations: 1, hosts: {'a.test': 'y com'}}", &[]),
+    ("{iterations: 1, hosts: {'a.test': '127.0.0.1:65536'}}", &[]),
+    ("{iterations: 1, hosts: {'a.test': '127.0.0.1:abc'}}", &[]),
+    ("{iterations: 1, hosts: {'a.test': ''}}", &[]),
     ("{iterations: 1, blockHostnames: 'x'}", &[]),
     ("{iterations: 1, blacklistIPs: [1]}", &[]),
     ("{iterations: 1, dns: 'x'}", &[]),
@@ -139,6 +145,10 @@ const CASES: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "{scenarios: {a: {executor: 'ramping-vus', stages: [{duration: '1s', target: 1e20}]}}}",
+        &[],
+    ),
+    (
+        "{scenarios: {a: {executor: 'ramping-vus', gracefulRampDown: '-1s', stages: [{duration: '100ms', target: 1}]}}}",
         &[],
     ),
     // K6_* text: booleans are exactly true/false, integers Go's ParseInt, durations k6's

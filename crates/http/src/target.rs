@@ -3,7 +3,7 @@
 //! address finally chosen (IP literals included), as k6 does.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use crate::dns::{DnsCache, DnsOptions};
@@ -15,9 +15,9 @@ pub enum RuleError {
     /// A `hosts` key that is not a name, `*.name`, or either with `:port`.
     #[error("invalid host pattern '{0}'")]
     HostPattern(String),
-    /// A `hosts` value that is not a name or IP, optionally with a port.
-    #[error("invalid host value '{0}'")]
-    HostValue(String),
+    /// A `hosts` value whose port is not a decimal integer (k6 reads it with Go's `Atoi`).
+    #[error("strconv.Atoi: parsing \"{0}\": invalid syntax")]
+    HostValuePort(String),
     /// A `blockHostnames` entry with a `*` anywhere but at the start.
     #[error("invalid hostname pattern '{0}'")]
     HostnamePattern(String),
@@ -31,7 +31,10 @@ pub enum RuleError {
 struct Target {
     host: String,
     ip: Option<IpAddr>,
+    /// `None`: the request's port (also for an explicit `:0`, as k6).
     port: Option<u16>,
+    /// A port outside 0..=65535 as written: k6 accepts it and fails each dial with it.
+    invalid_port: Option<String>,
 }
 
 /// A `name` or `*.suffix` pattern, lower-cased, with an optional port.
@@ -41,14 +44,6 @@ struct Pattern {
     name: String,
     wildcard: bool,
     port: Option<u16>,
-}
-
-/// Splits `name:port`; a bare name has no port.
-fn split_port(s: &str) -> Option<(&str, Option<u16>)> {
-    match s.rsplit_once(':') {
-        Some((name, port)) => Some((name, Some(port.parse().ok()?))),
-        None => Some((s, None)),
-    }
 }
 
 /// A DNS name (letters, digits, `-`, `_`, dots), the shape accepted as a `hosts` value.
@@ -125,7 +120,7 @@ impl HostOverrides {
             }
             Some(_) => return Err(bad_key()),
         };
-        let target = parse_target(value).ok_or_else(|| RuleError::HostValue(value.to_owned()))?;
+        let target = parse_target(value)?;
         let Some(port) = port else {
             return Ok(());
         };
@@ -168,28 +163,66 @@ impl HostOverrides {
     }
 }
 
-/// `ip`, `name`, `ip:port`, `name:port`, `[v6]:port`, or a bare IPv6 address.
-fn parse_target(value: &str) -> Option<Target> {
+/// `ip`, `name`, `ip:port`, `name:port`, `[v6]:port`, or a bare IPv6 address. As k6, any
+/// host text is taken: one that is neither an IP nor a DNS name (`'y com'`, `''`) stands
+/// for the local system, where Go dials an address with an empty host; only a port that is
+/// not an integer is refused, and one outside 0..=65535 fails each request that uses it.
+fn parse_target(value: &str) -> Result<Target, RuleError> {
+    let local = |port, invalid_port| Target {
+        host: Ipv4Addr::LOCALHOST.to_string(),
+        ip: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        port,
+        invalid_port,
+    };
     if let Ok(ip) = value.parse::<IpAddr>() {
-        return Some(Target {
+        return Ok(Target {
             host: value.to_owned(),
             ip: Some(ip),
             port: None,
+            invalid_port: None,
         });
     }
-    if let Ok(sa) = value.parse::<SocketAddr>() {
-        return Some(Target {
-            host: sa.ip().to_string(),
-            ip: Some(sa.ip()),
-            port: Some(sa.port()),
-        });
-    }
-    let (name, port) = split_port(value)?;
-    is_name(name).then(|| Target {
-        host: name.to_owned(),
-        ip: None,
-        port,
+    let (host, port_text) = match value.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (value, None),
+    };
+    let (port, invalid_port) = match port_text {
+        None => (None, None),
+        Some(p) => match go_atoi(p) {
+            Some(0) => (None, None),
+            Some(n) => match u16::try_from(n) {
+                Ok(n) => (Some(n), None),
+                Err(_) => (None, Some(p.to_owned())),
+            },
+            None => return Err(RuleError::HostValuePort(p.to_owned())),
+        },
+    };
+    let bracketed = host.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
+    let ip = bracketed.unwrap_or(host).parse::<IpAddr>().ok();
+    Ok(match ip {
+        Some(ip) => Target {
+            host: ip.to_string(),
+            ip: Some(ip),
+            port,
+            invalid_port,
+        },
+        None if is_name(host) => Target {
+            host: host.to_owned(),
+            ip: None,
+            port,
+            invalid_port,
+        },
+        None => local(port, invalid_port),
     })
+}
+
+/// Go's `strconv.Atoi`: an optional sign and decimal digits that fit in 64 bits.
+fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 /// k6's `blockHostnames`: case-insensitive names with an optional leading `*`.
@@ -301,7 +334,7 @@ pub(crate) async fn resolve_target(
                 .then(|| config.hosts.lookup(&ip.to_string(), port))
                 .flatten();
             match target {
-                Some(t) => t.address(port),
+                Some(t) => t.address(port)?,
                 None => (Dest::Ip(IpAddr::V4(*ip)), port),
             }
         }
@@ -314,7 +347,7 @@ pub(crate) async fn resolve_target(
                 ));
             }
             match config.hosts.lookup(name, port) {
-                Some(t) => t.address(port),
+                Some(t) => t.address(port)?,
                 None => (Dest::Name(name), port),
             }
         }
@@ -337,12 +370,18 @@ pub(crate) async fn resolve_target(
 
 impl Target {
     /// The address or name, and the port, this target stands for.
-    fn address(&self, port: u16) -> (Dest<'_>, u16) {
+    fn address(&self, port: u16) -> Result<(Dest<'_>, u16), HttpError> {
+        if let Some(bad) = &self.invalid_port {
+            return Err(HttpError::new(
+                error::TCP_DIAL,
+                format!("dial tcp: address {bad}: invalid port"),
+            ));
+        }
         let port = self.port.unwrap_or(port);
-        match self.ip {
+        Ok(match self.ip {
             Some(ip) => (Dest::Ip(ip), port),
             None => (Dest::Name(&self.host), port),
-        }
+        })
     }
 }
 
@@ -404,7 +443,39 @@ mod tests {
         assert!(h.insert("[::1]:80", "127.0.0.1").is_err());
         assert!(h.insert("a.test:http", "127.0.0.1").is_err());
         assert!(h.insert("a.test", "[::1]:80").is_ok());
-        assert!(h.insert("a.test", "not a host").is_err());
+        let e = h.insert("a.test", "127.0.0.1:abc").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"strconv.Atoi: parsing "abc": invalid syntax"#
+        );
+        assert!(h.insert("a.test", "127.0.0.1:").is_err());
+    }
+
+    #[tokio::test]
+    async fn host_values_k6_accepts_are_taken_as_k6_dials_them() {
+        let mut config = crate::ClientConfig::default();
+        for (k, v) in [
+            ("junk.test", "y com"),
+            ("empty.test", ""),
+            ("zero.test", "127.0.0.2:0"),
+            ("far.test", "127.0.0.1:65536"),
+        ] {
+            config.hosts.insert(k, v).unwrap();
+        }
+        let mut dns = DnsCache::default();
+        let local = SocketAddr::from(([127, 0, 0, 1], 80));
+        assert_eq!(go(&config, &mut dns, "junk.test").await.unwrap(), local);
+        assert_eq!(go(&config, &mut dns, "empty.test").await.unwrap(), local);
+        assert_eq!(
+            go(&config, &mut dns, "zero.test").await.unwrap(),
+            SocketAddr::from(([127, 0, 0, 2], 80)),
+            "port 0 keeps the request's port"
+        );
+        let e = go(&config, &mut dns, "far.test").await.unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (1210, "dial tcp: address 65536: invalid port")
+        );
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub fn source_for(
             start,
             c.start_vus,
             c.stages.clone(),
-            c.graceful_ramp_down,
+            c.graceful_ramp_down.to_std_or_zero(),
             split.vus.clone(),
         )),
         Executor::ConstantArrivalRate(c) => {

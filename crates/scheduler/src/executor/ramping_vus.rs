@@ -8,7 +8,7 @@ use tokio::time::Instant;
 use super::contract::{ExecutorConfig, IterationSource, Next, Sizes};
 use crate::fields::{ConfigError, Fields, Stage};
 use crate::segment::Stripe;
-use rk6_options::format_duration;
+use rk6_options::{format_duration, GoDuration};
 
 /// k6's limit on `startVUs` and every stage's `target` (`maxConcurrentVUs`).
 pub const MAX_CONCURRENT_VUS: u64 = 100_000_000;
@@ -20,8 +20,9 @@ pub struct RampingVusConfig {
     pub start_vus: u64,
     /// The ramps.
     pub stages: Vec<Stage>,
-    /// Time a ramped-down VU's iteration gets before it is interrupted.
-    pub graceful_ramp_down: Duration,
+    /// Time a ramped-down VU's iteration gets before it is interrupted; kept signed because
+    /// k6 accepts a negative value (printed as given, run as zero).
+    pub graceful_ramp_down: GoDuration,
 }
 
 impl ExecutorConfig for RampingVusConfig {
@@ -55,12 +56,9 @@ impl ExecutorConfig for RampingVusConfig {
                 ));
             }
         }
-        // rk6 refuses a negative gracefulRampDown (k6 accepts it).
-        let graceful_ramp_down = f.duration(
-            "gracefulRampDown",
-            Duration::from_secs(30),
-            "the gracefulRampDown can't be negative",
-        )?;
+        // k6 accepts a negative gracefulRampDown: ramped-down VUs are interrupted at once.
+        let graceful_ramp_down =
+            f.signed_duration("gracefulRampDown", GoDuration::from_secs(30))?;
         Ok(RampingVusConfig {
             start_vus: start_vus.max(0) as u64,
             stages,
@@ -87,7 +85,7 @@ impl ExecutorConfig for RampingVusConfig {
             sc.max_vus,
             format_duration(self.run_time()),
             self.stages.len(),
-            format_duration(self.graceful_ramp_down)
+            self.graceful_ramp_down
         )
     }
 }
