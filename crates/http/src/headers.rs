@@ -332,6 +332,22 @@ mod tests {
     }
 
     #[test]
+    fn header_values_are_refused_where_go_refuses_them() {
+        // Go's net/http (k6) takes tabs and non-ASCII text, refuses other control bytes.
+        for ok in ["a\tb", "héllo", "日本", ""] {
+            assert!(value("X-T", ok).is_ok(), "{ok:?}");
+        }
+        for bad in ["a\nb", "a\rb", "a\0b", "a\x7fb"] {
+            let e = value("X-T", bad).unwrap_err();
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (1000, r#"net/http: invalid header field value for "X-T""#),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
     fn canonical_names() {
         assert_eq!(canonical("content-type"), "Content-Type");
         assert_eq!(canonical("x-FOO-bar"), "X-Foo-Bar");

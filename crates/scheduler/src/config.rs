@@ -151,10 +151,17 @@ impl Scenario {
                 "scenario {name}: the configuration must be an object"
             ))
         })?;
-        let executor = obj
-            .get("executor")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(format!("scenario {name}: executor type is required")))?;
+        let executor = match obj.get("executor") {
+            Some(Value::String(e)) => e.as_str(),
+            None | Some(Value::Null) => {
+                return Err(bad(format!("scenario {name}: executor type is required")))
+            }
+            Some(other) => {
+                return Err(bad(format!(
+                    "scenario {name}: executor must be a string, got {other}"
+                )))
+            }
+        };
         let Some((_, own_keys)) = EXECUTORS.iter().find(|(n, _)| *n == executor) else {
             let names: Vec<&str> = EXECUTORS.iter().map(|(n, _)| *n).collect();
             return Err(bad(format!(
@@ -514,6 +521,11 @@ pub(crate) mod tests {
         let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": "nope"}}})))
             .unwrap_err();
         assert!(e.0.contains("unknown executor type 'nope'"), "{e}");
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {"executor": 1}}})))
+            .unwrap_err();
+        assert_eq!(e.0, "scenario a: executor must be a string, got 1");
+        let e = scenarios_from_options(&opts(json!({"scenarios": {"a": {}}}))).unwrap_err();
+        assert_eq!(e.0, "scenario a: executor type is required");
         let e = scenarios_from_options(&opts(
             json!({"scenarios": {"a": {"executor": "constant-vus", "vus": 1}}}),
         ))
