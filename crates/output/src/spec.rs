@@ -7,7 +7,7 @@ use rk6_metrics::ThresholdSet;
 use crate::csv::{CsvConfig, CsvFormat};
 use crate::json_lines::JsonLines;
 use crate::out_file::{OutFile, Target};
-use crate::outputs::{Output, OutputError};
+use crate::outputs::{Output, OutputError, RunInfo};
 use crate::prometheus_rw::config::RwConfig;
 use crate::prometheus_rw::PrometheusRwOutput;
 use crate::report::{ReportConfig, ReportOutput};
@@ -40,7 +40,7 @@ pub enum OutputKind {
     Json,
     /// k6's `csv`.
     Csv,
-    /// k6's `web-dashboard`, of which rk6 has only the HTML report export.
+    /// k6's `web-dashboard`: the live page and the HTML report export.
     WebDashboard,
     /// k6's `experimental-prometheus-rw` (Prometheus remote write).
     PrometheusRw,
@@ -75,12 +75,13 @@ impl OutputSpec {
         }))
     }
 
-    /// Creates the output (its file, or its pusher thread). `env` reads `K6_CSV_*`,
-    /// `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
+    /// Creates the output (its file, its pusher thread, or its server). `env` reads
+    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
         env: &dyn Fn(&str) -> Option<String>,
+        run: &RunInfo,
     ) -> Result<Box<dyn Output>, OutputError> {
         match self.kind {
             OutputKind::Json => {
@@ -110,12 +111,16 @@ impl OutputSpec {
             }
             OutputKind::WebDashboard => {
                 let cfg = ReportConfig::parse(&self.arg, env)?;
-                let out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
+                let mut out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
                     OutputError::Create {
                         kind: "web-dashboard",
                         source,
                     }
                 })?;
+                if cfg.serves() {
+                    out.serve(&cfg, thresholds, run)
+                        .map_err(OutputError::Listen)?;
+                }
                 Ok(Box::new(out))
             }
             OutputKind::PrometheusRw => {
@@ -162,7 +167,7 @@ mod tests {
         let none = |_: &str| None;
         let e = OutputSpec::parse("experimental-prometheus-rw=http://x/")
             .unwrap()
-            .open(&ThresholdSet::default(), &none)
+            .open(&ThresholdSet::default(), &none, &RunInfo::default())
             .err()
             .unwrap();
         assert!(e.to_string().contains("takes no argument"), "{e}");
