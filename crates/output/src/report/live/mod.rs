@@ -233,16 +233,12 @@ impl Live {
         }
         let wall = SystemTime::now();
         self.cumulative_event(wall);
-        let crossed = self.crossed(wall);
-        if !crossed.is_empty() {
-            let json = serde_json::to_string(&crossed).unwrap_or_default();
-            self.shared.k6.publish("threshold", &go_json(json), None);
-        }
         let data = self.snapshot.format(&self.infos, wall, self.period);
         self.shared.k6.publish("snapshot", &data, None);
         self.snapshot = self.cumulative.empty_like();
     }
 
+    /// `cumulative`, then `threshold` when one is crossed (every period and at the end).
     fn cumulative_event(&mut self, wall: SystemTime) {
         let cumulative = std::mem::replace(&mut self.cumulative, Meter::new(&[]));
         self.announce(&cumulative);
@@ -250,6 +246,11 @@ impl Live {
         let data = cumulative.format(&self.infos, wall, span);
         self.cumulative = cumulative;
         self.shared.k6.publish("cumulative", &data, None);
+        let crossed = self.crossed(wall);
+        if !crossed.is_empty() {
+            let json = serde_json::to_string(&crossed).unwrap_or_default();
+            self.shared.k6.publish("threshold", &go_json(json), None);
+        }
     }
 
     fn elapsed(&self, wall: SystemTime) -> Duration {
@@ -460,6 +461,7 @@ mod tests {
                 "threshold",
                 "snapshot",
                 "cumulative",
+                "threshold",
                 "stop"
             ]
         );
