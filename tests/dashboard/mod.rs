@@ -371,13 +371,17 @@ fn requests_card(dom: &str) -> f64 {
         .unwrap_or_else(|_| panic!("number in {}", &rest[start..end]))
 }
 
+/// The JSON a page was served with.
+fn embedded_data(page: &str) -> Value {
+    let open = r#"<script type="application/json" id="report-data">"#;
+    let start = page.find(open).expect("data element") + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
 /// The request count in the JSON the page was served with.
 fn embedded_requests(dom: &str) -> f64 {
-    let open = r#"<script type="application/json" id="report-data">"#;
-    let start = dom.find(open).unwrap() + open.len();
-    let end = start + dom[start..].find("</script>").unwrap();
-    let data: Value = serde_json::from_str(&dom[start..end]).unwrap();
-    data["totals"]["http_reqs"].as_f64().unwrap()
+    embedded_data(dom)["totals"]["http_reqs"].as_f64().unwrap()
 }
 
 #[test]
@@ -432,4 +436,38 @@ fn live_page_in_headless_chromium_shows_growing_numbers() {
     if let Ok(keep) = std::env::var("RK6_KEEP_DASHBOARD_DOM") {
         std::fs::write(keep, &second).unwrap();
     }
+}
+
+#[test]
+fn the_server_stays_up_until_the_summary_is_out() {
+    let dir = Dir::new("dash-linger");
+    // handleSummary runs after the stream's `stop`; it takes a while here.
+    let path = dir.write(
+        "s.js",
+        r#"
+export const options = { iterations: 3, thresholds: { iterations: ['count>=3'] } };
+export default function () {}
+export function handleSummary() {
+  const t = Date.now();
+  while (Date.now() - t < 1500) {}
+  return { stdout: 'summary done\n' };
+}
+"#,
+    );
+    let port = free_port();
+    let run = Running::start(&dir, &["run", "-q", path.to_str().unwrap()], &[], port);
+    let (_, body) = get(port, "/events", Some("event: stop\n"));
+    assert!(body.contains("event: cumulative"), "{body}");
+    // While the summary is being made, the report shows the end-of-test verdicts.
+    let (head, report) = get(port, "/report", None);
+    assert!(head.contains(" 200 "), "{head}");
+    let data = embedded_data(&report);
+    assert_eq!(data["live"], false);
+    assert_eq!(data["totals"]["iterations"], 3.0);
+    assert_eq!(data["summary"]["thresholds"][0]["ok"], true, "{data}");
+    let (code, stdout, stderr) = run.wait();
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("summary done"), "{stdout}");
+    // Then it is gone.
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
 }
