@@ -185,7 +185,7 @@ impl ReportOutput {
             live::open_browser(live.url());
         }
         self.live = Some(live);
-        self.publish_page();
+        self.publish_page(true);
         Ok(())
     }
 
@@ -194,11 +194,16 @@ impl ReportOutput {
         self.live.as_ref().map(|l| l.url())
     }
 
-    /// Gives the live page the current data.
-    fn publish_page(&self) {
-        let Some(live) = &self.live else { return };
+    /// Gives the live page the current data; `force` even when no page is watching.
+    fn publish_page(&mut self, force: bool) {
+        match &self.live {
+            Some(live) if force || live.wants_page() => {}
+            _ => return,
+        }
         let json = serde_json::to_string(&self.data(SystemTime::now())).unwrap_or_default();
-        live.publish_page(json);
+        if let Some(live) = &mut self.live {
+            live.publish_page(json);
+        }
     }
 
     fn add_check(&mut self, s: &Sample) {
@@ -352,7 +357,7 @@ impl crate::Output for ReportOutput {
         if let Some(live) = &mut self.live {
             live.tick(std::time::Instant::now());
         }
-        self.publish_page();
+        self.publish_page(false);
     }
 
     fn end_of_test(&mut self, summary: &SummaryData) {
@@ -398,7 +403,7 @@ impl crate::Output for ReportOutput {
         if !self.finished {
             // The page's final data (with the summary's verdicts) goes out before `stop`.
             self.finished = true;
-            self.publish_page();
+            self.publish_page(true);
             if let Some(live) = &mut self.live {
                 live.finish();
             }

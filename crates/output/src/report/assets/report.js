@@ -238,11 +238,19 @@
   var live = app.getAttribute("data-live");
   render(JSON.parse(document.getElementById("report-data").textContent));
   if (live && window.EventSource) {
-    var updates = 0;
+    var updates = 0, failures = 0;
     var feed = new EventSource(live);
     feed.addEventListener("report", function (ev) {
+      failures = 0;
       render(JSON.parse(ev.data));
       document.body.setAttribute("data-updates", String(++updates));
+    });
+    // The browser reconnects by itself; a server that stays away (the run ended) is let go.
+    feed.addEventListener("error", function () {
+      if (++failures >= 3) {
+        feed.close();
+        document.body.setAttribute("data-stopped", "lost");
+      }
     });
     // The run is over: the last report has arrived, and the server is about to go.
     feed.addEventListener("stop", function () {

@@ -43,7 +43,13 @@ pub(crate) struct Live {
     thresholds: ThresholdSet,
     /// One sink per threshold sub-metric (`metric{tag:value}` keys).
     sub_sinks: Vec<Sink>,
+    /// When the page data was last made.
+    page_published: Option<Instant>,
 }
+
+/// How stale the served page data may get while no page follows the feed: making it costs
+/// percentiles over every table, so an unwatched run makes it rarely.
+const IDLE_REFRESH: Duration = Duration::from_secs(2);
 
 /// `param`: what the page needs to know about the run.
 #[derive(Serialize)]
@@ -126,6 +132,7 @@ impl Live {
                 .iter()
                 .map(|_| Sink::new(rk6_metrics::MetricType::Counter))
                 .collect(),
+            page_published: None,
         };
         live.open(run);
         Ok(live)
@@ -354,8 +361,18 @@ impl Live {
         rows
     }
 
+    /// Whether the page data is worth making now: a page is following the feed, or the
+    /// copy `/ui/` and `/report` serve is older than [`IDLE_REFRESH`].
+    pub(crate) fn wants_page(&self) -> bool {
+        self.shared.page.clients() > 0
+            || self
+                .page_published
+                .is_none_or(|t| t.elapsed() >= IDLE_REFRESH)
+    }
+
     /// Hands the page its data (the report JSON) and tells connected pages.
-    pub(crate) fn publish_page(&self, json: String) {
+    pub(crate) fn publish_page(&mut self, json: String) {
+        self.page_published = Some(Instant::now());
         let json = Arc::new(json);
         if let Ok(mut l) = self.shared.latest.lock() {
             *l = json.clone();

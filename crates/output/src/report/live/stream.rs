@@ -21,6 +21,15 @@ pub(crate) const STOP_RETRY: u64 = 9_007_199_254_740_991;
 /// Events a slow client may have queued before it is dropped.
 const CLIENT_QUEUE: usize = 4096;
 
+/// Bytes of replay log kept. k6's period rule already bounds the number of events; this
+/// bounds their size when many sub-metrics make each one large. Past it the oldest
+/// periodic events go; the opening ones (`config`, `param`, `metric`, `start`) stay, so a
+/// late client still learns every metric before the arrays that use it.
+const MAX_LOG_BYTES: usize = 32 << 20;
+
+/// Events every replay keeps.
+const PINNED: [&str; 4] = ["config", "param", "metric", "start"];
+
 /// One event in k6's field order: `id`, `data`, `event`, then `retry` when given.
 pub(crate) fn frame(id: u64, event: &str, data: &str, retry: Option<u64>) -> Bytes {
     let mut s = String::with_capacity(data.len() + event.len() + 40);
@@ -56,7 +65,9 @@ pub(crate) enum Replay {
 }
 
 struct State {
-    log: VecDeque<Bytes>,
+    /// Each event with whether it is pinned.
+    log: VecDeque<(Bytes, bool)>,
+    log_bytes: usize,
     clients: Vec<mpsc::Sender<Bytes>>,
     next_id: u64,
     closed: bool,
@@ -76,6 +87,7 @@ impl Stream {
             replay,
             state: Arc::new(Mutex::new(State {
                 log: VecDeque::new(),
+                log_bytes: 0,
                 clients: Vec::new(),
                 next_id: 0,
                 closed: false,
@@ -96,12 +108,21 @@ impl Stream {
         st.clients.retain(|c| c.try_send(bytes.clone()).is_ok());
         if self.replay == Replay::Latest {
             st.log.clear();
+            st.log_bytes = 0;
         }
-        st.log.push_back(bytes);
+        st.log_bytes += bytes.len();
+        st.log.push_back((bytes, PINNED.contains(&event)));
+        while st.log_bytes > MAX_LOG_BYTES {
+            let Some(i) = st.log.iter().position(|(_, pinned)| !pinned) else {
+                break;
+            };
+            if let Some((b, _)) = st.log.remove(i) {
+                st.log_bytes -= b.len();
+            }
+        }
     }
 
     /// Clients connected now.
-    #[cfg(test)]
     pub(crate) fn clients(&self) -> usize {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.clients.retain(|c| !c.is_closed());
@@ -111,7 +132,7 @@ impl Stream {
     /// A new client's response body: the replay, then live events until [`Stream::close`].
     pub(crate) fn subscribe(&self) -> EventBody {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let backlog = st.log.clone();
+        let backlog: VecDeque<Bytes> = st.log.iter().map(|(b, _)| b.clone()).collect();
         if st.closed {
             return EventBody { backlog, rx: None };
         }
