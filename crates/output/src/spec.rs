@@ -65,13 +65,25 @@ impl OutputSpec {
     }
 
     /// The web-dashboard output the environment asks for (`K6_WEB_DASHBOARD=true` or
-    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`.
+    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`. An export file
+    /// alone (an rk6 convenience: k6 needs `K6_WEB_DASHBOARD=true` too) asks for the file
+    /// only, so the live server runs only when `K6_WEB_DASHBOARD_PORT` is set as well.
     pub fn from_env(
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<OutputSpec>, OutputError> {
-        Ok(crate::report::enabled_by_env(env)?.then(|| OutputSpec {
+        if !crate::report::enabled_by_env(env)? {
+            return Ok(None);
+        }
+        let switched_on = env("K6_WEB_DASHBOARD").is_some_and(|v| !v.is_empty());
+        let port_set = env("K6_WEB_DASHBOARD_PORT").is_some();
+        let arg = if switched_on || port_set {
+            String::new()
+        } else {
+            "port=-1".to_string()
+        };
+        Ok(Some(OutputSpec {
             kind: OutputKind::WebDashboard,
-            arg: String::new(),
+            arg,
         }))
     }
 
@@ -162,6 +174,25 @@ mod tests {
             e.to_string(),
             "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
         );
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let export_only = OutputSpec::from_env(&env(&[("K6_WEB_DASHBOARD_EXPORT", "r.html")]));
+        assert_eq!(
+            export_only.unwrap().unwrap().arg,
+            "port=-1",
+            "a file, no server"
+        );
+        let on = OutputSpec::from_env(&env(&[
+            ("K6_WEB_DASHBOARD", "true"),
+            ("K6_WEB_DASHBOARD_EXPORT", "r.html"),
+        ]));
+        assert_eq!(on.unwrap().unwrap().arg, "");
         let s = OutputSpec::parse("experimental-prometheus-rw").unwrap();
         assert_eq!(s.kind, OutputKind::PrometheusRw);
         let none = |_: &str| None;
