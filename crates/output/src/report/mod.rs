@@ -45,7 +45,8 @@ pub struct ReportOutput {
     totals: Totals,
     /// Check passes and fails by `(group, name)`, in first-seen order, for the live page.
     checks: Vec<CheckRow>,
-    check_index: HashMap<(String, String), usize>,
+    /// Row of each check: group → name → index into `checks`.
+    check_index: HashMap<String, HashMap<String, usize>>,
     summary: Option<SummaryPart>,
     live: Option<live::Live>,
     /// Whether `finish` ran (the live page then shows the final data).
@@ -209,8 +210,14 @@ impl ReportOutput {
     fn add_check(&mut self, s: &Sample) {
         let group = s.tags.get("group").unwrap_or("");
         let name = s.tags.get("check").unwrap_or("");
-        let i = match self.check_index.get(&(group.to_string(), name.to_string())) {
-            Some(&i) => i,
+        // Looked up by `&str`, so a known check costs no allocation.
+        let known = self
+            .check_index
+            .get(group)
+            .and_then(|g| g.get(name))
+            .copied();
+        let i = match known {
+            Some(i) => i,
             None if self.checks.len() < MAX_CHECKS => {
                 self.checks.push(CheckRow {
                     group: group.to_string(),
@@ -218,9 +225,12 @@ impl ReportOutput {
                     passes: 0,
                     fails: 0,
                 });
+                let i = self.checks.len() - 1;
                 self.check_index
-                    .insert((group.to_string(), name.to_string()), self.checks.len() - 1);
-                self.checks.len() - 1
+                    .entry(group.to_string())
+                    .or_default()
+                    .insert(name.to_string(), i);
+                i
             }
             None => return,
         };
