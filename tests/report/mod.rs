@@ -180,7 +180,7 @@ fn report_from_env_matches_the_summary() {
 }
 
 #[test]
-fn report_from_out_flag_and_refused_live_dashboard() {
+fn report_from_out_flag_and_dashboard_without_server() {
     let srv = TestServer::start();
     let dir = Dir::new("report-flag");
     // With K6_WEB_DASHBOARD=true as well, there is still one report (the flag's).
@@ -197,34 +197,35 @@ fn report_from_out_flag_and_refused_live_dashboard() {
         Some(count(&export, "http_reqs"))
     );
 
+    // `K6_WEB_DASHBOARD=true` alone now serves the live page; `port=-1` turns it off.
     let path = dir.write("s.js", "export default function () {}\n");
     let run = rk6_env(
-        &["run", "-q", "--iterations", "1", path.to_str().unwrap()],
+        &["run", "--iterations", "1", path.to_str().unwrap()],
         &dir.0,
-        &[("K6_WEB_DASHBOARD", "true")],
+        &[
+            ("K6_WEB_DASHBOARD", "true"),
+            ("K6_WEB_DASHBOARD_PORT", "-1"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(run.stdout.contains(" web dashboard:\n"), "{}", run.stdout);
+    let run = rk6(
+        &[
+            "run",
+            "-q",
+            "-o",
+            "web-dashboard=record=e.ndjson",
+            path.to_str().unwrap(),
+        ],
+        &dir.0,
     );
     // k6's code when it cannot create an output.
     run.assert_code(255);
-    assert!(
-        run.stderr.contains("rk6 has no live web dashboard")
-            && run.stderr.contains("K6_WEB_DASHBOARD_EXPORT"),
-        "{}",
-        run.stderr
-    );
-    let run = rk6(
-        &["run", "-q", "-o", "web-dashboard", path.to_str().unwrap()],
-        &dir.0,
-    );
-    run.assert_code(255);
-    assert!(
-        run.stderr.contains("rk6 has no live web dashboard"),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("does not record"), "{}", run.stderr);
 }
 
 /// Headless Chromium, or `None` when it is not installed (CI installs it and requires it).
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let bin =
         PathBuf::from(std::env::var("CHROMIUM_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into()));
     if bin.exists() {
@@ -240,7 +241,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs Chromium headless with `args`, killing it after a generous bound.
-fn run_chromium(bin: &Path, profile: &Path, args: &[&str]) -> String {
+pub(crate) fn run_chromium(bin: &Path, profile: &Path, args: &[&str]) -> String {
     let mut child = Command::new(bin)
         .args(["--headless", "--no-sandbox", "--disable-gpu"])
         .arg("--disable-dev-shm-usage")

@@ -30,9 +30,10 @@ pub struct Collected {
 }
 
 /// Gives each output the summary (when the run made one) and closes it; returns one
-/// message per output that failed to write.
+/// message per output that failed to write. The outputs stay alive for the caller to drop:
+/// the live dashboard keeps serving until then.
 pub fn finish_outputs(
-    mut outputs: Vec<Box<dyn Output>>,
+    outputs: &mut [Box<dyn Output>],
     summary: Option<&SummaryData>,
 ) -> Vec<String> {
     outputs

@@ -6,8 +6,8 @@ use std::time::Duration;
 use rk6_options::format_duration;
 use rk6_scheduler::{ExecutionState, Executor, Scenario, ScenarioState};
 
-/// The banner: execution, script, outputs (their descriptions, e.g. `json (out.json)`),
-/// and one line per scenario.
+/// The banner: execution, script, the web dashboard's address, outputs (their
+/// descriptions, e.g. `json (out.json)`), and one line per scenario.
 pub fn banner(
     script: &str,
     outputs: &[String],
@@ -24,10 +24,18 @@ pub fn banner(
     out.push_str("\n  rk6 — k6 scripts, natively\n\n");
     out.push_str("     execution: local\n");
     out.push_str(&format!("        script: {script}\n"));
-    let output = if outputs.is_empty() {
+    // As k6, the web dashboard gets a line of its own instead of an `output:` entry.
+    let mut listed = Vec::new();
+    for o in outputs {
+        match o.strip_prefix("web-dashboard") {
+            Some(rest) => out.push_str(&format!(" web dashboard:{rest}\n")),
+            None => listed.push(o.as_str()),
+        }
+    }
+    let output = if listed.is_empty() {
         "-".to_string()
     } else {
-        outputs.join(", ")
+        listed.join(", ")
     };
     out.push_str(&format!("        output: {output}\n\n"));
     let n = scenarios.len();
@@ -272,6 +280,23 @@ mod tests {
             b.contains("scenarios: (33.33%) 1 scenario, 1 max VUs"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn banner_gives_the_dashboard_its_own_line() {
+        let st = state(serde_json::json!({"vus": 1, "iterations": 1}));
+        let scenarios: Vec<_> = st.scenarios.iter().map(|s| s.scenario.clone()).collect();
+        let outputs = vec![
+            "json (out.json)".to_string(),
+            "web-dashboard http://127.0.0.1:5665".to_string(),
+        ];
+        let b = banner("s.js", &outputs, &scenarios, 1, 1.0);
+        assert!(
+            b.contains(" web dashboard: http://127.0.0.1:5665\n        output: json (out.json)\n"),
+            "{b}"
+        );
+        let b = banner("s.js", &["web-dashboard".to_string()], &scenarios, 1, 1.0);
+        assert!(b.contains(" web dashboard:\n        output: -\n"), "{b}");
     }
 
     #[test]

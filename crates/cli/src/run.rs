@@ -12,7 +12,7 @@ use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, TagSet, Threshold
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
-    OutputSpec, SummaryMode, TextOptions,
+    OutputSpec, RunInfo, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -360,10 +360,23 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
     if summary_mode == SummaryMode::Full {
         aggregator.keep_sections(scenarios.iter().map(|s| s.name.as_str()));
     }
+    let run_info = RunInfo {
+        script_url: script_url(&args.script),
+        scenarios: scenarios.iter().map(|s| s.name.clone()).collect(),
+        end_offset: scenarios
+            .iter()
+            .map(|s| s.max_duration())
+            .max()
+            .unwrap_or_default(),
+    };
     let mut outputs: Vec<Box<dyn Output>> = Vec::new();
     for spec in &output_specs {
         let output = spec
-            .open(aggregator.thresholds(), &|k| std::env::var(k).ok())
+            .open(
+                aggregator.thresholds(),
+                &|k| std::env::var(k).ok(),
+                &run_info,
+            )
             // k6 ends with its generic failure (255) when it cannot create an output: a bad
             // argument, or a file that cannot be opened (a read-only or missing directory).
             .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
@@ -433,7 +446,8 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         Err(e) => {
             // The error first, then whatever the outputs had to say while closing.
             let code = e.log(&logger);
-            log_errors(&logger, finish_outputs(collected.outputs, None));
+            let mut outputs = collected.outputs;
+            log_errors(&logger, finish_outputs(&mut outputs, None));
             return Ok(code);
         }
     };
@@ -469,10 +483,12 @@ impl Report {
         collected: Collected,
         outcome: Outcome,
     ) -> ExitCode {
+        // The outputs live to the end of this function: the live dashboard serves the
+        // final figures while the summary is printed, and stops when they are dropped.
         let Collected {
             mut aggregator,
             threshold_abort,
-            outputs,
+            mut outputs,
         } = collected;
         let Report {
             trend_stats,
@@ -483,7 +499,7 @@ impl Report {
         let elapsed = outcome.elapsed;
         let verdict = aggregator.evaluate(elapsed, Pass::Final);
         let data = aggregator.summary(elapsed, &trend_stats);
-        log_errors(&logger, finish_outputs(outputs, Some(&data)));
+        log_errors(&logger, finish_outputs(&mut outputs, Some(&data)));
 
         if !args.no_summary {
             let mut printed = false;
@@ -639,6 +655,14 @@ fn output_specs(
         specs.push(d);
     }
     Ok(specs)
+}
+
+/// The script as a `file://` URL (k6's `scriptPath`), or empty when it has no file.
+fn script_url(script: &std::path::Path) -> String {
+    match std::fs::canonicalize(script) {
+        Ok(p) => format!("file://{}", p.display()),
+        Err(_) => String::new(),
+    }
 }
 
 fn shared_setup_json(text: &Option<String>) -> Option<Value> {

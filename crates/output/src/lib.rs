@@ -15,8 +15,10 @@
 //! Real-time outputs (`-o json=FILE`, `-o csv=FILE`, `.gz` for gzip) are the exception:
 //! [`OutputSpec`] parses an `-o` value and opens an [`Output`], which the metrics thread
 //! hands every sample batch (`json` writes k6's JSON lines and `csv` its CSV, both through
-//! one sample writer with a per-format line function; [`ReportOutput`] the self-contained
-//! HTML report of `K6_WEB_DASHBOARD_EXPORT`; [`prometheus_rw`] pushes to a Prometheus
+//! one sample writer with a per-format line function; [`ReportOutput`] the live web
+//! dashboard of `K6_WEB_DASHBOARD=true` (k6's event stream and rk6's page, served from a
+//! thread of its own) and the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`;
+//! [`prometheus_rw`] pushes to a Prometheus
 //! remote-write endpoint).
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
@@ -42,7 +44,7 @@ pub use csv::{csv_header, TimeFormat};
 pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
 pub use k6_metrics::{is_rk6_only, k6_summary, K6MetricsOnly};
-pub use outputs::{Output, OutputError};
+pub use outputs::{Output, OutputError, RunInfo};
 pub use report::{ReportConfig, ReportOutput};
 pub use spec::{OutputKind, OutputSpec};
 pub use text::{render_text, SummaryMode, TextOptions};

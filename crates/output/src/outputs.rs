@@ -6,6 +6,7 @@
 //! at the end of the test (also after Ctrl+C).
 
 use std::io;
+use std::time::Duration;
 
 use rk6_metrics::{Registry, Sample, SummaryData};
 use thiserror::Error;
@@ -25,6 +26,17 @@ pub trait Output: Send {
     fn finish(&mut self) -> io::Result<()>;
 }
 
+/// What an output may show about the run it records (the live dashboard's `param`).
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    /// The script as a `file://` URL.
+    pub script_url: String,
+    /// Scenario names in declaration order.
+    pub scenarios: Vec<String>,
+    /// The longest the run can last, graceful stops included.
+    pub end_offset: Duration,
+}
+
 /// Why an `-o` value was refused.
 #[derive(Debug, Error)]
 pub enum OutputError {
@@ -41,6 +53,10 @@ pub enum OutputError {
     /// A bad argument, e.g. an unknown csv key.
     #[error("{0}")]
     InvalidArgument(String),
+    /// The live dashboard could not listen (Go's message, e.g. `listen tcp
+    /// 127.0.0.1:5665: bind: address already in use`).
+    #[error("{0}")]
+    Listen(String),
     /// The file could not be created.
     #[error("could not create the '{kind}' output: {source}")]
     Create {

@@ -7,7 +7,7 @@ use rk6_metrics::ThresholdSet;
 use crate::csv::{CsvConfig, CsvFormat};
 use crate::json_lines::JsonLines;
 use crate::out_file::{OutFile, Target};
-use crate::outputs::{Output, OutputError};
+use crate::outputs::{Output, OutputError, RunInfo};
 use crate::prometheus_rw::config::RwConfig;
 use crate::prometheus_rw::PrometheusRwOutput;
 use crate::report::{ReportConfig, ReportOutput};
@@ -40,7 +40,7 @@ pub enum OutputKind {
     Json,
     /// k6's `csv`.
     Csv,
-    /// k6's `web-dashboard`, of which rk6 has only the HTML report export.
+    /// k6's `web-dashboard`: the live page and the HTML report export.
     WebDashboard,
     /// k6's `experimental-prometheus-rw` (Prometheus remote write).
     PrometheusRw,
@@ -65,22 +65,35 @@ impl OutputSpec {
     }
 
     /// The web-dashboard output the environment asks for (`K6_WEB_DASHBOARD=true` or
-    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`.
+    /// `K6_WEB_DASHBOARD_EXPORT=FILE`), as if given with `-o web-dashboard`. An export file
+    /// alone (an rk6 convenience: k6 needs `K6_WEB_DASHBOARD=true` too) asks for the file
+    /// only, so the live server runs only when `K6_WEB_DASHBOARD_PORT` is set as well.
     pub fn from_env(
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Option<OutputSpec>, OutputError> {
-        Ok(crate::report::enabled_by_env(env)?.then(|| OutputSpec {
+        if !crate::report::enabled_by_env(env)? {
+            return Ok(None);
+        }
+        let switched_on = env("K6_WEB_DASHBOARD").is_some_and(|v| !v.is_empty());
+        let port_set = env("K6_WEB_DASHBOARD_PORT").is_some();
+        let arg = if switched_on || port_set {
+            String::new()
+        } else {
+            "port=-1".to_string()
+        };
+        Ok(Some(OutputSpec {
             kind: OutputKind::WebDashboard,
-            arg: String::new(),
+            arg,
         }))
     }
 
-    /// Creates the output (its file, or its pusher thread). `env` reads `K6_CSV_*`,
-    /// `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
+    /// Creates the output (its file, its pusher thread, or its server). `env` reads
+    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
         env: &dyn Fn(&str) -> Option<String>,
+        run: &RunInfo,
     ) -> Result<Box<dyn Output>, OutputError> {
         match self.kind {
             OutputKind::Json => {
@@ -110,12 +123,16 @@ impl OutputSpec {
             }
             OutputKind::WebDashboard => {
                 let cfg = ReportConfig::parse(&self.arg, env)?;
-                let out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
+                let mut out = ReportOutput::create(&cfg, SystemTime::now()).map_err(|source| {
                     OutputError::Create {
                         kind: "web-dashboard",
                         source,
                     }
                 })?;
+                if cfg.serves() {
+                    out.serve(&cfg, thresholds, run)
+                        .map_err(OutputError::Listen)?;
+                }
                 Ok(Box::new(out))
             }
             OutputKind::PrometheusRw => {
@@ -157,12 +174,31 @@ mod tests {
             e.to_string(),
             "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
         );
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let export_only = OutputSpec::from_env(&env(&[("K6_WEB_DASHBOARD_EXPORT", "r.html")]));
+        assert_eq!(
+            export_only.unwrap().unwrap().arg,
+            "port=-1",
+            "a file, no server"
+        );
+        let on = OutputSpec::from_env(&env(&[
+            ("K6_WEB_DASHBOARD", "true"),
+            ("K6_WEB_DASHBOARD_EXPORT", "r.html"),
+        ]));
+        assert_eq!(on.unwrap().unwrap().arg, "");
         let s = OutputSpec::parse("experimental-prometheus-rw").unwrap();
         assert_eq!(s.kind, OutputKind::PrometheusRw);
         let none = |_: &str| None;
         let e = OutputSpec::parse("experimental-prometheus-rw=http://x/")
             .unwrap()
-            .open(&ThresholdSet::default(), &none)
+            .open(&ThresholdSet::default(), &none, &RunInfo::default())
             .err()
             .unwrap();
         assert!(e.to_string().contains("takes no argument"), "{e}");

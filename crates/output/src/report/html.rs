@@ -7,15 +7,32 @@ pub(crate) const DATA_OPEN: &str = r#"<script type="application/json" id="report
 const CSS: &str = include_str!("assets/report.css");
 const JS: &str = include_str!("assets/report.js");
 
+/// Marks the live page: the script then follows the feed at this (relative) address.
+const LIVE_ATTR: &str = " data-live=\"events\"";
+
 /// The whole HTML document for `json` (the serialized report data).
 pub(crate) fn page(json: &str) -> String {
+    document(json, "rk6 report", "")
+}
+
+/// The live dashboard's page (served at `/ui/`): the report's document, whose script
+/// redraws it from each `report` event of `/ui/events`.
+pub(crate) fn live_page(json: &str) -> String {
+    document(json, "rk6 dashboard", LIVE_ATTR)
+}
+
+fn document(json: &str, title: &str, app_attr: &str) -> String {
     let json = escape_json(json);
     let mut out = String::with_capacity(CSS.len() + JS.len() + json.len() + 1024);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<title>rk6 report</title>\n<style>\n");
+    out.push_str("<title>");
+    out.push_str(title);
+    out.push_str("</title>\n<style>\n");
     out.push_str(CSS);
-    out.push_str("</style>\n</head>\n<body>\n<div id=\"app\"><noscript>This report draws its charts with JavaScript.</noscript></div>\n");
+    out.push_str("</style>\n</head>\n<body>\n<div id=\"app\"");
+    out.push_str(app_attr);
+    out.push_str("><noscript>This report draws its charts with JavaScript.</noscript></div>\n");
     out.push_str(DATA_OPEN);
     out.push_str(&json);
     out.push_str("</script>\n<script>\n");
@@ -51,5 +68,14 @@ mod tests {
             assert!(!page.contains(needle), "{needle} in the page");
         }
         assert!(page.contains("<title>rk6 report</title>"));
+        assert!(
+            page.contains("<div id=\"app\"><noscript>"),
+            "the report file stays static"
+        );
+        let live = live_page("{}");
+        assert!(live.contains("<div id=\"app\" data-live=\"events\">"));
+        for needle in ["src=", "href=", "@import", "url(", "http://", "https://"] {
+            assert!(!live.contains(needle), "{needle} in the live page");
+        }
     }
 }

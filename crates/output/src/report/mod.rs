@@ -1,18 +1,22 @@
-//! The HTML report (k6's web-dashboard export): `K6_WEB_DASHBOARD_EXPORT=report.html` or
-//! `-o web-dashboard=export=report.html`.
+//! k6's web dashboard: the live page (`K6_WEB_DASHBOARD=true`, served while the test
+//! runs) and the HTML report (`K6_WEB_DASHBOARD_EXPORT=report.html` or
+//! `-o web-dashboard=export=report.html`).
 //!
 //! [`ReportOutput`] sees every sample batch and keeps only bounded aggregates: a
-//! [`Timeline`] of per-interval rates, VUs and latency percentiles, and per-`name` and
-//! per-`error_code` tallies. At the end it receives the summary (checks, threshold
-//! verdicts, metric values) through [`Output::end_of_test`] and writes one
+//! [`Timeline`] of per-interval rates, VUs and latency percentiles, and per-`name`,
+//! per-`error_code` and per-check tallies. At the end it receives the summary (checks,
+//! threshold verdicts, metric values) through [`Output::end_of_test`] and writes one
 //! self-contained HTML file whose inline script draws the charts from embedded JSON.
-//! rk6 has no live dashboard server, so asking for one fails with a clear message.
+//! With the server on, [`live::Live`] also publishes k6's event stream and, about once a
+//! second, the same JSON for the live page, which the same script redraws.
 
 mod config;
 mod endpoints;
 mod html;
+mod live;
 mod timeline;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
@@ -26,16 +30,27 @@ pub use config::{enabled_by_env, ReportConfig};
 use endpoints::{EndpointRow, Endpoints, ErrorRow};
 use timeline::{micros, Event, Series, Timeline};
 
-/// Writes the HTML report at the end of the run.
+/// Distinct `(group, check)` pairs tallied for the live page; the final summary has them
+/// all.
+const MAX_CHECKS: usize = 500;
+
+/// Serves the live dashboard while the run lasts and writes the HTML report at its end.
 pub struct ReportOutput {
-    path: String,
+    path: Option<String>,
     /// Created when the output opens, so an unwritable path fails before the test runs.
     file: Option<File>,
     origin: SystemTime,
     timeline: Timeline,
     endpoints: Endpoints,
     totals: Totals,
+    /// Check passes and fails by `(group, name)`, in first-seen order, for the live page.
+    checks: Vec<CheckRow>,
+    /// Row of each check: group → name → index into `checks`.
+    check_index: HashMap<String, HashMap<String, usize>>,
     summary: Option<SummaryPart>,
+    live: Option<live::Live>,
+    /// Whether `finish` ran (the live page then shows the final data).
+    finished: bool,
 }
 
 /// Whole-run numbers counted from the samples themselves.
@@ -49,7 +64,7 @@ struct Totals {
 }
 
 /// What the report takes from the end-of-test summary.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct SummaryPart {
     duration: f64,
     checks: Vec<CheckRow>,
@@ -57,7 +72,7 @@ struct SummaryPart {
     metrics: Vec<MetricRow>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct CheckRow {
     group: String,
     name: String,
@@ -65,7 +80,7 @@ struct CheckRow {
     fails: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ThresholdRow {
     metric: String,
     source: String,
@@ -73,7 +88,7 @@ struct ThresholdRow {
     value: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct MetricRow {
     name: String,
     kind: &'static str,
@@ -85,14 +100,17 @@ struct MetricRow {
 #[derive(Serialize)]
 struct ReportData<'a> {
     generator: String,
+    /// `true` while the test runs (the live page's data before the end).
+    live: bool,
     started: String,
     duration: f64,
     totals: TotalsRow,
     timeline: Series,
     endpoints: Vec<EndpointRow>,
     errors: Vec<ErrorRow>,
-    /// `null` when the run ended before a summary existed.
-    summary: Option<&'a SummaryPart>,
+    /// `null` when the run ended before a summary existed; while the run lasts, figures
+    /// from the live meters.
+    summary: Option<std::borrow::Cow<'a, SummaryPart>>,
 }
 
 #[derive(Serialize)]
@@ -115,14 +133,15 @@ struct LatencyRow {
 }
 
 impl ReportOutput {
-    /// Creates (truncates) the report file now; the run starts at `origin`.
+    /// Creates (truncates) the report file now, when one is configured; the run starts at
+    /// `origin`. The live server is started by [`ReportOutput::serve`].
     pub fn create(config: &ReportConfig, origin: SystemTime) -> io::Result<ReportOutput> {
-        let file = File::create(&config.export)?;
+        let file = config.export.as_ref().map(File::create).transpose()?;
         Ok(ReportOutput {
             path: config.export.clone(),
-            file: Some(file),
+            file,
             origin,
-            timeline: Timeline::new(origin, config.period),
+            timeline: Timeline::new(origin, config.report_period()),
             endpoints: Endpoints::default(),
             totals: Totals {
                 reqs: 0.0,
@@ -132,8 +151,94 @@ impl ReportOutput {
                 latency: Histogram::new(3).expect("3 significant figures are valid"),
                 latency_sum_ms: 0.0,
             },
+            checks: Vec::new(),
+            check_index: HashMap::new(),
             summary: None,
+            live: None,
+            finished: false,
         })
+    }
+
+    /// Starts the live server of `config` (binding its port now, so a busy port fails
+    /// before the test starts) and opens a browser on it when `open` is set. The error is
+    /// Go's listen message, which k6 prints before exiting with 255.
+    pub fn serve(
+        &mut self,
+        config: &ReportConfig,
+        thresholds: &rk6_metrics::ThresholdSet,
+        run: &crate::RunInfo,
+    ) -> Result<(), String> {
+        let port = u16::try_from(config.port).map_err(|_| {
+            format!(
+                "listen tcp {}:{}: address {}: invalid port",
+                config.host, config.port, config.port
+            )
+        })?;
+        let live = live::Live::start(
+            &config.host,
+            port,
+            config.stream_period(run.end_offset),
+            &config.tags,
+            thresholds,
+            run,
+        )?;
+        if config.open {
+            live::open_browser(live.url());
+        }
+        self.live = Some(live);
+        self.publish_page(true);
+        Ok(())
+    }
+
+    /// The live page's address, when the server runs.
+    pub fn url(&self) -> Option<&str> {
+        self.live.as_ref().map(|l| l.url())
+    }
+
+    /// Gives the live page the current data; `force` even when no page is watching.
+    fn publish_page(&mut self, force: bool) {
+        match &self.live {
+            Some(live) if force || live.wants_page() => {}
+            _ => return,
+        }
+        let json = serde_json::to_string(&self.data(SystemTime::now())).unwrap_or_default();
+        if let Some(live) = &mut self.live {
+            live.publish_page(json);
+        }
+    }
+
+    fn add_check(&mut self, s: &Sample) {
+        let group = s.tags.get("group").unwrap_or("");
+        let name = s.tags.get("check").unwrap_or("");
+        // Looked up by `&str`, so a known check costs no allocation.
+        let known = self
+            .check_index
+            .get(group)
+            .and_then(|g| g.get(name))
+            .copied();
+        let i = match known {
+            Some(i) => i,
+            None if self.checks.len() < MAX_CHECKS => {
+                self.checks.push(CheckRow {
+                    group: group.to_string(),
+                    name: name.to_string(),
+                    passes: 0,
+                    fails: 0,
+                });
+                let i = self.checks.len() - 1;
+                self.check_index
+                    .entry(group.to_string())
+                    .or_default()
+                    .insert(name.to_string(), i);
+                i
+            }
+            None => return,
+        };
+        if s.value != 0.0 {
+            self.checks[i].passes += 1;
+        } else {
+            self.checks[i].fails += 1;
+        }
     }
 
     fn add_sample(&mut self, s: &Sample) {
@@ -173,6 +278,8 @@ impl ReportOutput {
                 self.totals.vus_max = Some(self.totals.vus_max.map_or(s.value, |m| m.max(s.value)));
                 self.timeline.add(s.time, Event::Vus(s.value));
             }
+            // Only the live page reads these; the report takes the summary's checks.
+            builtin::CHECKS if self.live.is_some() => self.add_check(s),
             _ => {}
         }
     }
@@ -182,6 +289,17 @@ impl ReportOutput {
         let duration = match &self.summary {
             Some(s) => Duration::from_secs_f64(s.duration),
             None => now.duration_since(self.origin).unwrap_or_default(),
+        };
+        let running = !self.finished && self.live.is_some();
+        let summary = match (&self.summary, &self.live) {
+            (Some(s), _) => Some(std::borrow::Cow::Borrowed(s)),
+            (None, Some(live)) if !self.finished => Some(std::borrow::Cow::Owned(SummaryPart {
+                duration: duration.as_secs_f64(),
+                checks: self.checks.clone(),
+                thresholds: live.threshold_rows(now),
+                metrics: live.metric_rows(now),
+            })),
+            _ => None,
         };
         let h = &self.totals.latency;
         let q = |q: f64| h.median_equivalent(h.value_at_quantile(q)) as f64 / 1000.0;
@@ -195,6 +313,7 @@ impl ReportOutput {
         });
         ReportData {
             generator: format!("rk6 {}", env!("CARGO_PKG_VERSION")),
+            live: running,
             started: crate::timestamp::rfc3339(self.origin, false),
             duration: duration.as_secs_f64(),
             totals: TotalsRow {
@@ -207,7 +326,7 @@ impl ReportOutput {
             timeline: self.timeline.series(duration),
             endpoints: self.endpoints.rows(),
             errors: self.endpoints.errors(),
-            summary: self.summary.as_ref(),
+            summary,
         }
     }
 
@@ -219,18 +338,37 @@ impl ReportOutput {
 }
 
 impl crate::Output for ReportOutput {
+    /// `web-dashboard URL`, the form k6's banner turns into its `web dashboard:` line,
+    /// plus the report file.
     fn description(&self) -> String {
-        format!("web-dashboard (report {})", self.path)
+        let mut d = String::from("web-dashboard");
+        if let Some(url) = self.url() {
+            d.push(' ');
+            d.push_str(url);
+        }
+        if let Some(path) = &self.path {
+            d.push_str(&format!(" (report {path})"));
+        }
+        d
     }
 
-    fn add(&mut self, _registry: &Registry, batch: &[Sample]) {
+    fn add(&mut self, registry: &Registry, batch: &[Sample]) {
         for s in batch {
             self.add_sample(s);
         }
+        if let Some(live) = &mut self.live {
+            live.add(registry, batch);
+        }
     }
 
-    /// Nothing is written before the end: the page is one document built from the totals.
-    fn flush(&mut self) {}
+    /// The report file is written only at the end; the live page gets fresh data now
+    /// (the metrics thread calls this about once a second).
+    fn flush(&mut self) {
+        if let Some(live) = &mut self.live {
+            live.tick(std::time::Instant::now());
+        }
+        self.publish_page(false);
+    }
 
     fn end_of_test(&mut self, summary: &SummaryData) {
         let mut checks = Vec::new();
@@ -269,7 +407,17 @@ impl crate::Output for ReportOutput {
         });
     }
 
+    /// Ends the event stream (the server keeps serving until the output is dropped,
+    /// after the summary is printed) and writes the report file.
     fn finish(&mut self) -> io::Result<()> {
+        if !self.finished {
+            // The page's final data (with the summary's verdicts) goes out before `stop`.
+            self.finished = true;
+            self.publish_page(true);
+            if let Some(live) = &mut self.live {
+                live.finish();
+            }
+        }
         let Some(mut file) = self.file.take() else {
             return Ok(());
         };
@@ -321,10 +469,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rk6-report-unit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.html");
-        let config = ReportConfig {
-            export: path.to_string_lossy().into_owned(),
-            period: Duration::from_secs(1),
-        };
+        let config = ReportConfig::parse(
+            &format!("export={}&port=-1&period=1s", path.display()),
+            &|_: &str| None,
+        )
+        .unwrap();
         let registry = Arc::new(Registry::new());
         let thresholds = ThresholdSet::parse(
             &serde_json::json!({"http_req_failed": ["rate<0.01"]}),
@@ -404,10 +553,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rk6-report-unit2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("r.html");
-        let config = ReportConfig {
-            export: path.to_string_lossy().into_owned(),
-            period: Duration::from_secs(1),
-        };
+        let config = ReportConfig::parse(
+            &format!("export={}&port=-1&period=1s", path.display()),
+            &|_: &str| None,
+        )
+        .unwrap();
         let mut out = ReportOutput::create(&config, SystemTime::UNIX_EPOCH).unwrap();
         let registry = Registry::new();
         out.add(&registry, &[sample(builtin::ITERATIONS, 1.0, 10, &[])]);

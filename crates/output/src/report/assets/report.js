@@ -1,8 +1,9 @@
 // Draws the rk6 report from the JSON in #report-data: summary cards, SVG line charts and
-// tables. No libraries and no network access, so the file works offline.
+// tables. No libraries and no network access, so the file works offline. On the live
+// dashboard (#app has data-live) the same drawing runs again for each `report` event of
+// the page's feed.
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("report-data").textContent);
   var app = document.getElementById("app");
   var COLORS = ["#2563eb", "#f59e0b", "#db2777", "#7c3aed", "#059669", "#dc2626"];
 
@@ -51,6 +52,8 @@
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * mag;
   }
 
+  // Draws the whole page from one report data object.
+  function render(data) {
   var tl = data.timeline;
   var n = tl.t.length;
   // Bucket midpoints, so a value sits in the middle of the interval it describes.
@@ -149,8 +152,9 @@
   var crossed = thresholds.filter(function (t) { return !t.ok; }).length;
   var verdict = !sum ? '<span class="badge none">no summary</span>'
     : !thresholds.length ? '<span class="badge none">no thresholds</span>'
-    : crossed ? '<span class="badge bad">' + crossed + " of " + thresholds.length + " thresholds crossed</span>"
-    : '<span class="badge ok">all ' + thresholds.length + " thresholds passed</span>";
+    : crossed ? '<span class="badge bad">' + crossed + " of " + thresholds.length + " thresholds crossed" + (data.live ? " so far" : "") + "</span>"
+    : '<span class="badge ok">all ' + thresholds.length + " thresholds " + (data.live ? "passing" : "passed") + "</span>";
+  if (data.live) verdict = '<span class="badge live">● running</span>' + verdict;
   var tot = data.totals;
   var metric = function (name) {
     return sum ? sum.metrics.find(function (m) { return m.name === name; }) : undefined;
@@ -158,7 +162,7 @@
   var checksPass = 0, checksAll = 0;
   (sum ? sum.checks : []).forEach(function (c) { checksPass += c.passes; checksAll += c.passes + c.fails; });
 
-  var html = "<header><h1>rk6 test report</h1>" + verdict +
+  var html = "<header><h1>" + (live ? "rk6 live dashboard" : "rk6 test report") + "</h1>" + verdict +
     '<span class="meta">started ' + esc(data.started.replace("T", " ").replace("Z", " UTC")) +
     " · duration " + esc(secs(data.duration)) + "</span></header>";
   var cards = [
@@ -229,4 +233,29 @@
   });
   document.body.setAttribute("data-points", String(drawn));
   document.body.setAttribute("data-rendered", "true");
+  }
+
+  var live = app.getAttribute("data-live");
+  render(JSON.parse(document.getElementById("report-data").textContent));
+  if (live && window.EventSource) {
+    var updates = 0, failures = 0;
+    var feed = new EventSource(live);
+    feed.addEventListener("report", function (ev) {
+      failures = 0;
+      render(JSON.parse(ev.data));
+      document.body.setAttribute("data-updates", String(++updates));
+    });
+    // The browser reconnects by itself; a server that stays away (the run ended) is let go.
+    feed.addEventListener("error", function () {
+      if (++failures >= 3) {
+        feed.close();
+        document.body.setAttribute("data-stopped", "lost");
+      }
+    });
+    // The run is over: the last report has arrived, and the server is about to go.
+    feed.addEventListener("stop", function () {
+      feed.close();
+      document.body.setAttribute("data-stopped", "true");
+    });
+  }
 })();
