@@ -42,13 +42,26 @@ const MAX_MESSAGE: usize = 64 << 20;
 /// Bytes written and not yet on the wire above which a write waits.
 const HIGH_WATER: usize = 1 << 20;
 
-thread_local! {
-    /// The thread's (de)compressors: with no context takeover a message needs them only
-    /// while it is (de)compressed, so the sockets of a thread's VUs share them (their
-    /// state is hundreds of KiB).
-    static INFLATE: RefCell<Decompress> = RefCell::new(Decompress::new(false));
-    static DEFLATE: RefCell<Compress> = RefCell::new(Compress::new(Compression::new(LEVEL), false));
+/// A thread's (de)compressors and the buffer they write into.
+struct Codec {
+    inflate: Decompress,
+    deflate: Compress,
+    out: Vec<u8>,
 }
+
+thread_local! {
+    /// With no context takeover a message needs the (de)compressor only while it is
+    /// (de)compressed, so the sockets of a thread's VUs share one (its state is hundreds
+    /// of KiB), and its output buffer.
+    static CODEC: RefCell<Codec> = RefCell::new(Codec {
+        inflate: Decompress::new(false),
+        deflate: Compress::new(Compression::new(LEVEL), false),
+        out: Vec::new(),
+    });
+}
+
+/// What the thread's codec buffer keeps between messages at most.
+const KEPT: usize = 1 << 20;
 
 /// What the server's `Sec-WebSocket-Extensions` values say about the offer.
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -287,16 +300,19 @@ impl Deflate {
             if data && self.inflating.is_some() {
                 return Err(invalid("websocket: data frame inside a fragmented message"));
             }
-            if h.mask.is_none()
+            let compressed = h.mask.is_none()
                 && !h.other_rsv
                 && (data && h.rsv1 || continuation && !h.rsv1)
-                && (data || self.inflating.is_some())
-            {
+                && (data || self.inflating.is_some());
+            if compressed && h.fin && self.inflating.is_none() {
+                // A whole message in one frame, the usual case: inflated where it lies.
+                put_inflated(&mut self.out.buf, h.opcode, payload)?;
+            } else if compressed {
                 let (_, message) = self.inflating.get_or_insert_with(|| (h.opcode, Vec::new()));
                 message.extend_from_slice(payload);
                 if h.fin {
                     let (opcode, message) = self.inflating.take().expect("set above");
-                    self.put_inflated(opcode, &message)?;
+                    put_inflated(&mut self.out.buf, opcode, &message)?;
                 }
             } else {
                 // Uncompressed messages and control frames pass as they are; so does a
@@ -306,14 +322,6 @@ impl Deflate {
             at = frame.end;
         }
         self.raw.drain(..at);
-        Ok(())
-    }
-
-    /// Appends the uncompressed frame of a compressed message to `out`.
-    fn put_inflated(&mut self, opcode: u8, message: &[u8]) -> io::Result<()> {
-        let data = INFLATE.with(|z| inflate(&mut z.borrow_mut(), message))?;
-        put_header(&mut self.out.buf, false, opcode, None, data.len());
-        self.out.buf.extend_from_slice(&data);
         Ok(())
     }
 
@@ -351,19 +359,39 @@ impl Deflate {
 
     /// Appends the compressed frame of the message in `scratch` to `wire`.
     fn put_deflated(&mut self, opcode: u8, key: [u8; 4]) -> io::Result<()> {
-        let mut data = DEFLATE.with(|z| deflate(&mut z.borrow_mut(), &self.scratch))?;
-        apply_mask(&mut data, key);
-        put_header(&mut self.wire.buf, true, opcode, Some(key), data.len());
-        self.wire.buf.extend_from_slice(&data);
+        CODEC.with(|c| {
+            let c = &mut *c.borrow_mut();
+            deflate(&mut c.deflate, &self.scratch, &mut c.out)?;
+            apply_mask(&mut c.out, key);
+            put_header(&mut self.wire.buf, true, opcode, Some(key), c.out.len());
+            self.wire.buf.extend_from_slice(&c.out);
+            c.out.clear();
+            c.out.shrink_to(KEPT);
+            Ok::<(), io::Error>(())
+        })?;
         self.scratch.clear();
         Ok(())
     }
 }
 
+/// Appends the uncompressed frame of the compressed message `message` to `out`.
+fn put_inflated(out: &mut Vec<u8>, opcode: u8, message: &[u8]) -> io::Result<()> {
+    CODEC.with(|c| {
+        let c = &mut *c.borrow_mut();
+        inflate(&mut c.inflate, message, &mut c.out)?;
+        put_header(out, false, opcode, None, c.out.len());
+        out.extend_from_slice(&c.out);
+        c.out.clear();
+        c.out.shrink_to(KEPT);
+        Ok(())
+    })
+}
+
 /// One message's payload inflated (RFC 7692 §7.2.2: the removed tail put back).
-fn inflate(z: &mut Decompress, message: &[u8]) -> io::Result<Vec<u8>> {
+fn inflate(z: &mut Decompress, message: &[u8], data: &mut Vec<u8>) -> io::Result<()> {
     z.reset(false);
-    let mut data = Vec::with_capacity(message.len() * 3 + 64);
+    data.clear();
+    data.reserve(message.len() * 3 + 64);
     for mut input in [message, &TAIL[..]] {
         loop {
             if data.len() == data.capacity() {
@@ -374,7 +402,7 @@ fn inflate(z: &mut Decompress, message: &[u8]) -> io::Result<Vec<u8>> {
             }
             let (before_in, before_out) = (z.total_in(), data.len());
             let status = z
-                .decompress_vec(input, &mut data, FlushDecompress::Sync)
+                .decompress_vec(input, data, FlushDecompress::Sync)
                 .map_err(|e| invalid(&format!("flate: {e}")))?;
             input = &input[(z.total_in() - before_in) as usize..];
             let stuck = z.total_in() == before_in && data.len() == before_out;
@@ -386,20 +414,21 @@ fn inflate(z: &mut Decompress, message: &[u8]) -> io::Result<Vec<u8>> {
             }
         }
     }
-    Ok(data)
+    Ok(())
 }
 
 /// One message's payload deflated (RFC 7692 §7.2.1: a sync flush, its tail removed).
-fn deflate(z: &mut Compress, message: &[u8]) -> io::Result<Vec<u8>> {
+fn deflate(z: &mut Compress, message: &[u8], data: &mut Vec<u8>) -> io::Result<()> {
     z.reset();
-    let mut data = Vec::with_capacity(message.len() / 2 + 64);
+    data.clear();
+    data.reserve(message.len() / 2 + 64);
     let mut input = message;
     loop {
         if data.len() == data.capacity() {
             data.reserve(data.capacity());
         }
         let before = z.total_in();
-        z.compress_vec(input, &mut data, FlushCompress::Sync)
+        z.compress_vec(input, data, FlushCompress::Sync)
             .map_err(|e| invalid(&format!("flate: {e}")))?;
         input = &input[(z.total_in() - before) as usize..];
         if input.is_empty() && data.len() < data.capacity() {
@@ -409,7 +438,7 @@ fn deflate(z: &mut Compress, message: &[u8]) -> io::Result<Vec<u8>> {
     if data.ends_with(&TAIL) {
         data.truncate(data.len() - TAIL.len());
     }
-    Ok(data)
+    Ok(())
 }
 
 /// The connection under a WebSocket: the raw connection, with permessage-deflate when the
