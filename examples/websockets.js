@@ -37,8 +37,10 @@ export default function () {
   check(res, { 'k6/ws upgraded': (r) => r.status === 101 });
   check(echoed, { 'k6/ws echoed both': (n) => n === 2 });
 
-  // The WebSocket API: the iteration ends once the socket has closed.
-  const socket = new WebSocket(`${BASE}/echo`, [], { tags: { api: 'websockets' } });
+  // The WebSocket API: the iteration ends once the socket has closed. `compression`
+  // offers permessage-deflate (also a ws.connect param); a server that declines it gets
+  // plain messages, and `socket.extensions` says what it answered.
+  const socket = new WebSocket(`${BASE}/echo`, [], { tags: { api: 'websockets' }, compression: 'deflate' });
   socket.binaryType = 'arraybuffer';
   socket.onopen = () => socket.send('hi');
   socket.onmessage = (e) => {

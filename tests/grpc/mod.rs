@@ -363,3 +363,116 @@ fn streams_deliver_data_error_and_end_events() {
         .count();
     assert_eq!(failed, 1);
 }
+
+#[test]
+fn max_send_size_fails_the_call_as_grpc_go_and_authority_is_unknown() {
+    let addr = grpc::start(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-max-send",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'echo.proto', 'stream.proto');
+export const options = {
+  thresholds: { grpc_streams_msgs_sent: ['count==1'] },
+};
+export default function () {
+  let authority = '';
+  try { client.connect(__ENV.ADDR, { plaintext: true, authority: 'x' }); } catch (e) { authority = String(e); }
+  client.connect(__ENV.ADDR, { plaintext: true, maxSendSize: 100 });
+  // A text of 98 bytes encodes to 100: at the limit, it goes.
+  const fits = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(98) });
+  const over = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(99) });
+  const log = [];
+  client.asyncInvoke('rk6.test.Echo/Say', { text: 'x'.repeat(300) }).then((r) => log.push('async ' + r.status + ' ' + r.error.message));
+  const s = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  s.on('error', (e) => log.push('error ' + String(e)));
+  s.on('end', () => log.push('end'));
+  s.write({ text: 'a' });
+  s.write({ text: 'b'.repeat(200) });
+  s.write({ text: 'after the failure: dropped' });
+  s.end();
+  setTimeout(() => check(log, {
+    'async call fails the same way': (l) => l.includes('async 8 trying to send message larger than max (303 vs. 100)'),
+    // As k6: the writer's error, the end, then the reader's error.
+    'stream: error, end, error': (l) => JSON.stringify(l.filter((x) => !x.startsWith('async'))) === JSON.stringify([
+      'error code: 8, message: trying to send message larger than max (203 vs. 100)', 'end',
+      'error code: 8, message: trying to send message larger than max (203 vs. 100)']),
+  }), 300);
+  check(null, {
+    'authority is not a k6 1.1 param': () => authority === 'GoError: invalid grpc.connect() parameters: unknown connect param: "authority"',
+    'at the limit': () => fits.status === grpc.StatusOK,
+    'over it: a failed call, not a throw': () => over.status === grpc.StatusResourceExhausted
+      && over.error.message === 'trying to send message larger than max (101 vs. 100)'
+      && over.message.text === '',
+  });
+}
+"#,
+    );
+    let (run, export) = run_file(
+        &dir,
+        "script.js",
+        &["-o", "json=out.json"],
+        &[("ADDR", &addr.to_string())],
+    );
+    assert_checks(&run, &export, 5.0);
+    // Each refused message is a failed call (or stream) in grpc_req_duration.
+    let statuses: Vec<String> = grpc_samples(&dir)
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {}",
+                t["method"].as_str().unwrap_or(""),
+                t["status"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let mut sorted = statuses.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        ["Chat 8", "Say 0", "Say 8", "Say 8"],
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn tls_password_decrypts_a_legacy_encrypted_key_as_k6() {
+    let (addr, ca) = grpc::start_tls(Duration::from_secs(60));
+    let dir = setup(
+        "grpc-tls-password",
+        r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load([], 'echo.proto');
+const ca = open('ca.pem');
+const cert = open('cert.pem');
+const encrypted = open('key-aes256.pem');
+const plain = open('key.pem');
+function thrown(tls) {
+  try { client.connect(__ENV.ADDR, { tls: Object.assign({ cacerts: [ca], cert }, tls) }); client.close(); return ''; }
+  catch (e) { return String(e); }
+}
+export default function () {
+  check(null, {
+    'wrong password': () => thrown({ key: encrypted, password: 'nope' }) === 'GoError: x509: decryption password incorrect',
+    'password for a plain key': () => thrown({ key: plain, password: 'k6-secret' }) === 'GoError: x509: no DEK-Info header in block',
+    'not a string': () => thrown({ key: encrypted, password: 5 }).startsWith('GoError: invalid grpc.connect() parameters: invalid tls password value'),
+  });
+  client.connect(__ENV.ADDR, { tls: { cacerts: [ca], cert, key: encrypted, password: 'k6-secret' } });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'with a decrypted key' });
+  check(r, { 'connected with the decrypted key': (r) => r.status === grpc.StatusOK && r.message.text === 'with a decrypted key' });
+}
+"#,
+    );
+    dir.write("ca.pem", &ca);
+    let keys = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grpc/client-cert");
+    for f in ["cert.pem", "key.pem", "key-aes256.pem"] {
+        dir.write(f, &std::fs::read_to_string(keys.join(f)).unwrap());
+    }
+    let addr = format!("localhost:{}", addr.port());
+    let (run, export) = run_file(&dir, "script.js", &[], &[("ADDR", &addr)]);
+    assert_checks(&run, &export, 4.0);
+}

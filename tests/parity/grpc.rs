@@ -346,3 +346,76 @@ fn grpc_streams_agree_with_k6() {
         "grpc_streams* and grpc_req_duration samples"
     );
 }
+
+const CONNECT_PARAMS_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import encoding from 'k6/encoding';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto', 'stream.proto');
+// Keys sorted: k6's error objects come from Go maps, whose order is random.
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === 'object') {
+    const out = {};
+    for (const k of Object.keys(v).sort()) out[k] = canon(v[k]);
+    return out;
+  }
+  return v;
+}
+const log = (label, v) => console.log('RESP ' + encoding.b64encode(label + ' ' + JSON.stringify(canon(v))));
+export const options = { thresholds: { grpc_streams_msgs_sent: ['count==1'] } };
+export default function () {
+  try { client.connect(__ENV.ADDR, { plaintext: true, authority: 'example.test' }); log('authority', 'connected'); }
+  catch (e) { log('authority', String(e)); }
+  client.connect(__ENV.ADDR, { plaintext: true, maxSendSize: 100 });
+  const fits = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(98) });
+  const over = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(99) });
+  log('fits', [String(fits.status), fits.error]);
+  log('over', [String(over.status), over.error, over.message.text]);
+  client.asyncInvoke('rk6.test.Echo/Say', { text: 'x'.repeat(300) }).then((r) => log('async', [String(r.status), r.error]));
+  const events = [];
+  const s = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  s.on('error', (e) => events.push('error ' + String(e)));
+  s.on('end', () => events.push('end'));
+  s.write({ text: 'a' });
+  s.write({ text: 'b'.repeat(200) });
+  s.end();
+  setTimeout(() => {
+    // k6 fires error twice (its writer's and its reader's), mostly around end.
+    check(events, {
+      'stream events': (e) => e.filter((x) => x === 'end').length === 1
+        && e.filter((x) => x === 'error code: 8, message: trying to send message larger than max (203 vs. 100)').length === 2,
+    });
+  }, 300);
+}
+"#;
+
+#[test]
+fn grpc_connect_params_agree_with_k6() {
+    let Some(k6) = super::k6() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let dir = Dir::new("parity-grpc-params");
+    let src = crate::support::grpc::proto_dir();
+    for f in ["echo.proto", "stream.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir.write("script.js", CONNECT_PARAMS_SCRIPT);
+    let k = run(&k6, "k6", &dir, &server.addr);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(r.code, k.code, "exit codes");
+    assert_eq!(super::checks(&r.export), super::checks(&k.export), "checks");
+    assert_eq!(
+        super::verdicts(&r.export),
+        super::verdicts(&k.export),
+        "thresholds"
+    );
+    assert_eq!(k.replies.len(), 4, "k6 logged every reply: {:?}", k.replies);
+    let (mut a, mut b) = (r.replies.clone(), k.replies.clone());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "replies");
+    assert_eq!(r.samples, k.samples, "grpc_req_duration samples");
+}

@@ -1,63 +1,10 @@
 //! `k6/ws` side by side with the real k6 against a WebSocket server of Python's
-//! `websockets` library (`ws/server.py`): checks, exit codes and the `ws_*` counts.
-
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+//! `websockets` library (`ws/server.py`, started by `support::py_ws`): checks, exit codes and the `ws_*` counts.
 
 use serde_json::Value;
 
+use crate::support::py_ws::PyWs;
 use crate::Dir;
-
-/// The Python server on 127.0.0.1, stopped on drop.
-struct PyWs {
-    child: Child,
-    port: u16,
-}
-
-impl PyWs {
-    /// Starts the server; `None` (after saying why) when Python's `websockets` is missing,
-    /// which CI does not accept (.ci/run installs it).
-    fn start() -> Option<PyWs> {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/parity/ws/server.py");
-        let missing = |why: String| {
-            if std::env::var_os("CI").is_some() {
-                panic!("Python's websockets is required in CI: {why}");
-            }
-            eprintln!("skipping the WebSocket parity test: {why}");
-            None
-        };
-        let mut child = match Command::new("python3")
-            .arg(script)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => c,
-            Err(e) => return missing(format!("python3: {e}")),
-        };
-        let mut line = String::new();
-        let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
-        match line.trim().parse() {
-            Ok(port) => Some(PyWs { child, port }),
-            Err(_) => {
-                let _ = child.kill();
-                let out = child.wait_with_output().ok();
-                let err = out
-                    .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-                    .unwrap_or_default();
-                missing(format!("the server did not start: {err}"))
-            }
-        }
-    }
-}
-
-impl Drop for PyWs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn count(export: &Value, metric: &str) -> f64 {
     export["metrics"][metric]["count"].as_f64().unwrap_or(-1.0)
@@ -247,6 +194,47 @@ export default function () {
   const ws = new WebSocket(`${BASE}/echo`);
   // Open until the end of the test cuts it: no ws_session_duration in either.
   ws.onopen = () => ws.send('x');
+}
+"#,
+    );
+}
+
+#[test]
+fn deflate_agrees_with_k6() {
+    compare_ws(
+        "ws-deflate",
+        r#"
+import ws from 'k6/ws';
+import { WebSocket } from 'k6/experimental/websockets';
+import { check } from 'k6';
+const OFFER = 'permessage-deflate; server_no_context_takeover; client_no_context_takeover';
+const TEXT = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i, name: 'user' + i, active: i % 3 === 0 })));
+export const options = {
+  iterations: 2,
+  thresholds: {
+    // Uncompressed the messages alone would be ~60 kB each way.
+    data_sent: ['count<8000'],
+    data_received: ['count<8000'],
+    'ws_msgs_sent{compressed:yes}': ['count==8'],
+  },
+};
+export default function () {
+  let wire;
+  const res = ws.connect(`${BASE}/echo`, { compression: 'deflate', tags: { compressed: 'yes' } }, function (socket) {
+    socket.on('open', () => { socket.send(TEXT); socket.sendBinary(new Uint8Array(5000).buffer); socket.send('wire?'); });
+    socket.on('message', (m) => { if (m.startsWith('{')) { wire = JSON.parse(m); socket.close(); } });
+  });
+  check(res, { 'ws: answer header': (r) => r.headers['Sec-Websocket-Extensions'].startsWith(OFFER) });
+  check(wire, { 'ws: compressed on the wire': (w) => w.offer === OFFER && w.compressed === 3 && w.sent_compressed === 2 });
+  const api = new WebSocket(`${BASE}/echo`, null, { compression: 'deflate', tags: { compressed: 'yes' } });
+  api.onopen = () => { api.send(TEXT); api.send('wire?'); };
+  api.onmessage = (e) => {
+    if (!e.data.startsWith('{')) return;
+    const w = JSON.parse(e.data);
+    check(api.extensions, { 'api: extensions': (x) => x.length === 1 && x[0].startsWith(OFFER) });
+    check(w, { 'api: compressed on the wire': (w) => w.compressed === 2 && w.sent_compressed === 1 });
+    api.close();
+  };
 }
 "#,
     );

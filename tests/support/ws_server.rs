@@ -5,7 +5,9 @@
 //! `/close/<code>` closes at once with that code and reason `bye`; `/ping` pings first
 //! (payload `srv`), then echoes; `/reject` answers the upgrade with 403 and a body;
 //! `/headers` sends one text message, a JSON object of the request's headers (lowercase
-//! names), then echoes; `/drop` drops the TCP connection without a close frame.
+//! names), then echoes; `/drop` drops the TCP connection without a close frame;
+//! `/bad-deflate` accepts permessage-deflate without its no-context-takeover parameters
+//! (tungstenite cannot compress: k6 refuses that answer before any frame).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -75,6 +77,12 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(io: S) {
         }
         resp.headers_mut()
             .insert("set-cookie", "srv=1; Path=/".parse().unwrap());
+        if path == "/bad-deflate" {
+            resp.headers_mut().insert(
+                "sec-websocket-extensions",
+                "permessage-deflate".parse().unwrap(),
+            );
+        }
         *record.lock().unwrap() = (path, serde_json::Value::Object(headers).to_string());
         Ok(resp)
     };

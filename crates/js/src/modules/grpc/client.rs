@@ -34,6 +34,13 @@ pub(super) struct ClientState {
     conn: RefCell<Option<Rc<GrpcConn>>>,
     addr: RefCell<String>,
     max_receive: Cell<usize>,
+    /// `maxSendSize` of the last `connect()` (none: no limit).
+    max_send: Cell<Option<usize>>,
+}
+
+/// grpc-go's text for a request over `maxSendSize`.
+pub(super) fn too_large(len: usize, max: usize) -> String {
+    format!("trying to send message larger than max ({len} vs. {max})")
 }
 
 /// The JS object's data: its state.
@@ -209,10 +216,18 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
     let addr = string(a.first(), ctx)?;
     let params = ConnectParams::from_js(a.get(1), &host, ctx)?
         .map_err(|e| go_error(&format!("invalid grpc.connect() parameters: {e}"), ctx))?;
+    let mut client_cert = params.client_cert.clone();
+    if let (Some((_, key)), Some(pw)) = (client_cert.as_mut(), &params.key_password) {
+        // As k6: an empty password leaves the key as it is.
+        if !pw.is_empty() {
+            *key = rk6_http::decrypt_legacy_pem_key(key, pw.as_bytes())
+                .map_err(|e| go_error(&e, ctx))?;
+        }
+    }
     let opts = GrpcConnectOptions {
         plaintext: params.plaintext,
         ca_pem: params.ca_pem.clone(),
-        client_cert: params.client_cert.clone(),
+        client_cert,
     };
     let client = host.http.clone();
     let conn = host
@@ -260,6 +275,7 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
     if let Some(max) = params.max_receive {
         state.max_receive.set(max);
     }
+    state.max_send.set(params.max_send);
     count_bytes(&host, &conn);
     *state.addr.borrow_mut() = addr;
     if let Some(old) = state.conn.borrow_mut().replace(conn) {
@@ -281,6 +297,11 @@ impl ClientState {
     pub(super) fn max_receive(&self) -> usize {
         self.max_receive.get()
     }
+
+    /// Largest message sent, if limited.
+    pub(super) fn max_send(&self) -> Option<usize> {
+        self.max_send.get()
+    }
 }
 
 /// The descriptor of `path`, or k6's error text.
@@ -298,6 +319,7 @@ pub(super) struct Prepared {
     pub(super) method: MethodDescriptor,
     pub(super) addr: String,
     pub(super) max_receive: usize,
+    pub(super) max_send: Option<usize>,
 }
 
 fn prepare(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<Prepared> {
@@ -352,11 +374,21 @@ fn prepare(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<Prepare
         method,
         addr,
         max_receive: state.max_receive.get(),
+        max_send: state.max_send.get(),
     })
 }
 
 /// Runs a prepared call to its reply.
 pub(super) async fn run(p: &Prepared) -> GrpcReply {
+    if let Some(max) = p.max_send.filter(|&m| p.message.len() > m) {
+        // grpc-go refuses before the message goes: a failed call, not a thrown error.
+        return GrpcReply {
+            code: rk6_http::grpc::code::RESOURCE_EXHAUSTED,
+            message: too_large(p.message.len(), max),
+            started: Some(std::time::Instant::now()),
+            ..GrpcReply::default()
+        };
+    }
     p.conn
         .unary(GrpcCall {
             path: &p.path,

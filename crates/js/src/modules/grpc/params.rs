@@ -16,8 +16,12 @@ pub(super) struct ConnectParams {
     pub(super) reflect_metadata: Vec<(String, String)>,
     pub(super) timeout: Duration,
     pub(super) max_receive: Option<usize>,
+    /// `maxSendSize`: the largest request message sent.
+    pub(super) max_send: Option<usize>,
     pub(super) ca_pem: Option<Vec<u8>>,
     pub(super) client_cert: Option<(Vec<u8>, Vec<u8>)>,
+    /// `tls.password`: the client key is a legacy encrypted PEM key (decrypted at connect).
+    pub(super) key_password: Option<String>,
 }
 
 /// `client.invoke()` params.
@@ -88,8 +92,10 @@ impl ConnectParams {
             reflect_metadata: Vec::new(),
             timeout: Duration::from_secs(60),
             max_receive: None,
+            max_send: None,
             ca_pem: None,
             client_cert: None,
+            key_password: None,
         };
         let Some(obj) = value.and_then(JsValue::as_object) else {
             return Ok(Ok(p));
@@ -107,8 +113,7 @@ impl ConnectParams {
                     Ok(())
                 }
                 "maxReceiveSize" => size(&v, "maxReceiveSize").map(|n| p.max_receive = Some(n)),
-                "maxSendSize" => size(&v, "maxSendSize").map(|_| ()),
-                "authority" => Ok(()),
+                "maxSendSize" => size(&v, "maxSendSize").map(|n| p.max_send = Some(n)),
                 "tls" => tls(&v, host, &mut p, ctx)?,
                 other => Err(format!("unknown connect param: {other:?}")),
             };
@@ -139,6 +144,15 @@ fn tls(
     };
     let cert = text("cert", ctx)?;
     let key = text("key", ctx)?;
+    let password = obj.get(boa_engine::JsString::from("password"), ctx)?;
+    if let Some(pw) = password.as_string() {
+        p.key_password = Some(pw.to_std_string_escaped());
+    } else if !password.is_undefined() {
+        return Ok(Err(format!(
+            "invalid tls password value: '{}', it needs to be a string",
+            password.display()
+        )));
+    }
     match (cert, key) {
         (Some(c), Some(k)) => p.client_cert = Some((c.into_bytes(), k.into_bytes())),
         (None, None) => {}

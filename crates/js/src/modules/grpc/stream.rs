@@ -17,9 +17,9 @@ use boa_engine::{
     Trace,
 };
 use prost_reflect::MethodDescriptor;
-use rk6_http::grpc::{GrpcStreamCall, GrpcStreamWriter, StreamEvent};
+use rk6_http::grpc::{GrpcReply, GrpcStreamCall, GrpcStreamWriter, StreamEvent};
 
-use super::client::{method_of, state_of};
+use super::client::{method_of, state_of, too_large};
 use super::convert::{decode_stream_message, encode_request};
 use super::instance::{count_bytes, Grpc, StreamTags};
 use super::params::CallParams;
@@ -42,6 +42,13 @@ pub(super) struct StreamState {
     /// The stream's tags without `status`: the `tags` param, then the system tags.
     pub(super) tags: StreamTags,
     ended: Cell<bool>,
+    /// `maxSendSize` of the client's connection.
+    max_send: Option<usize>,
+    /// When the stream was opened (the duration of a stream cut short here).
+    opened: std::time::Instant,
+    /// A write over `maxSendSize` ended the stream: k6 reports that error twice, from
+    /// its writer and its reader, around `end`.
+    send_failed: Cell<bool>,
 }
 
 #[derive(Trace, Finalize, JsData)]
@@ -111,6 +118,9 @@ pub(super) fn new_stream(
         discard: params.discard_response_message,
         tags,
         ended: Cell::new(false),
+        max_send: client.max_send(),
+        opened: std::time::Instant::now(),
+        send_failed: Cell::new(false),
     });
     grpc.count_stream(&host, &state.tags, grpc.streams_id());
     grpc.streams.borrow_mut().push(state.clone());
@@ -205,10 +215,32 @@ fn write(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> J
         .to_json(ctx)?
         .unwrap_or(serde_json::Value::Object(Default::default()));
     let bytes = encode_request(&s.method.input(), &json).map_err(|e| go_error(&e, ctx))?;
+    if let Some(max) = s.max_send.filter(|&m| bytes.len() > m) {
+        fail_send(&s, too_large(bytes.len(), max));
+        return Ok(JsValue::undefined());
+    }
     if s.writer.borrow_mut().send(&bytes) {
         grpc.count_stream(&host, &s.tags, grpc.sent_id());
     }
     Ok(JsValue::undefined())
+}
+
+/// A write over `maxSendSize`: as grpc-go, the stream ends with RESOURCE_EXHAUSTED (the
+/// request is cancelled; messages already received are still delivered).
+fn fail_send(s: &StreamState, message: String) {
+    s.writing.set(false);
+    s.writer.borrow_mut().close();
+    s.run.borrow_mut().take();
+    s.send_failed.set(true);
+    let mut events = s.events.borrow_mut();
+    events.retain(|e| !matches!(e, StreamEvent::End(_)));
+    events.push_back(StreamEvent::End(GrpcReply {
+        code: rk6_http::grpc::code::RESOURCE_EXHAUSTED,
+        message,
+        started: Some(s.opened),
+        duration: s.opened.elapsed(),
+        ..GrpcReply::default()
+    }));
 }
 
 /// `stream.end()`: ends the client's half.
@@ -287,25 +319,42 @@ pub(super) fn settle_stream(grpc: &Grpc, s: &StreamState, ctx: &mut Context) -> 
                 count_bytes(&host, &s.conn);
                 grpc.emit_stream_end(&host, &s.tags, &reply);
                 if reply.code != 0 {
-                    let details = JsArray::new(ctx)?;
-                    // k6's code here is a Go `codes.Code`, as a reply's status.
-                    let code = grpc.status(reply.code, ctx)?;
-                    let err = ObjectInitializer::new(ctx)
-                        .property(js_string!("code"), code, Attribute::all())
-                        .property(js_string!("details"), details, Attribute::all())
-                        .property(
-                            js_string!("message"),
-                            JsString::from(reply.message.as_str()),
-                            Attribute::all(),
-                        )
-                        .build();
-                    call_listeners(s, "error", err.into(), ctx)?;
+                    let err = error_object(grpc, &reply, ctx)?;
+                    call_listeners(s, "error", err, ctx)?;
                 }
                 let empty = JsObject::with_object_proto(ctx.intrinsics());
                 call_listeners(s, "end", empty.into(), ctx)?;
+                if s.send_failed.get() {
+                    let err = error_object(grpc, &reply, ctx)?;
+                    call_listeners(s, "error", err, ctx)?;
+                }
             }
         }
     }
+}
+
+/// The `{code, details, message}` a stream's `error` handlers get.
+fn error_object(grpc: &Grpc, reply: &GrpcReply, ctx: &mut Context) -> JsResult<JsValue> {
+    let details = JsArray::new(ctx)?;
+    // k6's code here is a Go `codes.Code`, as a reply's status.
+    let code = grpc.status(reply.code, ctx)?;
+    // Go's `String()` of k6's error, kept out of `JSON.stringify`.
+    let text = JsString::from(format!("code: {}, message: {}", reply.code, reply.message));
+    let to_string = boa_engine::NativeFunction::from_copy_closure_with_captures(
+        |_, _, text: &JsString, _| Ok(text.clone().into()),
+        text,
+    );
+    Ok(ObjectInitializer::new(ctx)
+        .property(js_string!("code"), code, Attribute::all())
+        .property(js_string!("details"), details, Attribute::all())
+        .property(
+            js_string!("message"),
+            JsString::from(reply.message.as_str()),
+            Attribute::all(),
+        )
+        .function(to_string, js_string!("toString"), 0)
+        .build()
+        .into())
 }
 
 fn warn(host: &Host, msg: &str) {

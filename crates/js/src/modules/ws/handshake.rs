@@ -4,15 +4,17 @@
 
 use std::time::Instant;
 
-use rk6_http::{Client, HttpError, RawConn, SharedJar, Traffic};
+use rk6_http::{Client, HttpError, SharedJar, Traffic};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::Error as WsError;
 use tokio_tungstenite::WebSocketStream;
 use url::Url;
 
+use super::deflate::{self, WsConn};
+
 /// An open WebSocket.
-pub(crate) type Stream = WebSocketStream<RawConn>;
+pub(crate) type Stream = WebSocketStream<WsConn>;
 
 /// What the upgrade asks for besides the URL.
 pub(crate) struct Upgrade<'a> {
@@ -22,6 +24,8 @@ pub(crate) struct Upgrade<'a> {
     pub(crate) protocols: &'a [String],
     /// The script's own jar (`jar` param) instead of the VU's.
     pub(crate) jar: Option<SharedJar>,
+    /// Offer permessage-deflate (`compression: 'deflate'`).
+    pub(crate) deflate: bool,
 }
 
 /// The server's answer to the upgrade, as `ws.connect` returns it.
@@ -33,6 +37,8 @@ pub(crate) struct Answer {
     pub(crate) body: String,
     /// The `Sec-WebSocket-Protocol` the server chose.
     pub(crate) subprotocol: String,
+    /// The `Sec-WebSocket-Extensions` values, one per header line.
+    pub(crate) extensions: Vec<String>,
 }
 
 /// A finished attempt: the socket (on a 101), the server's answer (if it gave one), the
@@ -100,11 +106,18 @@ fn answer_of<T>(resp: &tokio_tungstenite::tungstenite::http::Response<T>, body: 
         .get("sec-websocket-protocol")
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         .unwrap_or_default();
+    let extensions = resp
+        .headers()
+        .get_all("sec-websocket-extensions")
+        .iter()
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .collect();
     Answer {
         status: resp.status().as_u16(),
         headers,
         body,
         subprotocol,
+        extensions,
     }
 }
 
@@ -172,6 +185,12 @@ pub(crate) async fn open(client: &Client, url: &Url, up: Upgrade<'_>) -> Attempt
             headers.insert("cookie", v);
         }
     }
+    if up.deflate {
+        headers.insert(
+            "sec-websocket-extensions",
+            HeaderValue::from_static(deflate::OFFER),
+        );
+    }
     if !up.protocols.is_empty() {
         if let Ok(v) = HeaderValue::from_str(&up.protocols.join(", ")) {
             headers.insert("sec-websocket-protocol", v);
@@ -205,14 +224,22 @@ pub(crate) async fn open(client: &Client, url: &Url, up: Upgrade<'_>) -> Attempt
         }
     };
     attempt.traffic = Some(conn.traffic());
-    let result = tokio_tungstenite::client_async(request, conn).await;
+    let result = tokio_tungstenite::client_async(request, WsConn::new(conn)).await;
     attempt.connecting = start.elapsed();
     match result {
         Ok((stream, resp)) => {
             store_cookies(client, &up.jar, url, resp.headers());
             let answer = answer_of(&resp, String::new());
+            // The connection turned the extension on for exactly this answer; a server
+            // that turns it on in another mode (offered or not) is refused, as gorilla
+            // refuses it.
+            let accepted = deflate::answer(answer.extensions.iter().map(String::as_str));
+            if accepted == deflate::Answer::Invalid {
+                attempt.error = Some(deflate::INVALID.into());
+            } else {
+                attempt.stream = Some(stream);
+            }
             attempt.answer = Some(answer);
-            attempt.stream = Some(stream);
         }
         Err(WsError::Http(resp)) => {
             let body = resp

@@ -1,7 +1,8 @@
 //! `k6/ws`: k6's callback WebSocket API (`ws.connect`), and what the WebSocket API of
 //! `k6/experimental/websockets` shares with it: the handshake over the VU's connect rules
-//! (`handshake`), the params (`params`) and the `ws_*` samples (`samples`).
+//! (`handshake`), permessage-deflate (`deflate`), the params (`params`) and the `ws_*` samples (`samples`).
 
+pub(crate) mod deflate;
 pub(crate) mod handshake;
 pub(crate) mod params;
 pub(crate) mod samples;

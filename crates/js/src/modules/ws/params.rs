@@ -14,11 +14,9 @@ pub(crate) struct Params {
     pub(crate) tags: Vec<(String, String)>,
     /// A `new http.CookieJar()` given as `jar`; `None` uses the VU's.
     pub(crate) jar: Option<SharedJar>,
+    /// `compression: 'deflate'`: offer permessage-deflate.
+    pub(crate) deflate: bool,
 }
-
-/// rk6 has no permessage-deflate: tungstenite does not implement it.
-const NO_DEFLATE: &str =
-    "the WebSocket compression 'deflate' is not supported by rk6 (see docs/compatibility.md)";
 
 impl Params {
     /// Reads `value` (nullish: no params). `strict` (the WebSocket API) refuses keys it does
@@ -70,7 +68,7 @@ impl Params {
                             ctx,
                         ));
                     }
-                    return Err(crate::modules::go_error::go_error(NO_DEFLATE, ctx));
+                    out.deflate = true;
                 }
                 other if strict => {
                     return Err(crate::modules::go_error::go_error(

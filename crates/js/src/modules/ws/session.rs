@@ -307,6 +307,7 @@ pub(super) fn connect(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
                     headers: &params.headers,
                     protocols: &[],
                     jar: params.jar.clone(),
+                    deflate: params.deflate,
                 },
             ),
         )?,

@@ -185,6 +185,7 @@ fn construct(
     let client = host.http.clone();
     let headers = params.headers;
     let jar = params.jar;
+    let deflate = params.deflate;
     let connect_url = url.clone();
     let connect = Box::pin(async move {
         handshake::open(
@@ -194,6 +195,7 @@ fn construct(
                 headers: &headers,
                 protocols: &protocols,
                 jar,
+                deflate,
             },
         )
         .await

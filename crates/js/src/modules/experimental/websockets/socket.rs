@@ -67,6 +67,8 @@ pub(super) struct Socket {
     buffered: Cell<usize>,
     binary_type: Cell<&'static str>,
     protocol: RefCell<String>,
+    /// The answer's `Sec-WebSocket-Extensions` values (`extensions`).
+    extensions: RefCell<Vec<String>>,
     /// Per event type: the `on…` handler, then the added listeners.
     listeners: RefCell<[(Option<JsObject>, Vec<JsObject>); 6]>,
     samples: RefCell<Option<SessionSamples>>,
@@ -95,6 +97,7 @@ impl Socket {
             buffered: Cell::new(0),
             binary_type: Cell::new("blob"),
             protocol: RefCell::default(),
+            extensions: RefCell::default(),
             listeners: RefCell::default(),
             samples: RefCell::new(None),
             traffic: RefCell::new(None),
@@ -204,6 +207,7 @@ impl Socket {
                     self.begin_samples(&host, Some(&answer), connecting);
                     *self.traffic.borrow_mut() = traffic;
                     *self.protocol.borrow_mut() = answer.subprotocol.clone();
+                    *self.extensions.borrow_mut() = answer.extensions.clone();
                     if self.state.get() == CONNECTING {
                         self.state.set(OPEN);
                         self.fire("open", None, ctx)?;
@@ -492,9 +496,14 @@ fn get_buffered(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsVa
     Ok((this_socket(this)?.buffered.get() as f64).into())
 }
 
-fn get_extensions(_: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    // rk6 offers no extension, so the server accepts none.
-    Ok(boa_engine::object::builtins::JsArray::new(ctx)?.into())
+fn get_extensions(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let values: Vec<JsValue> = this_socket(this)?
+        .extensions
+        .borrow()
+        .iter()
+        .map(|v| JsString::from(v.as_str()).into())
+        .collect();
+    Ok(boa_engine::object::builtins::JsArray::from_iter(values, ctx).into())
 }
 
 fn get_protocol(this: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
