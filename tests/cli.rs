@@ -2,6 +2,7 @@
 
 mod auth_compression;
 mod bench_mode;
+mod compare;
 mod data;
 mod event_loop;
 mod faults;
