@@ -3,13 +3,14 @@
 mod auth_compression;
 mod bench_mode;
 mod compare;
+mod conns;
 mod data;
 mod event_loop;
 mod faults;
 mod grpc;
 mod html;
 pub(crate) mod http_concurrency;
-mod http_errors;
+pub(crate) mod http_errors;
 mod http_extras;
 mod layering;
 pub(crate) mod module_loading;

@@ -108,8 +108,9 @@ pub struct RunArgs {
     /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
     #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
     pub out: Vec<String>,
-    /// Also write rk6's own metrics (iteration_start_delay) to --summary-export and the -o
-    /// outputs, which by default hold k6's metrics only (the text summary always shows them).
+    /// Also write rk6's own metrics (iteration_start_delay, http_conns_opened) to
+    /// --summary-export, handleSummary and the -o outputs, which by default hold k6's
+    /// metrics only (the text summary always shows them).
     #[arg(long = "rk6-metrics")]
     pub rk6_metrics: bool,
     /// Compare this run with a --summary-export file of an earlier one, printed under the

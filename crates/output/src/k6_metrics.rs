@@ -1,4 +1,5 @@
-//! k6's metrics only: rk6 records metrics of its own (`iteration_start_delay`) that k6
+//! k6's metrics only: rk6 records metrics of its own (`iteration_start_delay`,
+//! `http_conns_opened`) that k6
 //! has not, and the k6-format machine outputs leave them out unless asked, so a pipeline
 //! reading `--summary-export`, `-o json`, `-o csv` or Prometheus sees what k6 would write.
 
@@ -9,7 +10,7 @@ use rk6_metrics::{builtin, MetricId, Registry, Sample, SummaryData};
 use crate::outputs::Output;
 
 /// Built-in metrics k6 does not have.
-const RK6_ONLY: [MetricId; 1] = [builtin::ITERATION_START_DELAY];
+const RK6_ONLY: [MetricId; 2] = [builtin::ITERATION_START_DELAY, builtin::HTTP_CONNS_OPENED];
 
 /// Whether `name` (a metric or a `metric{tags}` sub-metric) is one of rk6's own metrics.
 pub fn is_rk6_only(name: &str) -> bool {
