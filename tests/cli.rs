@@ -16,7 +16,7 @@ mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;
-mod parity;
+pub(crate) mod parity;
 mod prometheus;
 mod report;
 mod scenarios;

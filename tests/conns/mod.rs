@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::http_concurrency::GateServer;
 use crate::http_errors::servers::Servers;
+use crate::parity::h2::H2Server;
 use crate::{count, metric, rk6_env, run_export, Dir, Run};
 
 fn script(base: &str, options: &str, body: &str) -> String {
@@ -157,4 +158,29 @@ fn a_replay_on_a_fresh_connection_counts() {
         summary_line(&run),
         "http connections: 2 opened, 2 requests (1.0 per connection)"
     );
+}
+
+#[test]
+fn https_counts_one_tls_connection_per_vu() {
+    let srv = H2Server::start();
+    let dir = Dir::new("conns-https");
+    // Two VUs: one connection each, negotiated by ALPN; a batch multiplexes on it.
+    let s = script(
+        &srv.base(),
+        "{ vus: 2, iterations: 6, insecureSkipTLSVerify: true, batchPerHost: 5 }",
+        "http.get(`${base}/hello`);\n\
+         http.batch([1, 2, 3].map((i) => `${base}/hello?i=${i}`));",
+    );
+    let (run, export) = run_export(&dir, &s, &["--rk6-metrics", "-o", "json=out.json"]);
+    run.assert_code(0);
+    assert_eq!((srv.conns(), srv.h2_conns()), (2, 2));
+    assert_eq!(count(&export, "http_conns_opened"), 2.0);
+    assert_eq!(
+        summary_line(&run),
+        "http connections: 2 opened, 24 requests over HTTP/2 (12.0 streams per connection)"
+    );
+    for p in conn_points(&dir) {
+        assert_eq!(p["data"]["tags"]["proto"], "HTTP/2.0");
+        assert_eq!(p["data"]["tags"]["tls_version"], "tls1.3");
+    }
 }
