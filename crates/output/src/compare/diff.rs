@@ -105,9 +105,10 @@ pub fn compare(
         let n = new.metrics.get(name).unwrap_or(&empty);
         let extra = n.iter().filter(|(s, _)| !b.iter().any(|(k, _)| k == s));
         for (stat, _) in b.iter().chain(extra) {
-            let limited = limits
-                .iter()
-                .find(|l| &l.metric == name && canonical(&l.stat) == stat);
+            // A Rate's `value` is its `rate` row; a Gauge has no `rate` to confuse it with.
+            let limited = limits.iter().find(|l| {
+                &l.metric == name && (&l.stat == stat || (l.stat == "value" && stat == "rate"))
+            });
             rows.push(Row {
                 metric: name.clone(),
                 stat: stat.clone(),
@@ -120,15 +121,6 @@ pub fn compare(
         }
     }
     Ok(Comparison { rows, verdicts })
-}
-
-/// `value` is a Rate's `rate` in the table; for other metrics the names are the table's.
-fn canonical(stat: &str) -> &str {
-    if stat == "value" {
-        "rate"
-    } else {
-        stat
-    }
 }
 
 /// NEW against BASE in percent of BASE; from zero any move is infinite.
@@ -237,6 +229,7 @@ mod tests {
         assert_eq!(c.rows[4].change(), None);
         assert_eq!(c.rows[7].change(), Some(15.0));
         assert_eq!(c.rows[0].worse, Some(Direction::Drop), "from the limit");
+        assert_eq!(c.rows[3].stat, "value");
         assert_eq!(c.rows[3].worse, None, "custom metric");
         let judged: Vec<(bool, f64)> = c
             .verdicts
@@ -246,6 +239,28 @@ mod tests {
         assert_eq!(judged, [(true, 15.0), (false, 5.0), (true, -9.0)]);
         assert!(c.failed());
         let c = compare(&base, &new, &limits[1..2], paths()).unwrap();
+        assert!(!c.failed());
+    }
+
+    #[test]
+    fn a_limit_gives_its_row_a_direction() {
+        let base = run(json!({"vus": {"value": 1, "min": 1, "max": 1}, "custom": {"count": 1}}));
+        let new = run(json!({"vus": {"value": 2, "min": 1, "max": 2}, "custom": {"count": 2}}));
+        let limits = [
+            Limit::parse("vus:value=-10%").unwrap(),
+            Limit::parse("custom:count=-10%").unwrap(),
+        ];
+        let c = compare(&base, &new, &limits, paths()).unwrap();
+        let worse: Vec<_> = c.rows.iter().map(|r| (r.stat.as_str(), r.worse)).collect();
+        assert_eq!(
+            worse,
+            [
+                ("count", Some(Direction::Drop)),
+                ("value", Some(Direction::Drop)),
+                ("min", None),
+                ("max", None),
+            ]
+        );
         assert!(!c.failed());
     }
 

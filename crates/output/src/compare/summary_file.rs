@@ -60,7 +60,7 @@ impl RunStats {
                 };
                 list.push((stat.to_owned(), v));
             }
-            list.sort_by(|(a, _), (b, _)| rank(a).partial_cmp(&rank(b)).unwrap().then(a.cmp(b)));
+            list.sort_by(|(a, _), (b, _)| rank(a).total_cmp(&rank(b)).then(a.cmp(b)));
             out.insert(name.clone(), list);
         }
         Ok(RunStats { metrics: out })
