@@ -72,7 +72,8 @@ impl Output for K6MetricsOnly {
     }
 
     fn end_of_test(&mut self, summary: &SummaryData) {
-        self.inner.end_of_test(summary);
+        // The web-dashboard report lists the summary's metrics too.
+        self.inner.end_of_test(&k6_summary(summary));
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -88,7 +89,7 @@ mod tests {
     use std::time::SystemTime;
 
     #[derive(Clone, Default)]
-    struct Seen(Arc<Mutex<Vec<MetricId>>>);
+    struct Seen(Arc<Mutex<Vec<MetricId>>>, Arc<Mutex<Vec<String>>>);
 
     impl Output for Seen {
         fn description(&self) -> String {
@@ -101,6 +102,12 @@ mod tests {
                 .extend(batch.iter().map(|s| s.metric));
         }
         fn flush(&mut self) {}
+        fn end_of_test(&mut self, summary: &SummaryData) {
+            self.1
+                .lock()
+                .unwrap()
+                .extend(summary.metrics.iter().map(|m| m.name.clone()));
+        }
         fn finish(&mut self) -> io::Result<()> {
             Ok(())
         }
@@ -136,7 +143,27 @@ mod tests {
     }
 
     #[test]
+    fn the_end_of_test_summary_holds_k6s_metrics_only() {
+        let seen = Seen::default();
+        let mut out = K6MetricsOnly::new(Box::new(seen.clone()));
+        let mut data = crate::fixtures::basic_run();
+        let mut conns = data.metrics[0].clone();
+        conns.name = "http_conns_opened".into();
+        conns.thresholds.clear();
+        data.metrics.push(conns);
+        out.end_of_test(&data);
+        let names = seen.1.lock().unwrap().clone();
+        assert!(names.contains(&"http_reqs".to_owned()), "{names:?}");
+        assert!(
+            !names.contains(&"http_conns_opened".to_owned()),
+            "{names:?}"
+        );
+    }
+
+    #[test]
     fn names_rk6_only_metrics_and_their_submetrics() {
+        assert!(is_rk6_only("http_conns_opened"));
+        assert!(is_rk6_only("http_conns_opened{proto:HTTP/2.0}"));
         assert!(is_rk6_only("iteration_start_delay"));
         assert!(is_rk6_only("iteration_start_delay{scenario:a}"));
         assert!(!is_rk6_only("iteration_duration"));
