@@ -194,6 +194,8 @@ BASE `base.json` → NEW `new.json`
 |---|---|---:|---|---:|
 | ❌ | `http_req_duration:p(95)=10%` | +20.0% | 10 → 12 | +10% |
 
+<details><summary>All 7 stats</summary>
+
 | metric | stat | base | new | change |
 |---|---|---:|---:|---:|
 | checks | rate | 1 | 1 | 0.0% |
@@ -203,6 +205,8 @@ BASE `base.json` → NEW `new.json`
 | http_req_duration | p(95) | 10 | 12 | +20.0% |
 | http_reqs | count | 100 | 100 | 0.0% |
 | http_reqs | rate | 100 | 100 | 0.0% |
+
+</details>
 "
     );
 }

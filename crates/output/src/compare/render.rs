@@ -101,7 +101,8 @@ pub fn render_comparison_text(c: &Comparison, labels: Labels, color: bool) -> St
     out
 }
 
-/// The comparison as GitHub-flavoured Markdown: a heading, the table, the verdicts.
+/// The comparison as GitHub-flavoured Markdown: a heading, the verdicts, the table — folded
+/// in a `<details>` block under verdicts, so a CI comment shows the gate's outcome first.
 pub fn render_comparison_markdown(c: &Comparison, labels: Labels) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -127,6 +128,14 @@ pub fn render_comparison_markdown(c: &Comparison, labels: Labels) -> String {
         }
         out.push('\n');
     }
+    let folded = !c.verdicts.is_empty();
+    if folded {
+        let _ = writeln!(
+            out,
+            "<details><summary>All {} stats</summary>\n",
+            c.rows.len()
+        );
+    }
     out.push_str("| metric | stat | base | new | change |\n|---|---|---:|---:|---:|\n");
     for r in &c.rows {
         let _ = writeln!(
@@ -138,6 +147,9 @@ pub fn render_comparison_markdown(c: &Comparison, labels: Labels) -> String {
             r.new.map_or("—".into(), number),
             change_text(r)
         );
+    }
+    if folded {
+        out.push_str("\n</details>\n");
     }
     out
 }
@@ -304,6 +316,8 @@ BASE `base.json` → NEW `new.json`
 | ❌ | `http_req_duration:p(95)=10%` | +15.0% | 20 → 23 | +10% |
 | ✅ | `checks:rate=-1%` | 0.0% | 0.99 → 0.99 | -1% |
 
+<details><summary>All 7 stats</summary>
+
 | metric | stat | base | new | change |
 |---|---|---:|---:|---:|
 | checks | rate | 0.99 | 0.99 | 0.0% |
@@ -313,7 +327,17 @@ BASE `base.json` → NEW `new.json`
 | http_req_duration | p(95) | 20 | 23 | +15.0% |
 | my\\|metric | count | 0 | 3 | +∞% |
 | my\\|metric | rate | 0 | 1.5 | +∞% |
+
+</details>
 ";
         assert_eq!(md, expected);
+        // Without limits there is nothing to fold the table under.
+        let mut bare = sample();
+        bare.verdicts.clear();
+        let md = render_comparison_markdown(&bare, LABELS);
+        assert!(
+            !md.contains("details") && md.contains("| checks | rate |"),
+            "{md}"
+        );
     }
 }
