@@ -2,6 +2,8 @@
 
 mod auth_compression;
 mod bench_mode;
+mod compare;
+mod conns;
 mod dashboard;
 mod data;
 mod event_loop;
@@ -9,13 +11,13 @@ mod faults;
 mod grpc;
 mod html;
 pub(crate) mod http_concurrency;
-mod http_errors;
+pub(crate) mod http_errors;
 mod http_extras;
 mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;
-mod parity;
+pub(crate) mod parity;
 mod prometheus;
 mod report;
 mod scenarios;

@@ -87,7 +87,7 @@ impl GateServer {
         self.counts.max.load(Ordering::SeqCst)
     }
 
-    fn conns(&self) -> usize {
+    pub(crate) fn conns(&self) -> usize {
         self.counts.conns.load(Ordering::SeqCst)
     }
 }

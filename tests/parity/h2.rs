@@ -36,13 +36,13 @@ struct Counts {
 
 /// A TLS server on 127.0.0.1 offering `h2` and `http/1.1` by ALPN, with a self-signed
 /// certificate (scripts set `insecureSkipTLSVerify`).
-struct H2Server {
+pub(crate) struct H2Server {
     addr: SocketAddr,
     counts: Arc<Counts>,
 }
 
 impl H2Server {
-    fn start() -> H2Server {
+    pub(crate) fn start() -> H2Server {
         let key = rcgen::KeyPair::generate().unwrap();
         let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
             .unwrap()
@@ -58,15 +58,15 @@ impl H2Server {
         H2Server { addr, counts }
     }
 
-    fn base(&self) -> String {
+    pub(crate) fn base(&self) -> String {
         format!("https://{}", self.addr)
     }
 
-    fn conns(&self) -> usize {
+    pub(crate) fn conns(&self) -> usize {
         self.counts.conns.load(Ordering::SeqCst)
     }
 
-    fn h2_conns(&self) -> usize {
+    pub(crate) fn h2_conns(&self) -> usize {
         self.counts.h2_conns.load(Ordering::SeqCst)
     }
 }

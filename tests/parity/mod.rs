@@ -22,7 +22,7 @@ mod httpbin;
 use crate::{rk6, Dir};
 
 mod grpc;
-mod h2;
+pub(crate) mod h2;
 mod tags;
 mod tls;
 mod webcrypto;

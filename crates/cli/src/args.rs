@@ -45,6 +45,9 @@ pub enum Command {
     Resume(ControlArgs),
     /// Print the script's options as JSON (k6's `inspect` layout).
     Inspect(InspectArgs),
+    /// Compare two --summary-export files (rk6's or k6's); exit 99 when a
+    /// --max-regression limit is exceeded.
+    Compare(CompareArgs),
     /// Write a starter test script.
     New(NewArgs),
 }
@@ -105,10 +108,19 @@ pub struct RunArgs {
     /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
     #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
     pub out: Vec<String>,
-    /// Also write rk6's own metrics (iteration_start_delay) to --summary-export and the -o
-    /// outputs, which by default hold k6's metrics only (the text summary always shows them).
+    /// Also write rk6's own metrics (iteration_start_delay, http_conns_opened) to
+    /// --summary-export, handleSummary and the -o outputs, which by default hold k6's
+    /// metrics only (the text summary always shows them).
     #[arg(long = "rk6-metrics")]
     pub rk6_metrics: bool,
+    /// Compare this run with a --summary-export file of an earlier one, printed under the
+    /// summary (see `rk6 compare`).
+    #[arg(long = "compare-to", value_name = "BASE")]
+    pub compare_to: Option<PathBuf>,
+    /// With --compare-to: METRIC:STAT=P% fails the run (exit 99) when the stat rose more
+    /// than P % over BASE (-P%: dropped more than P %); repeatable.
+    #[arg(long = "max-regression", value_name = "METRIC:STAT=P%")]
+    pub max_regression: Vec<String>,
     /// Summary layout: compact, full or legacy.
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,
@@ -271,6 +283,35 @@ pub struct InspectArgs {
     /// Include the system environment in __ENV.
     #[arg(long = "include-system-env-vars", default_value_t = false, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub include_system_env_vars: bool,
+}
+
+/// Flags of `rk6 compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The reference run's --summary-export file.
+    pub base: PathBuf,
+    /// The run to judge against it.
+    pub new: PathBuf,
+    /// METRIC:STAT=P%: exit 99 when NEW's stat is more than P % above BASE's (-P%: more
+    /// than P % below), e.g. 'http_req_duration:p(95)=10%', 'http_reqs:rate=-5%';
+    /// repeatable.
+    #[arg(long = "max-regression", value_name = "METRIC:STAT=P%")]
+    pub max_regression: Vec<String>,
+    /// Output layout.
+    #[arg(long = "format", value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Disable colours.
+    #[arg(long = "no-color")]
+    pub no_color: bool,
+}
+
+/// Layouts of `rk6 compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// An aligned table, coloured on a terminal.
+    Text,
+    /// GitHub-flavoured Markdown, for a CI comment.
+    Markdown,
 }
 
 /// Flags of `rk6 new`.

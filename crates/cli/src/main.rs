@@ -4,6 +4,7 @@ mod args;
 mod bench;
 mod capacity;
 mod collector;
+mod compare;
 mod control;
 mod control_client;
 mod demo;
@@ -50,6 +51,7 @@ fn main() {
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(*args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Compare(args) => compare::run(&args),
         Command::New(args) => new::run(args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rk6_js::log::{Level, Logger};
 use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
-use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, TagSet, ThresholdSet};
+use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, SummaryData, TagSet, ThresholdSet};
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::args::RunArgs;
 use crate::collector::{finish_outputs, Collected, Collector};
+use crate::compare::Gate;
 use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
@@ -130,11 +131,16 @@ impl From<ScriptError> for RunError {
 /// failure is logged.
 pub fn run(args: RunArgs) -> ExitCode {
     let mut logger = Logger::new(args.verbose);
+    // A bad limit or BASE file is refused before the test costs anything.
+    let gate = match Gate::from_flags(args.compare_to.as_deref(), &args.max_regression) {
+        Ok(gate) => gate,
+        Err(e) => return RunError::invalid(e).log(&logger),
+    };
     let result = open_console(&args, &mut logger)
         .and_then(|()| open_secrets(&args, &mut logger))
         .and_then(|()| load(&args, logger))
         .and_then(|loaded| plan(&args, loaded, logger))
-        .and_then(|plan| execute_and_report(&args, plan, logger));
+        .and_then(|plan| execute_and_report(&args, plan, gate, logger));
     match result {
         Ok(code) => code,
         Err(e) => e.log(&logger),
@@ -340,7 +346,12 @@ fn segment_stripe(options: &Options, flagged: bool) -> Result<Stripe, RunError> 
 }
 
 /// Starts the metrics thread and the outputs, runs the test, and reports it.
-fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<ExitCode, RunError> {
+fn execute_and_report(
+    args: &RunArgs,
+    plan: Plan,
+    gate: Option<Gate>,
+    logger: Logger,
+) -> Result<ExitCode, RunError> {
     let Plan {
         loaded,
         output_specs,
@@ -455,6 +466,7 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         trend_stats,
         summary_mode,
         time_unit,
+        gate,
     };
     Ok(report.print(args, &logger, &rt, collected, outcome))
 }
@@ -470,6 +482,8 @@ struct Report {
     trend_stats: Vec<String>,
     summary_mode: SummaryMode,
     time_unit: Option<String>,
+    /// `--compare-to`: the earlier run and the limits on the change.
+    gate: Option<Gate>,
 }
 
 impl Report {
@@ -494,6 +508,7 @@ impl Report {
             trend_stats,
             summary_mode,
             time_unit,
+            gate,
         } = self;
         let logger = *logger;
         let elapsed = outcome.elapsed;
@@ -547,9 +562,7 @@ impl Report {
                 }
             }
             if !printed {
-                let color = !args.no_color
-                    && std::env::var_os("NO_COLOR").is_none()
-                    && std::io::stdout().is_terminal();
+                let color = crate::compare::color(args.no_color);
                 let text = render_text(
                     &data,
                     &TextOptions {
@@ -576,6 +589,8 @@ impl Report {
                 }
             }
         }
+
+        let regression = gate.map(|gate| compare_runs(args, &logger, &gate, &data));
 
         // Latency is measured from the actual send; when open-model iterations start late, the
         // queueing happened in the generator and the latency figures do not show it.
@@ -619,12 +634,63 @@ impl Report {
         }
         match outcome.end {
             _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
+            _ if regression == Some(Gated::Exceeded) => ExitCode::ThresholdsFailed,
+            _ if regression == Some(Gated::Unusable) => ExitCode::InvalidConfig,
             RunEnd::Aborted => ExitCode::ScriptAborted,
             RunEnd::Stopped => ExitCode::ExternalAbort,
             _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
             RunEnd::Finished => ExitCode::Success,
         }
     }
+}
+
+/// What `--compare-to` made of the run.
+#[derive(Debug, PartialEq, Eq)]
+enum Gated {
+    Held,
+    /// A `--max-regression` limit is exceeded: the run fails as on a threshold.
+    Exceeded,
+    /// A limit names what this run lacks.
+    Unusable,
+}
+
+/// Prints the comparison with BASE under the summary (unless `--no-summary`) and judges
+/// its limits on the stats `--summary-export` would write.
+fn compare_runs(args: &RunArgs, logger: &Logger, gate: &Gate, data: &SummaryData) -> Gated {
+    let export = if args.rk6_metrics {
+        summary_export(data)
+    } else {
+        summary_export(&k6_summary(data))
+    };
+    let comparison = match gate.judge(&export) {
+        Ok(c) => c,
+        Err(e) => {
+            logger.log(Level::Error, &e, &[]);
+            return Gated::Unusable;
+        }
+    };
+    if !args.no_summary {
+        let text = gate.render(&comparison, crate::compare::color(args.no_color));
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    }
+    let exceeded: Vec<&str> = comparison
+        .verdicts
+        .iter()
+        .filter(|v| v.exceeded)
+        .map(|v| v.limit.source.as_str())
+        .collect();
+    if exceeded.is_empty() {
+        return Gated::Held;
+    }
+    logger.log(
+        Level::Error,
+        &format!(
+            "run comparison: --max-regression limits exceeded: {}",
+            exceeded.join(", ")
+        ),
+        &[],
+    );
+    Gated::Exceeded
 }
 
 /// The `-o` values, or `K6_OUT` (comma-separated) when no `-o` is given, plus the HTML

@@ -98,6 +98,7 @@ impl Chain {
             error_code,
             error: err.map(|e| e.message.clone()),
             tls_version: self.progress.tls_version,
+            conns_opened: self.progress.conns_opened,
         });
     }
 

@@ -55,6 +55,7 @@ pub(crate) async fn connect(
         .await
         .map_err(|e| error::from_dial(addr, &e))?;
     progress.connecting = t0.elapsed();
+    progress.conns_opened += 1;
     // Go's dialer disables Nagle; small request heads must not wait for ACKs.
     let _ = tcp.set_nodelay(true);
     // Both ends, for Go's wording of errors on the connection.

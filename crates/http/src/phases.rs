@@ -30,6 +30,9 @@ pub(crate) struct Progress {
     pub(crate) looking_up: Duration,
     pub(crate) connecting: Duration,
     pub(crate) tls_handshaking: Duration,
+    /// TCP connections this hop opened (`http_conns_opened`): counted where the connect
+    /// succeeds, so a replay on a fresh connection counts and a reused one does not.
+    pub(crate) conns_opened: u32,
     /// When a connection was held.
     pub(crate) conn_at: Option<Instant>,
     pub(crate) stats: Option<Arc<IoStats>>,
@@ -102,6 +105,7 @@ impl Progress {
             looking_up: Duration::ZERO,
             connecting: Duration::ZERO,
             tls_handshaking: Duration::ZERO,
+            conns_opened: 0,
             conn_at: None,
             stats: None,
             h2: false,

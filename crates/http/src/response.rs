@@ -132,4 +132,7 @@ pub struct Hop {
     pub error: Option<String>,
     /// TLS version of the connection.
     pub tls_version: &'static str,
+    /// New TCP connections this hop opened (0 on a reused or shared one; a stale pooled
+    /// connection's replay opens one).
+    pub conns_opened: u32,
 }

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::builtin;
+use crate::connections::ConnectionTally;
 use crate::group_tree::GroupTree;
 use crate::metric::{MetricId, MetricInfo};
 use crate::metric_values::metric_values;
@@ -54,6 +55,7 @@ pub struct Aggregator {
     checks: CheckList,
     /// Per-scenario and per-group sinks, only when the summary shows those sections.
     sections: Option<SectionSinks>,
+    connections: ConnectionTally,
 }
 
 impl Aggregator {
@@ -74,6 +76,7 @@ impl Aggregator {
             groups: GroupTree::default(),
             checks: CheckList::default(),
             sections: None,
+            connections: ConnectionTally::default(),
             thresholds,
         };
         agg.sync_registry();
@@ -152,6 +155,7 @@ impl Aggregator {
                     sub.sink.add(s.value);
                 }
             }
+            self.connections.add(s);
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     self.groups.add_check(group, check, s.value != 0.0);
@@ -227,6 +231,7 @@ impl Aggregator {
                 .sections
                 .as_ref()
                 .map(|s| s.summary(&self.infos, elapsed, trend_stats)),
+            connections: self.connections,
         }
     }
 

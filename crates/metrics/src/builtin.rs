@@ -56,8 +56,12 @@ pub const WS_SESSION_DURATION: MetricId = MetricId(23);
 /// `ws_connecting`: Trend (time) of the connection and upgrade handshake.
 pub const WS_CONNECTING: MetricId = MetricId(24);
 
+/// `http_conns_opened` (rk6 only): Counter of TCP connections the VUs' HTTP clients
+/// opened, tagged as the request that opened it.
+pub const HTTP_CONNS_OPENED: MetricId = MetricId(25);
+
 /// Name, type and value type of every built-in metric, indexed by its id.
-pub const ALL: [(&str, MetricType, ValueType); 25] = [
+pub const ALL: [(&str, MetricType, ValueType); 26] = [
     ("vus", MetricType::Gauge, ValueType::Default),
     ("vus_max", MetricType::Gauge, ValueType::Default),
     ("iterations", MetricType::Counter, ValueType::Default),
@@ -91,4 +95,5 @@ pub const ALL: [(&str, MetricType, ValueType); 25] = [
     ("ws_ping", MetricType::Trend, ValueType::Time),
     ("ws_session_duration", MetricType::Trend, ValueType::Time),
     ("ws_connecting", MetricType::Trend, ValueType::Time),
+    ("http_conns_opened", MetricType::Counter, ValueType::Default),
 ];

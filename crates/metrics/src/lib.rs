@@ -33,6 +33,7 @@
 
 pub mod aggregator;
 pub mod builtin;
+mod connections;
 pub mod group_tree;
 pub mod metric;
 mod metric_values;
@@ -48,6 +49,7 @@ pub mod threshold_parser;
 pub mod trend;
 
 pub use aggregator::{Aggregator, Verdict};
+pub use connections::ConnectionTally;
 pub use metric::{is_valid_metric_name, MetricId, MetricInfo, MetricType, ValueType};
 pub use registry::{MetricError, Registry};
 pub use sample::Sample;

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use md5_digest::{Digest as _, Md5};
 
+use crate::connections::ConnectionTally;
 use crate::metric::{MetricType, ValueType};
 
 /// Everything the end-of-test outputs need.
@@ -21,6 +22,8 @@ pub struct SummaryData {
     /// Per-scenario and per-group results; `None` unless the aggregator was asked to keep
     /// them ([`crate::Aggregator::keep_sections`]), as the full text summary is.
     pub sections: Option<Sections>,
+    /// Connections opened against requests made (rk6's `http connections:` line).
+    pub connections: ConnectionTally,
 }
 
 /// The per-scenario and per-group parts of the full text summary.

@@ -155,5 +155,6 @@ pub(crate) fn basic_run() -> SummaryData {
         checks: group(&[("status is 200", 40, 0)]).checks,
         duration: Duration::from_secs_f64(40.0 / rate),
         sections: None,
+        connections: rk6_metrics::ConnectionTally::default(),
     }
 }

@@ -1,4 +1,5 @@
-//! k6's metrics only: rk6 records metrics of its own (`iteration_start_delay`) that k6
+//! k6's metrics only: rk6 records metrics of its own (`iteration_start_delay`,
+//! `http_conns_opened`) that k6
 //! has not, and the k6-format machine outputs leave them out unless asked, so a pipeline
 //! reading `--summary-export`, `-o json`, `-o csv` or Prometheus sees what k6 would write.
 
@@ -9,7 +10,7 @@ use rk6_metrics::{builtin, MetricId, Registry, Sample, SummaryData};
 use crate::outputs::Output;
 
 /// Built-in metrics k6 does not have.
-const RK6_ONLY: [MetricId; 1] = [builtin::ITERATION_START_DELAY];
+const RK6_ONLY: [MetricId; 2] = [builtin::ITERATION_START_DELAY, builtin::HTTP_CONNS_OPENED];
 
 /// Whether `name` (a metric or a `metric{tags}` sub-metric) is one of rk6's own metrics.
 pub fn is_rk6_only(name: &str) -> bool {
@@ -71,7 +72,8 @@ impl Output for K6MetricsOnly {
     }
 
     fn end_of_test(&mut self, summary: &SummaryData) {
-        self.inner.end_of_test(summary);
+        // The web-dashboard report lists the summary's metrics too.
+        self.inner.end_of_test(&k6_summary(summary));
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -87,7 +89,7 @@ mod tests {
     use std::time::SystemTime;
 
     #[derive(Clone, Default)]
-    struct Seen(Arc<Mutex<Vec<MetricId>>>);
+    struct Seen(Arc<Mutex<Vec<MetricId>>>, Arc<Mutex<Vec<String>>>);
 
     impl Output for Seen {
         fn description(&self) -> String {
@@ -100,6 +102,12 @@ mod tests {
                 .extend(batch.iter().map(|s| s.metric));
         }
         fn flush(&mut self) {}
+        fn end_of_test(&mut self, summary: &SummaryData) {
+            self.1
+                .lock()
+                .unwrap()
+                .extend(summary.metrics.iter().map(|m| m.name.clone()));
+        }
         fn finish(&mut self) -> io::Result<()> {
             Ok(())
         }
@@ -135,7 +143,27 @@ mod tests {
     }
 
     #[test]
+    fn the_end_of_test_summary_holds_k6s_metrics_only() {
+        let seen = Seen::default();
+        let mut out = K6MetricsOnly::new(Box::new(seen.clone()));
+        let mut data = crate::fixtures::basic_run();
+        let mut conns = data.metrics[0].clone();
+        conns.name = "http_conns_opened".into();
+        conns.thresholds.clear();
+        data.metrics.push(conns);
+        out.end_of_test(&data);
+        let names = seen.1.lock().unwrap().clone();
+        assert!(names.contains(&"http_reqs".to_owned()), "{names:?}");
+        assert!(
+            !names.contains(&"http_conns_opened".to_owned()),
+            "{names:?}"
+        );
+    }
+
+    #[test]
     fn names_rk6_only_metrics_and_their_submetrics() {
+        assert!(is_rk6_only("http_conns_opened"));
+        assert!(is_rk6_only("http_conns_opened{proto:HTTP/2.0}"));
         assert!(is_rk6_only("iteration_start_delay"));
         assert!(is_rk6_only("iteration_start_delay{scenario:a}"));
         assert!(!is_rk6_only("iteration_duration"));

@@ -22,7 +22,11 @@
 //! remote-write endpoint).
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
+//!
+//! [`compare`] reads two `--summary-export` files back and compares them, for `rk6
+//! compare` and `rk6 run --compare-to` (limits on a stat's relative change).
 
+pub mod compare;
 mod csv;
 mod export;
 #[cfg(test)]

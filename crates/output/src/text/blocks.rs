@@ -79,7 +79,8 @@ pub(crate) fn render_check_block(
 }
 
 /// The metric lines under their category titles, indented by `indent`; `metrics` are
-/// sorted by name and may include sub-metrics.
+/// sorted by name and may include sub-metrics. `http_note` ends the HTTP block (rk6's
+/// `http connections:` line).
 pub(crate) fn render_metrics(
     out: &mut String,
     metrics: &[MetricSummary],
@@ -87,6 +88,7 @@ pub(crate) fn render_metrics(
     unit: Option<&str>,
     paint: Paint,
     indent: usize,
+    http_note: Option<&str>,
 ) {
     let pad = " ".repeat(indent);
     let parents = metrics
@@ -119,6 +121,9 @@ pub(crate) fn render_metrics(
         let _ = writeln!(out, "{pad}{title}");
         for row in rows {
             layout.line(out, indent, row, paint);
+        }
+        if let Some(note) = http_note.filter(|_| *title == "HTTP") {
+            let _ = writeln!(out, "{pad}{note}");
         }
         out.push('\n');
     }

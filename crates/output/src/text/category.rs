@@ -55,8 +55,9 @@ pub fn of(name: &str) -> &'static str {
 /// Whether `mode` leaves the (parent) metric out of the metric list.
 pub fn hidden(name: &str, mode: SummaryMode) -> bool {
     match name {
-        // `checks` is shown as checks_total/succeeded/failed instead.
-        "checks" | "group_duration" => true,
+        // `checks` is shown as checks_total/succeeded/failed instead, `http_conns_opened`
+        // as the `http connections:` line.
+        "checks" | "group_duration" | "http_conns_opened" => true,
         "http_req_blocked"
         | "http_req_connecting"
         | "http_req_receiving"

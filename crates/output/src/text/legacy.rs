@@ -1,6 +1,7 @@
 //! `--summary-mode=legacy`: k6's pre-1.0 summary. The group tree with its checks, then
 //! every metric (including `checks` and `group_duration`) in one alphabetical list where
-//! `✓`/`✗` marks the metrics that have thresholds.
+//! `✓`/`✗` marks the metrics that have thresholds. rk6's `http_conns_opened` and its
+//! `http connections:` line are left out, so the layout stays k6's.
 
 use std::fmt::Write as _;
 
@@ -53,7 +54,9 @@ fn group(out: &mut String, g: &GroupSummary, indent: usize, paint: Paint) {
 /// The name column is the longest such label plus three dots.
 fn metrics(out: &mut String, all: &[MetricSummary], unit: Option<&str>, paint: Paint) {
     let mut lines: Vec<(&MetricSummary, Row)> = Vec::new();
-    for parent in all.iter().filter(|m| m.parent.is_none()) {
+    // rk6's connection counter is not listed: the legacy layout stays k6's, line for line.
+    let listed = |m: &&MetricSummary| m.parent.is_none() && m.name != "http_conns_opened";
+    for parent in all.iter().filter(listed) {
         lines.push((parent, Row::metric(parent, unit)));
         for sub in all
             .iter()
@@ -185,6 +188,7 @@ mod tests {
             checks: Vec::new(),
             duration: Duration::from_secs_f64(3.0 / 13.142_992),
             sections: None,
+            connections: rk6_metrics::ConnectionTally::default(),
         }
     }
 
@@ -257,6 +261,7 @@ mod tests {
             checks: Vec::new(),
             duration: Duration::from_millis(500),
             sections: None,
+            connections: rk6_metrics::ConnectionTally::default(),
         };
         assert_eq!(
             render_text(&data, &legacy()),

@@ -5,6 +5,7 @@
 
 mod blocks;
 mod category;
+mod connections;
 mod format;
 mod legacy;
 mod options;
@@ -43,6 +44,7 @@ pub fn render_text(data: &SummaryData, opts: &TextOptions) -> String {
         unit,
         paint,
         SECTION_INDENT,
+        connections::line(&data.connections).as_deref(),
     );
     out.push('\n');
     if opts.mode == SummaryMode::Full {
@@ -201,6 +203,7 @@ mod tests {
             checks: group(&[("is 200", 4, 0), ("iter even", 2, 2)]).checks,
             duration: Duration::from_secs_f64(8.0 / 59.2262),
             sections: None,
+            connections: rk6_metrics::ConnectionTally::default(),
         };
         let got = render_text(&data, &compact());
         let want_thresholds = "\n\n  █ THRESHOLDS \n\n    http_req_duration\n    ✗ 'p(95)<0.001' p(95)=43.92ms\n    ✓ 'avg<100' avg=35.28ms\n\n\n  █ TOTAL RESULTS \n\n";
@@ -241,6 +244,7 @@ mod tests {
             checks: Vec::new(),
             duration: Duration::from_secs(2),
             sections: None,
+            connections: rk6_metrics::ConnectionTally::default(),
         };
         let got = render_text(&data, &compact());
         // The widest name is "iterations": 2·10 + 3 = 23 columns; CUSTOM comes first.

@@ -61,7 +61,15 @@ fn body(
         duration,
         paint,
     );
-    render_metrics(out, &s.metrics, SummaryMode::Full, unit, paint, indent);
+    render_metrics(
+        out,
+        &s.metrics,
+        SummaryMode::Full,
+        unit,
+        paint,
+        indent,
+        None,
+    );
     for g in &s.groups {
         heading(out, indent, "↳", "GROUP", &g.name);
         body(out, g, indent + 2, duration, unit, paint);
@@ -189,6 +197,7 @@ mod tests {
                 groups: vec![top],
                 scenarios: vec![aa, zz],
             }),
+            connections: rk6_metrics::ConnectionTally::default(),
         }
     }
 

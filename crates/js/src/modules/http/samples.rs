@@ -1,5 +1,5 @@
 //! The metric samples of `k6/http` requests: one set of `http_req*` samples per hop, tagged
-//! as k6 tags them.
+//! as k6 tags them, and rk6's `http_conns_opened` for a hop that opened a connection.
 
 use std::time::{Duration, SystemTime};
 
@@ -123,6 +123,16 @@ pub(super) fn emit(
         );
         let tags = samples.tags(&pairs);
         push_hop(&mut samples, &tags, &hop.timings, ok, now);
+        // rk6's own: once per connection, not per request, tagged as the hop that opened it
+        // (the interned set is shared, so this costs no tags of its own).
+        if hop.conns_opened > 0 {
+            samples.push(
+                builtin::HTTP_CONNS_OPENED,
+                tags,
+                f64::from(hop.conns_opened),
+                now,
+            );
+        }
     }
     host.data_sent.set(host.data_sent.get() + sent);
     host.data_received.set(host.data_received.get() + received);
