@@ -156,7 +156,7 @@ fn header_map(url: &Url, user: &[(String, String)], user_agent: &str) -> Result<
 }
 
 /// rustls with the ring provider, Mozilla's roots (or none checked), ALPN h2 and http/1.1.
-fn tls_config(insecure_skip_tls_verify: bool) -> rustls::ClientConfig {
+pub(crate) fn tls_config(insecure_skip_tls_verify: bool) -> rustls::ClientConfig {
     let provider = Arc::new(ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -219,7 +219,7 @@ impl ServerCertVerifier for AcceptAnyCert {
 /// The text of a failed push, worded as rk6's client words `res.error` (`dial: connection
 /// refused`, `lookup: no such host`, `x509: unknown authority`, ...); otherwise the error
 /// chain joined by `: `.
-fn describe(err: &(dyn StdError + 'static)) -> String {
+pub(crate) fn describe(err: &(dyn StdError + 'static)) -> String {
     let mut dns = false;
     let mut connecting = false;
     let mut chain = Vec::new();
