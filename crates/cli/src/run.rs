@@ -977,7 +977,8 @@ async fn tick(
         }
         let now = SystemTime::now();
         // As k6: the run's `--tag` tags, and nothing else, on `vus` and `vus_max`.
-        let run_tags = TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let run_tags =
+            TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let batch = vec![
             Sample {
                 metric: builtin::VUS,

@@ -115,9 +115,7 @@ impl OtelConfig {
             match var(key).as_deref() {
                 None | Some("false") => Ok(false),
                 Some("true") => Ok(true),
-                Some(v) => Err(failure(format!(
-                    "invalid {key} \"{v}\": use true or false"
-                ))),
+                Some(v) => Err(failure(format!("invalid {key} \"{v}\": use true or false"))),
             }
         };
         let duration_var = |key: &str, default: Duration| -> Result<Duration, OutputError> {
@@ -127,7 +125,9 @@ impl OtelConfig {
             let d = rk6_options::parse_go_duration(&v)
                 .map_err(|_| failure(format!("invalid {key} \"{v}\": not a duration")))?;
             // Not positive: `None` here, each caller decides what that means.
-            Ok(d.to_std().filter(|d| !d.is_zero()).unwrap_or(Duration::ZERO))
+            Ok(d.to_std()
+                .filter(|d| !d.is_zero())
+                .unwrap_or(Duration::ZERO))
         };
 
         let service_name = var("K6_OTEL_SERVICE_NAME")
@@ -142,11 +142,11 @@ impl OtelConfig {
                 "metric flush period should be positive but was {v}"
             )));
         }
-        let export_interval = match duration_var("K6_OTEL_EXPORT_INTERVAL", DEFAULT_EXPORT_INTERVAL)?
-        {
-            d if d.is_zero() => DEFAULT_EXPORT_INTERVAL,
-            d => d,
-        };
+        let export_interval =
+            match duration_var("K6_OTEL_EXPORT_INTERVAL", DEFAULT_EXPORT_INTERVAL)? {
+                d if d.is_zero() => DEFAULT_EXPORT_INTERVAL,
+                d => d,
+            };
         let grpc_insecure = bool_var("K6_OTEL_GRPC_EXPORTER_INSECURE")?;
         let http_insecure = bool_var("K6_OTEL_HTTP_EXPORTER_INSECURE")?;
         let tls_insecure_skip_verify = bool_var("K6_OTEL_TLS_INSECURE_SKIP_VERIFY")?;
@@ -313,7 +313,10 @@ mod tests {
             ("K6_OTEL_FLUSH_INTERVAL", "2s"),
             ("OTEL_SERVICE_NAME", "shop"),
             ("K6_OTEL_SERVICE_VERSION", "2.0"),
-            ("K6_OTEL_HEADERS", "X-B=2,Authorization=Bearer%20t%2Cx,X-B=3"),
+            (
+                "K6_OTEL_HEADERS",
+                "X-B=2,Authorization=Bearer%20t%2Cx,X-B=3",
+            ),
             ("K6_OTEL_TLS_INSECURE_SKIP_VERIFY", "true"),
         ])
         .unwrap();
@@ -321,7 +324,10 @@ mod tests {
         assert_eq!(c.metric_prefix, "k6_");
         assert_eq!(c.export_interval, Duration::from_millis(1500));
         assert_eq!(c.flush_interval, Duration::from_secs(2));
-        assert_eq!((c.service_name.as_str(), c.service_version.as_str()), ("shop", "2.0"));
+        assert_eq!(
+            (c.service_name.as_str(), c.service_version.as_str()),
+            ("shop", "2.0")
+        );
         assert_eq!(
             c.headers,
             [
@@ -374,8 +380,14 @@ mod tests {
         }
         // Values k6 cannot parse: its generic failure (255).
         for (pairs, text) in [
-            (&[("K6_OTEL_GRPC_EXPORTER_INSECURE", "1")][..], "use true or false"),
-            (&[("K6_OTEL_HTTP_EXPORTER_INSECURE", "True")][..], "use true or false"),
+            (
+                &[("K6_OTEL_GRPC_EXPORTER_INSECURE", "1")][..],
+                "use true or false",
+            ),
+            (
+                &[("K6_OTEL_HTTP_EXPORTER_INSECURE", "True")][..],
+                "use true or false",
+            ),
             (&[("K6_OTEL_EXPORT_INTERVAL", "abc")][..], "not a duration"),
             (
                 &[("K6_OTEL_FLUSH_INTERVAL", "0s")][..],

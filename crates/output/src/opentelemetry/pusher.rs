@@ -75,9 +75,7 @@ impl Pusher {
 
     /// Hands over `body` to be sent next; true when it replaced one still waiting.
     pub fn offer(&self, body: Vec<u8>) -> bool {
-        let replaced = self
-            .shared
-            .with_slot(|s| s.pending.replace(body).is_some());
+        let replaced = self.shared.with_slot(|s| s.pending.replace(body).is_some());
         self.shared.wake.notify_one();
         replaced
     }
@@ -119,7 +117,10 @@ async fn run(shared: Arc<Shared>, transport: Transport) -> PushStats {
                 stats.failed += 1;
                 // One line per kind of failure: a dead collector must not flood the log.
                 if logged.insert(e.clone()) {
-                    log_warning("Failed to export metrics to the OpenTelemetry collector", &e);
+                    log_warning(
+                        "Failed to export metrics to the OpenTelemetry collector",
+                        &e,
+                    );
                 }
             }
         }

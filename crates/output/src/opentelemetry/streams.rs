@@ -29,8 +29,8 @@ use rk6_metrics::{MetricId, MetricType, Registry, Sample, TagSet, ValueType};
 
 /// The explicit bucket bounds of every Trend histogram (the SDK's default).
 pub const BOUNDS: [f64; 15] = [
-    0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 750.0, 1000.0, 2500.0, 5000.0,
-    7500.0, 10000.0,
+    0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 750.0, 1000.0, 2500.0, 5000.0, 7500.0,
+    10000.0,
 ];
 
 /// The resource's schema: the semantic conventions its attribute names come from.
@@ -143,7 +143,11 @@ impl Streams {
                 name: format!("{}{}", self.prefix, info.name),
                 kind: info.kind,
                 // The SDK's Rate counters are created without a unit.
-                unit: if info.kind == MetricType::Rate { "" } else { unit },
+                unit: if info.kind == MetricType::Rate {
+                    ""
+                } else {
+                    unit
+                },
                 streams: Vec::new(),
             });
             self.order.push(s.metric);
@@ -381,10 +385,18 @@ mod tests {
     #[test]
     fn maps_k6_metric_types_as_k6_does() {
         let registry = Registry::new();
-        registry.register("mc", MetricType::Counter, ValueType::Data).unwrap();
-        registry.register("mg", MetricType::Gauge, ValueType::Default).unwrap();
-        registry.register("mr", MetricType::Rate, ValueType::Default).unwrap();
-        registry.register("mt", MetricType::Trend, ValueType::Time).unwrap();
+        registry
+            .register("mc", MetricType::Counter, ValueType::Data)
+            .unwrap();
+        registry
+            .register("mg", MetricType::Gauge, ValueType::Default)
+            .unwrap();
+        registry
+            .register("mr", MetricType::Rate, ValueType::Default)
+            .unwrap();
+        registry
+            .register("mt", MetricType::Trend, ValueType::Time)
+            .unwrap();
         let mut st = Streams::new("k6_", "svc", "1.2");
         let a = [("scenario", "default"), ("group", ""), ("k", "v")];
         let b = [("scenario", "default"), ("k", "v")];
@@ -413,10 +425,21 @@ mod tests {
             .unwrap()
             .attributes
             .iter()
-            .map(|kv| (kv.key.as_str(), format!("{:?}", kv.value.as_ref().unwrap().value)))
+            .map(|kv| {
+                (
+                    kv.key.as_str(),
+                    format!("{:?}", kv.value.as_ref().unwrap().value),
+                )
+            })
             .collect();
-        assert_eq!(res[0], ("service.name", "Some(StringValue(\"svc\"))".into()));
-        assert_eq!(res[1], ("service.version", "Some(StringValue(\"1.2\"))".into()));
+        assert_eq!(
+            res[0],
+            ("service.name", "Some(StringValue(\"svc\"))".into())
+        );
+        assert_eq!(
+            res[1],
+            ("service.version", "Some(StringValue(\"1.2\"))".into())
+        );
         assert_eq!(rm.scope_metrics[0].scope.as_ref().unwrap().name, "k6");
         let metrics = &rm.scope_metrics[0].metrics;
         let names: Vec<(&str, &str, &str)> = metrics
@@ -438,7 +461,10 @@ mod tests {
             panic!()
         };
         assert_eq!(c.data_points.len(), 1);
-        assert_eq!(c.aggregation_temporality, AggregationTemporality::Cumulative as i32);
+        assert_eq!(
+            c.aggregation_temporality,
+            AggregationTemporality::Cumulative as i32
+        );
         let p = &c.data_points[0];
         assert_eq!(p.value, Some(number_data_point::Value::AsDouble(120.0)));
         let keys: Vec<&str> = p.attributes.iter().map(|kv| kv.key.as_str()).collect();
@@ -448,7 +474,10 @@ mod tests {
         let Some(metric::Data::Gauge(g)) = &metrics[2].data else {
             panic!()
         };
-        assert_eq!(g.data_points[0].value, Some(number_data_point::Value::AsDouble(7.0)));
+        assert_eq!(
+            g.data_points[0].value,
+            Some(number_data_point::Value::AsDouble(7.0))
+        );
         let Some(metric::Data::Sum(r)) = &metrics[3].data else {
             panic!()
         };
@@ -459,10 +488,16 @@ mod tests {
             panic!()
         };
         let p = &h.data_points[0];
-        assert_eq!((p.count, p.sum, p.min, p.max), (4, Some(10018.5), Some(0.0), Some(10001.0)));
+        assert_eq!(
+            (p.count, p.sum, p.min, p.max),
+            (4, Some(10018.5), Some(0.0), Some(10001.0))
+        );
         assert_eq!(p.explicit_bounds, BOUNDS);
         // 0 in (-inf, 0], 5 in (0, 5], 12.5 in (10, 25], 10001 above the last bound.
-        assert_eq!(p.bucket_counts, [1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(
+            p.bucket_counts,
+            [1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+        );
 
         st.add(&registry, &sample(&registry, "mr", 1.0, &b));
         let req = st.request(now);
@@ -472,7 +507,11 @@ mod tests {
         let Some(metric::Data::Sum(o)) = &metrics[3].data else {
             panic!()
         };
-        assert_eq!(o.data_points.len(), 1, "only the stream with a non-zero value");
+        assert_eq!(
+            o.data_points.len(),
+            1,
+            "only the stream with a non-zero value"
+        );
         assert_eq!(o.data_points[0].value, Some(AsInt(1)));
     }
 }

@@ -192,7 +192,10 @@ mod tests {
             },
         ] {
             let t = Transport::new(&exporter, &[], false, Duration::from_secs(5)).unwrap();
-            assert_eq!(t.export(Vec::new()).await.unwrap_err(), "dial: connection refused");
+            assert_eq!(
+                t.export(Vec::new()).await.unwrap_err(),
+                "dial: connection refused"
+            );
         }
         let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let exporter = Exporter::Grpc {
@@ -201,7 +204,10 @@ mod tests {
         };
         let hold = tokio::spawn(async move { silent.accept().await });
         let t = Transport::new(&exporter, &[], false, Duration::from_millis(200)).unwrap();
-        assert_eq!(t.export(Vec::new()).await.unwrap_err(), "context deadline exceeded");
+        assert_eq!(
+            t.export(Vec::new()).await.unwrap_err(),
+            "context deadline exceeded"
+        );
         hold.abort();
         let bad = [("bad name".to_string(), "v".to_string())];
         assert!(Transport::new(&exporter, &bad, false, Duration::from_secs(1)).is_err());
