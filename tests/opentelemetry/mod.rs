@@ -213,6 +213,56 @@ fn http_export_with_prefix_and_rk6_metrics() {
 }
 
 #[test]
+fn tls_by_default_for_both_exporters() {
+    let rx = Receiver::start_tls(Duration::from_secs(60));
+    let dir = Dir::new("otel-tls");
+    dir.write(
+        "script.js",
+        "export const options = { iterations: 2 };\nexport default function () {}\n",
+    );
+    let grpc = format!("localhost:{}", rx.grpc.port());
+    let http = format!("localhost:{}", rx.http.port());
+    for env in [
+        [
+            ("K6_OTEL_EXPORTER_TYPE", "grpc"),
+            ("K6_OTEL_GRPC_EXPORTER_ENDPOINT", grpc.as_str()),
+        ],
+        [
+            ("K6_OTEL_EXPORTER_TYPE", "http"),
+            ("K6_OTEL_HTTP_EXPORTER_ENDPOINT", http.as_str()),
+        ],
+    ] {
+        let mut env = env.to_vec();
+        env.push(("K6_OTEL_TLS_INSECURE_SKIP_VERIFY", "true"));
+        let (run, _) = run_file(
+            &dir,
+            "script.js",
+            &["-o", "experimental-opentelemetry"],
+            &env,
+        );
+        run.assert_code(0);
+        assert!(!run.stderr.contains("Failed to export"), "{}", run.stderr);
+    }
+    let exports = rx.exports();
+    let transports: Vec<&str> = exports.iter().map(|e| e.transport).collect();
+    assert_eq!(transports, ["grpc", "http"]);
+    // Without skipping verification the self-signed certificate is refused, and said so.
+    let env = [("K6_OTEL_GRPC_EXPORTER_ENDPOINT", grpc.as_str())];
+    let (run, _) = run_file(
+        &dir,
+        "script.js",
+        &["-o", "experimental-opentelemetry"],
+        &env,
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("error=\"x509: unknown authority\""),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn collector_down_warns_and_the_run_goes_on() {
     let dir = Dir::new("otel-down");
     dir.write(

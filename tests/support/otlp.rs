@@ -49,25 +49,65 @@ type Body = BoxBody<Bytes, Infallible>;
 impl Receiver {
     /// Starts both listeners for `life`.
     pub fn start(life: Duration) -> Receiver {
+        Receiver::serve(life, false)
+    }
+
+    /// [`Receiver::start`] over TLS with a self-signed certificate for `localhost` (ALPN
+    /// `h2` for gRPC, `http/1.1` for HTTP): clients must skip verification.
+    pub fn start_tls(life: Duration) -> Receiver {
+        Receiver::serve(life, true)
+    }
+
+    fn serve(life: Duration, tls: bool) -> Receiver {
+        let tls_for = |alpn: &[u8]| {
+            tls.then(|| {
+                let key = rcgen::KeyPair::generate().unwrap();
+                let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+                    .unwrap()
+                    .self_signed(&key)
+                    .unwrap();
+                super::tls_server_config(&cert, &key, &[alpn])
+            })
+        };
         let exports = Arc::new(Mutex::new(Vec::new()));
         let store = exports.clone();
+        let grpc_tls = tls_for(b"h2");
         let grpc = super::accept_loop(life, move |stream| {
             let store = store.clone();
+            let tls = grpc_tls.clone();
             async move {
                 let service = service_fn(move |req| handle(req, "grpc", store.clone()));
-                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let h2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+                match tls {
+                    Some(tls) => {
+                        if let Ok(s) = tokio_rustls::TlsAcceptor::from(tls).accept(stream).await {
+                            let _ = h2.serve_connection(TokioIo::new(s), service).await;
+                        }
+                    }
+                    None => {
+                        let _ = h2.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                }
             }
         });
         let store = exports.clone();
+        let http_tls = tls_for(b"http/1.1");
         let http = super::accept_loop(life, move |stream| {
             let store = store.clone();
+            let tls = http_tls.clone();
             async move {
                 let service = service_fn(move |req| handle(req, "http", store.clone()));
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let h1 = hyper::server::conn::http1::Builder::new();
+                match tls {
+                    Some(tls) => {
+                        if let Ok(s) = tokio_rustls::TlsAcceptor::from(tls).accept(stream).await {
+                            let _ = h1.serve_connection(TokioIo::new(s), service).await;
+                        }
+                    }
+                    None => {
+                        let _ = h1.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                }
             }
         });
         Receiver {
