@@ -1,7 +1,7 @@
 //! `-o experimental-opentelemetry` against k6: both export the same script to one OTLP
 //! receiver over gRPC, and the last export of each must hold the same metric names, data
 //! kinds, units, attribute keys and data-point counts, the same resource attribute keys
-//! and the same scope.
+//! (`OTEL_RESOURCE_ATTRIBUTES` included) and the same scope.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -79,6 +79,7 @@ fn exports_what_k6_exports() {
             ("K6_OTEL_FLUSH_INTERVAL", "100ms"),
             ("K6_OTEL_EXPORT_INTERVAL", "500ms"),
             ("K6_OTEL_METRIC_PREFIX", "p_"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci"),
         ];
         let res = if tool == "k6" {
             run_k6_env(&bin, &script, &dir, &env)

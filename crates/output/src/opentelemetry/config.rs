@@ -87,6 +87,8 @@ pub struct OtelConfig {
     pub headers: Vec<(String, String)>,
     /// `K6_OTEL_TLS_INSECURE_SKIP_VERIFY`.
     pub tls_insecure_skip_verify: bool,
+    /// Extra resource attributes from `OTEL_RESOURCE_ATTRIBUTES` (`service.*` set above win).
+    pub resource_attributes: Vec<(String, String)>,
 }
 
 impl OtelConfig {
@@ -208,6 +210,9 @@ impl OtelConfig {
             exporter,
             headers,
             tls_insecure_skip_verify,
+            resource_attributes: var("OTEL_RESOURCE_ATTRIBUTES")
+                .map(|raw| resource_attributes(&raw))
+                .unwrap_or_default(),
         })
     }
 
@@ -238,6 +243,28 @@ fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, String> {
     }
     out.sort();
     Ok(out)
+}
+
+/// `OTEL_RESOURCE_ATTRIBUTES`, as the OpenTelemetry SDKs read it: `key=value` pairs
+/// separated by commas, both sides trimmed, values percent-decoded; an entry without `=`
+/// or with an empty key is skipped, a later repeat of a key wins.
+fn resource_attributes(raw: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for entry in raw.split(',') {
+        let Some((k, v)) = entry.split_once('=') else {
+            continue;
+        };
+        let k = k.trim();
+        if k.is_empty() {
+            continue;
+        }
+        let v = percent_decode_str(v.trim())
+            .decode_utf8_lossy()
+            .into_owned();
+        out.retain(|(n, _)| n != k);
+        out.push((k.to_string(), v));
+    }
+    out
 }
 
 /// Go's `url.PathUnescape`: `%XX` escapes only, and every `%` must start one.
@@ -287,6 +314,7 @@ mod tests {
         );
         assert_eq!(c.describe(), "grpc, localhost:4317");
         assert!(c.headers.is_empty() && !c.tls_insecure_skip_verify);
+        assert!(c.resource_attributes.is_empty());
         // Empty variables are unset, as envconfig reads them.
         let c = from(&[
             ("K6_OTEL_EXPORTER_TYPE", ""),
@@ -336,6 +364,18 @@ mod tests {
             ]
         );
         assert!(c.tls_insecure_skip_verify);
+        let c = from(&[(
+            "OTEL_RESOURCE_ATTRIBUTES",
+            " env = ci ,team=a%20b,novalue,=x,env=prod",
+        )])
+        .unwrap();
+        assert_eq!(
+            c.resource_attributes,
+            [
+                ("team".to_string(), "a b".to_string()),
+                ("env".into(), "prod".into())
+            ]
+        );
         let c = from(&[
             ("K6_OTEL_SERVICE_NAME", "a"),
             ("OTEL_SERVICE_NAME", "b"),

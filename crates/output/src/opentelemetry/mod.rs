@@ -63,6 +63,7 @@ impl OtelOutput {
                 &config.metric_prefix,
                 &config.service_name,
                 &config.service_version,
+                &config.resource_attributes,
             ),
             next_export: Instant::now() + config.export_interval,
             config,

@@ -97,18 +97,30 @@ pub struct Streams {
 }
 
 impl Streams {
-    /// An empty set naming metrics `prefix` + k6 name, for the service `name`/`version`.
-    pub fn new(prefix: &str, service_name: &str, service_version: &str) -> Streams {
-        let attributes = [
+    /// An empty set naming metrics `prefix` + k6 name, for the service `name`/`version`;
+    /// `extra` resource attributes (`OTEL_RESOURCE_ATTRIBUTES`) yield to those.
+    pub fn new(
+        prefix: &str,
+        service_name: &str,
+        service_version: &str,
+        extra: &[(String, String)],
+    ) -> Streams {
+        let own = [
             ("service.name", service_name),
             ("service.version", service_version),
             ("telemetry.sdk.language", "rust"),
             ("telemetry.sdk.name", "rk6"),
             ("telemetry.sdk.version", env!("CARGO_PKG_VERSION")),
-        ]
-        .into_iter()
-        .map(|(k, v)| key_value(k, v))
-        .collect();
+        ];
+        let mut pairs: Vec<(&str, &str)> = extra
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .filter(|(k, _)| own.iter().all(|(o, _)| o != k))
+            .chain(own)
+            .collect();
+        // In key order, as the SDK k6 uses sends an attribute set.
+        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        let attributes = pairs.into_iter().map(|(k, v)| key_value(k, v)).collect();
         Streams {
             prefix: prefix.to_string(),
             resource: Resource {
@@ -397,7 +409,11 @@ mod tests {
         registry
             .register("mt", MetricType::Trend, ValueType::Time)
             .unwrap();
-        let mut st = Streams::new("k6_", "svc", "1.2");
+        let extra = [
+            ("team".to_string(), "a".to_string()),
+            ("service.name".to_string(), "ignored".to_string()),
+        ];
+        let mut st = Streams::new("k6_", "svc", "1.2", &extra);
         let a = [("scenario", "default"), ("group", ""), ("k", "v")];
         let b = [("scenario", "default"), ("k", "v")];
         for (name, v, tags) in [
@@ -439,6 +455,18 @@ mod tests {
         assert_eq!(
             res[1],
             ("service.version", "Some(StringValue(\"1.2\"))".into())
+        );
+        let keys: Vec<&str> = res.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            keys,
+            [
+                "service.name",
+                "service.version",
+                "team",
+                "telemetry.sdk.language",
+                "telemetry.sdk.name",
+                "telemetry.sdk.version"
+            ]
         );
         assert_eq!(rm.scope_metrics[0].scope.as_ref().unwrap().name, "k6");
         let metrics = &rm.scope_metrics[0].metrics;
