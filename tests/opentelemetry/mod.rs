@@ -243,9 +243,23 @@ fn tls_by_default_for_both_exporters() {
         run.assert_code(0);
         assert!(!run.stderr.contains("Failed to export"), "{}", run.stderr);
     }
+    // K6_OTEL_TLS_CERTIFICATE: the receiver's certificate as the only root.
+    let ca = dir.write("ca.pem", &rx.cert_pem);
+    let env = [
+        ("K6_OTEL_GRPC_EXPORTER_ENDPOINT", grpc.as_str()),
+        ("K6_OTEL_TLS_CERTIFICATE", ca.to_str().unwrap()),
+    ];
+    let (run, _) = run_file(
+        &dir,
+        "script.js",
+        &["-o", "experimental-opentelemetry"],
+        &env,
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("Failed to export"), "{}", run.stderr);
     let exports = rx.exports();
     let transports: Vec<&str> = exports.iter().map(|e| e.transport).collect();
-    assert_eq!(transports, ["grpc", "http"]);
+    assert_eq!(transports, ["grpc", "http", "grpc"]);
     // Without skipping verification the self-signed certificate is refused, and said so.
     let env = [("K6_OTEL_GRPC_EXPORTER_ENDPOINT", grpc.as_str())];
     let (run, _) = run_file(

@@ -41,6 +41,8 @@ pub struct Receiver {
     pub grpc: SocketAddr,
     /// Where OTLP/HTTP is served.
     pub http: SocketAddr,
+    /// The certificate (for `localhost`) presented by [`Receiver::start_tls`], as PEM.
+    pub cert_pem: String,
     exports: Arc<Mutex<Vec<Export>>>,
 }
 
@@ -59,16 +61,12 @@ impl Receiver {
     }
 
     fn serve(life: Duration, tls: bool) -> Receiver {
-        let tls_for = |alpn: &[u8]| {
-            tls.then(|| {
-                let key = rcgen::KeyPair::generate().unwrap();
-                let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-                    .unwrap()
-                    .self_signed(&key)
-                    .unwrap();
-                super::tls_server_config(&cert, &key, &[alpn])
-            })
-        };
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .self_signed(&key)
+            .unwrap();
+        let tls_for = |alpn: &[u8]| tls.then(|| super::tls_server_config(&cert, &key, &[alpn]));
         let exports = Arc::new(Mutex::new(Vec::new()));
         let store = exports.clone();
         let grpc_tls = tls_for(b"h2");
@@ -113,6 +111,7 @@ impl Receiver {
         Receiver {
             grpc,
             http,
+            cert_pem: cert.pem(),
             exports,
         }
     }

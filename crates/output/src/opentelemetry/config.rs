@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use percent_encoding::percent_decode_str;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
 
 use crate::outputs::OutputError;
 
@@ -15,11 +17,7 @@ use crate::outputs::OutputError;
 const DEFAULT_EXPORT_INTERVAL: Duration = Duration::from_secs(10);
 
 /// Options k6 has that rk6 refuses rather than silently ignores.
-const UNSUPPORTED: &[&str] = &[
-    "K6_OTEL_TLS_CERTIFICATE",
-    "K6_OTEL_TLS_CLIENT_CERTIFICATE",
-    "K6_OTEL_TLS_CLIENT_KEY",
-];
+const UNSUPPORTED: &[&str] = &["K6_OTEL_TLS_CLIENT_CERTIFICATE", "K6_OTEL_TLS_CLIENT_KEY"];
 
 /// The OTLP transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +85,8 @@ pub struct OtelConfig {
     pub headers: Vec<(String, String)>,
     /// `K6_OTEL_TLS_INSECURE_SKIP_VERIFY`.
     pub tls_insecure_skip_verify: bool,
+    /// The certificates of `K6_OTEL_TLS_CERTIFICATE` (a PEM file): the only roots trusted.
+    pub tls_roots: Option<Vec<CertificateDer<'static>>>,
     /// Extra resource attributes from `OTEL_RESOURCE_ATTRIBUTES` (`service.*` set above win).
     pub resource_attributes: Vec<(String, String)>,
 }
@@ -201,6 +201,14 @@ impl OtelConfig {
                 ))
             })?,
         };
+        let tls_roots = match var("K6_OTEL_TLS_CERTIFICATE") {
+            None => None,
+            Some(path) => Some(read_roots(&path).map_err(|e| {
+                OutputError::InvalidArgument(format!(
+                    "failed to create OpenTelemetry exporter: {e}"
+                ))
+            })?),
+        };
         Ok(OtelConfig {
             service_name,
             service_version,
@@ -210,6 +218,7 @@ impl OtelConfig {
             exporter,
             headers,
             tls_insecure_skip_verify,
+            tls_roots,
             resource_attributes: var("OTEL_RESOURCE_ATTRIBUTES")
                 .map(|raw| resource_attributes(&raw))
                 .unwrap_or_default(),
@@ -243,6 +252,19 @@ fn parse_headers(raw: &str) -> Result<Vec<(String, String)>, String> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The certificates of a PEM file, in k6's words when there are none.
+fn read_roots(path: &str) -> Result<Vec<CertificateDer<'static>>, String> {
+    let pem = std::fs::read(path)
+        .map_err(|e| format!("failed to read root certificate from \"{path}\": {e}"))?;
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+        .filter_map(Result::ok)
+        .collect();
+    if certs.is_empty() {
+        return Err("failed to append root certificate to the pool".into());
+    }
+    Ok(certs)
 }
 
 /// `OTEL_RESOURCE_ATTRIBUTES`, as the OpenTelemetry SDKs read it: `key=value` pairs
@@ -449,8 +471,16 @@ mod tests {
                 "use host:port",
             ),
             (
-                &[("K6_OTEL_TLS_CERTIFICATE", "/ca.pem")][..],
-                "K6_OTEL_TLS_CERTIFICATE is not supported by rk6 yet",
+                &[("K6_OTEL_TLS_CERTIFICATE", "/nonexistent/ca.pem")][..],
+                "failed to create OpenTelemetry exporter: failed to read root certificate from \"/nonexistent/ca.pem\"",
+            ),
+            (
+                &[("K6_OTEL_TLS_CERTIFICATE", "Cargo.toml")][..],
+                "failed to create OpenTelemetry exporter: failed to append root certificate to the pool",
+            ),
+            (
+                &[("K6_OTEL_TLS_CLIENT_CERTIFICATE", "/c.pem")][..],
+                "K6_OTEL_TLS_CLIENT_CERTIFICATE is not supported by rk6 yet",
             ),
         ] {
             match from(pairs) {

@@ -49,6 +49,7 @@ impl OtelOutput {
             &config.exporter,
             &config.headers,
             config.tls_insecure_skip_verify,
+            config.tls_roots.as_deref(),
             REQUEST_TIMEOUT,
         )
         .map_err(|e| {

@@ -13,6 +13,8 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::percent_decode_str;
+use rustls::pki_types::CertificateDer;
+use rustls::RootCertStore;
 
 use super::config::Exporter;
 use crate::prometheus_rw::transport::{describe, tls_config};
@@ -52,15 +54,22 @@ pub(crate) struct Transport {
 
 impl Transport {
     /// A client for `exporter` sending `headers` (the user's win over the defaults).
+    /// `roots` replaces Mozilla's roots when given (`K6_OTEL_TLS_CERTIFICATE`).
     pub(crate) fn new(
         exporter: &Exporter,
         headers: &[(String, String)],
         tls_insecure_skip_verify: bool,
+        roots: Option<&[CertificateDer<'static>]>,
         timeout: Duration,
     ) -> Result<Transport, String> {
         let grpc = matches!(exporter, Exporter::Grpc { .. });
+        let roots = roots.map(|certs| {
+            let mut store = RootCertStore::empty();
+            store.add_parsable_certificates(certs.iter().cloned());
+            store
+        });
         let builder = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls_config(tls_insecure_skip_verify))
+            .with_tls_config(tls_config(tls_insecure_skip_verify, roots))
             .https_or_http();
         let connector = if grpc {
             builder.enable_http2().build()
@@ -191,7 +200,7 @@ mod tests {
                 url_path: "/v1/metrics".into(),
             },
         ] {
-            let t = Transport::new(&exporter, &[], false, Duration::from_secs(5)).unwrap();
+            let t = Transport::new(&exporter, &[], false, None, Duration::from_secs(5)).unwrap();
             assert_eq!(
                 t.export(Vec::new()).await.unwrap_err(),
                 "dial: connection refused"
@@ -203,13 +212,13 @@ mod tests {
             insecure: true,
         };
         let hold = tokio::spawn(async move { silent.accept().await });
-        let t = Transport::new(&exporter, &[], false, Duration::from_millis(200)).unwrap();
+        let t = Transport::new(&exporter, &[], false, None, Duration::from_millis(200)).unwrap();
         assert_eq!(
             t.export(Vec::new()).await.unwrap_err(),
             "context deadline exceeded"
         );
         hold.abort();
         let bad = [("bad name".to_string(), "v".to_string())];
-        assert!(Transport::new(&exporter, &bad, false, Duration::from_secs(1)).is_err());
+        assert!(Transport::new(&exporter, &bad, false, None, Duration::from_secs(1)).is_err());
     }
 }

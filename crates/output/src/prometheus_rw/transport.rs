@@ -68,7 +68,7 @@ impl Transport {
         timeout: Duration,
     ) -> Transport {
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls_config(insecure_skip_tls_verify))
+            .with_tls_config(tls_config(insecure_skip_tls_verify, None))
             .https_or_http()
             .enable_all_versions()
             .build();
@@ -155,8 +155,12 @@ fn header_map(url: &Url, user: &[(String, String)], user_agent: &str) -> Result<
     Ok(map)
 }
 
-/// rustls with the ring provider, Mozilla's roots (or none checked), ALPN h2 and http/1.1.
-pub(crate) fn tls_config(insecure_skip_tls_verify: bool) -> rustls::ClientConfig {
+/// rustls with the ring provider, `roots` (Mozilla's when `None`) or none checked, ALPN h2
+/// and http/1.1.
+pub(crate) fn tls_config(
+    insecure_skip_tls_verify: bool,
+    roots: Option<RootCertStore>,
+) -> rustls::ClientConfig {
     let provider = Arc::new(ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -168,8 +172,11 @@ pub(crate) fn tls_config(insecure_skip_tls_verify: bool) -> rustls::ClientConfig
                 provider.signature_verification_algorithms,
             )))
     } else {
-        let mut roots = RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let roots = roots.unwrap_or_else(|| {
+            let mut mozilla = RootCertStore::empty();
+            mozilla.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            mozilla
+        });
         builder.with_root_certificates(roots)
     };
     // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
