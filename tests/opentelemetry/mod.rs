@@ -277,6 +277,45 @@ fn tls_by_default_for_both_exporters() {
 }
 
 #[test]
+fn client_certificate_is_presented() {
+    use crate::tls_options::server::{Ca, Setup, TlsServer};
+    let ca = Ca::new("otel-ca");
+    let leaf = ca.leaf("localhost", &["localhost"]);
+    let client = ca.leaf("rk6-client", &[]);
+    let mut setup = Setup::new(&leaf);
+    setup.client_ca = Some(&ca);
+    setup.known_clients = vec![client.clone()];
+    // An HTTPS server that answers 200 to any request and logs each handshake.
+    let srv = TlsServer::start(setup);
+    let dir = Dir::new("otel-mtls");
+    dir.write(
+        "script.js",
+        "export const options = { iterations: 1 };\nexport default function () {}\n",
+    );
+    let ca_pem = dir.write("ca.pem", &ca.pem());
+    let cert = dir.write("client.pem", &client.cert_pem);
+    let key = dir.write("client-key.pem", &client.key_pem);
+    let endpoint = format!("localhost:{}", srv.addr.port());
+    let (run, _) = run_file(
+        &dir,
+        "script.js",
+        &["-o", "experimental-opentelemetry"],
+        &[
+            ("K6_OTEL_EXPORTER_TYPE", "http"),
+            ("K6_OTEL_HTTP_EXPORTER_ENDPOINT", &endpoint),
+            ("K6_OTEL_TLS_CERTIFICATE", ca_pem.to_str().unwrap()),
+            ("K6_OTEL_TLS_CLIENT_CERTIFICATE", cert.to_str().unwrap()),
+            ("K6_OTEL_TLS_CLIENT_KEY", key.to_str().unwrap()),
+        ],
+    );
+    run.assert_code(0);
+    assert!(!run.stderr.contains("Failed to export"), "{}", run.stderr);
+    let shakes = srv.handshakes();
+    assert!(!shakes.is_empty(), "no connection");
+    assert!(shakes.iter().all(|h| h.client == 0), "{shakes:?}");
+}
+
+#[test]
 fn collector_down_warns_and_the_run_goes_on() {
     let dir = Dir::new("otel-down");
     dir.write(

@@ -16,9 +16,6 @@ use crate::outputs::OutputError;
 /// OpenTelemetry SDK k6 uses falls back to its default then).
 const DEFAULT_EXPORT_INTERVAL: Duration = Duration::from_secs(10);
 
-/// Options k6 has that rk6 refuses rather than silently ignores.
-const UNSUPPORTED: &[&str] = &["K6_OTEL_TLS_CLIENT_CERTIFICATE", "K6_OTEL_TLS_CLIENT_KEY"];
-
 /// The OTLP transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Exporter {
@@ -66,6 +63,26 @@ fn scheme(insecure: bool) -> &'static str {
     }
 }
 
+/// How TLS connections are checked and which certificate the client presents.
+#[derive(Debug, Clone, Default)]
+pub struct TlsSettings {
+    /// `K6_OTEL_TLS_INSECURE_SKIP_VERIFY`.
+    pub insecure_skip_verify: bool,
+    /// The certificates of `K6_OTEL_TLS_CERTIFICATE` (a PEM file): the only roots trusted.
+    pub roots: Option<Vec<CertificateDer<'static>>>,
+    /// `K6_OTEL_TLS_CLIENT_CERTIFICATE` and `K6_OTEL_TLS_CLIENT_KEY`, as read.
+    pub client: Option<ClientCert>,
+}
+
+/// A client certificate chain and its key, both PEM.
+#[derive(Debug, Clone)]
+pub struct ClientCert {
+    /// The certificate chain.
+    pub cert_pem: Vec<u8>,
+    /// The private key.
+    pub key_pem: Vec<u8>,
+}
+
 /// Everything the output needs to know before the test starts.
 #[derive(Debug, Clone)]
 pub struct OtelConfig {
@@ -83,10 +100,8 @@ pub struct OtelConfig {
     pub exporter: Exporter,
     /// `K6_OTEL_HEADERS`, sorted by name, a repeated name keeping its last value.
     pub headers: Vec<(String, String)>,
-    /// `K6_OTEL_TLS_INSECURE_SKIP_VERIFY`.
-    pub tls_insecure_skip_verify: bool,
-    /// The certificates of `K6_OTEL_TLS_CERTIFICATE` (a PEM file): the only roots trusted.
-    pub tls_roots: Option<Vec<CertificateDer<'static>>>,
+    /// The `K6_OTEL_TLS_*` settings.
+    pub tls: TlsSettings,
     /// Extra resource attributes from `OTEL_RESOURCE_ATTRIBUTES` (`service.*` set above win).
     pub resource_attributes: Vec<(String, String)>,
 }
@@ -106,13 +121,6 @@ impl OtelConfig {
                 "could not create the 'experimental-opentelemetry' output: error validating OpenTelemetry output config: {m}"
             ))
         };
-        for key in UNSUPPORTED {
-            if var(key).is_some() {
-                return Err(failure(format!(
-                    "{key} is not supported by rk6 yet (see docs/compatibility.md)"
-                )));
-            }
-        }
         let bool_var = |key: &str| -> Result<bool, OutputError> {
             match var(key).as_deref() {
                 None | Some("false") => Ok(false),
@@ -201,13 +209,30 @@ impl OtelConfig {
                 ))
             })?,
         };
-        let tls_roots = match var("K6_OTEL_TLS_CERTIFICATE") {
+        let exporter_failure = |e: String| {
+            OutputError::InvalidArgument(format!("failed to create OpenTelemetry exporter: {e}"))
+        };
+        let roots = match var("K6_OTEL_TLS_CERTIFICATE") {
             None => None,
-            Some(path) => Some(read_roots(&path).map_err(|e| {
-                OutputError::InvalidArgument(format!(
-                    "failed to create OpenTelemetry exporter: {e}"
-                ))
-            })?),
+            Some(path) => Some(read_roots(&path).map_err(exporter_failure)?),
+        };
+        // As Go's `tls.LoadX509KeyPair`: a key without a certificate is ignored.
+        let client = match var("K6_OTEL_TLS_CLIENT_CERTIFICATE") {
+            None => None,
+            Some(cert) => {
+                let key = var("K6_OTEL_TLS_CLIENT_KEY").unwrap_or_default();
+                let read = |path: &str| {
+                    std::fs::read(path).map_err(|e| {
+                        exporter_failure(format!(
+                            "failed to load client certificate: open {path}: {e}"
+                        ))
+                    })
+                };
+                Some(ClientCert {
+                    cert_pem: read(&cert)?,
+                    key_pem: read(&key)?,
+                })
+            }
         };
         Ok(OtelConfig {
             service_name,
@@ -217,8 +242,11 @@ impl OtelConfig {
             export_interval,
             exporter,
             headers,
-            tls_insecure_skip_verify,
-            tls_roots,
+            tls: TlsSettings {
+                insecure_skip_verify: tls_insecure_skip_verify,
+                roots,
+                client,
+            },
             resource_attributes: var("OTEL_RESOURCE_ATTRIBUTES")
                 .map(|raw| resource_attributes(&raw))
                 .unwrap_or_default(),
@@ -335,7 +363,8 @@ mod tests {
             }
         );
         assert_eq!(c.describe(), "grpc, localhost:4317");
-        assert!(c.headers.is_empty() && !c.tls_insecure_skip_verify);
+        assert!(c.headers.is_empty() && !c.tls.insecure_skip_verify);
+        assert!(c.tls.roots.is_none() && c.tls.client.is_none());
         assert!(c.resource_attributes.is_empty());
         // Empty variables are unset, as envconfig reads them.
         let c = from(&[
@@ -385,7 +414,7 @@ mod tests {
                 ("X-B".into(), "3".into())
             ]
         );
-        assert!(c.tls_insecure_skip_verify);
+        assert!(c.tls.insecure_skip_verify);
         let c = from(&[(
             "OTEL_RESOURCE_ATTRIBUTES",
             " env = ci ,team=a%20b,novalue,=x,env=prod",
@@ -479,8 +508,8 @@ mod tests {
                 "failed to create OpenTelemetry exporter: failed to append root certificate to the pool",
             ),
             (
-                &[("K6_OTEL_TLS_CLIENT_CERTIFICATE", "/c.pem")][..],
-                "K6_OTEL_TLS_CLIENT_CERTIFICATE is not supported by rk6 yet",
+                &[("K6_OTEL_TLS_CLIENT_CERTIFICATE", "Cargo.toml")][..],
+                "failed to create OpenTelemetry exporter: failed to load client certificate: open : ",
             ),
         ] {
             match from(pairs) {

@@ -48,8 +48,7 @@ impl OtelOutput {
         let transport = Transport::new(
             &config.exporter,
             &config.headers,
-            config.tls_insecure_skip_verify,
-            config.tls_roots.as_deref(),
+            &config.tls,
             REQUEST_TIMEOUT,
         )
         .map_err(|e| {

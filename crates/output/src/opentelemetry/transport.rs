@@ -13,11 +13,12 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::percent_decode_str;
-use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::RootCertStore;
 
-use super::config::Exporter;
-use crate::prometheus_rw::transport::{describe, tls_config};
+use super::config::{Exporter, TlsSettings};
+use crate::prometheus_rw::transport::{describe, tls_builder};
 
 /// The gRPC method of the OTLP metrics service.
 pub const GRPC_PATH: &str = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
@@ -54,22 +55,42 @@ pub(crate) struct Transport {
 
 impl Transport {
     /// A client for `exporter` sending `headers` (the user's win over the defaults).
-    /// `roots` replaces Mozilla's roots when given (`K6_OTEL_TLS_CERTIFICATE`).
+    /// `tls.roots` replaces Mozilla's roots when given (`K6_OTEL_TLS_CERTIFICATE`);
+    /// `tls.client` is presented when the server asks for a certificate.
     pub(crate) fn new(
         exporter: &Exporter,
         headers: &[(String, String)],
-        tls_insecure_skip_verify: bool,
-        roots: Option<&[CertificateDer<'static>]>,
+        tls: &TlsSettings,
         timeout: Duration,
     ) -> Result<Transport, String> {
         let grpc = matches!(exporter, Exporter::Grpc { .. });
-        let roots = roots.map(|certs| {
+        let roots = tls.roots.as_ref().map(|certs| {
             let mut store = RootCertStore::empty();
             store.add_parsable_certificates(certs.iter().cloned());
             store
         });
+        let builder = tls_builder(tls.insecure_skip_verify, roots);
+        let tls_config = match &tls.client {
+            None => builder.with_no_client_auth(),
+            Some(client) => {
+                let chain: Vec<CertificateDer<'static>> =
+                    CertificateDer::pem_slice_iter(&client.cert_pem)
+                        .filter_map(Result::ok)
+                        .collect();
+                let key = PrivateKeyDer::from_pem_slice(&client.key_pem)
+                    .map_err(|e| format!("failed to load client certificate: {e}"))?;
+                if chain.is_empty() {
+                    return Err(
+                        "failed to load client certificate: no certificate in the PEM file".into(),
+                    );
+                }
+                builder
+                    .with_client_auth_cert(chain, key)
+                    .map_err(|e| format!("failed to load client certificate: {e}"))?
+            }
+        };
         let builder = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls_config(tls_insecure_skip_verify, roots))
+            .with_tls_config(tls_config)
             .https_or_http();
         let connector = if grpc {
             builder.enable_http2().build()
@@ -200,7 +221,13 @@ mod tests {
                 url_path: "/v1/metrics".into(),
             },
         ] {
-            let t = Transport::new(&exporter, &[], false, None, Duration::from_secs(5)).unwrap();
+            let t = Transport::new(
+                &exporter,
+                &[],
+                &TlsSettings::default(),
+                Duration::from_secs(5),
+            )
+            .unwrap();
             assert_eq!(
                 t.export(Vec::new()).await.unwrap_err(),
                 "dial: connection refused"
@@ -212,13 +239,25 @@ mod tests {
             insecure: true,
         };
         let hold = tokio::spawn(async move { silent.accept().await });
-        let t = Transport::new(&exporter, &[], false, None, Duration::from_millis(200)).unwrap();
+        let t = Transport::new(
+            &exporter,
+            &[],
+            &TlsSettings::default(),
+            Duration::from_millis(200),
+        )
+        .unwrap();
         assert_eq!(
             t.export(Vec::new()).await.unwrap_err(),
             "context deadline exceeded"
         );
         hold.abort();
         let bad = [("bad name".to_string(), "v".to_string())];
-        assert!(Transport::new(&exporter, &bad, false, None, Duration::from_secs(1)).is_err());
+        assert!(Transport::new(
+            &exporter,
+            &bad,
+            &TlsSettings::default(),
+            Duration::from_secs(1)
+        )
+        .is_err());
     }
 }

@@ -161,11 +161,20 @@ pub(crate) fn tls_config(
     insecure_skip_tls_verify: bool,
     roots: Option<RootCertStore>,
 ) -> rustls::ClientConfig {
+    // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
+    tls_builder(insecure_skip_tls_verify, roots).with_no_client_auth()
+}
+
+/// [`tls_config`] before the choice of a client certificate.
+pub(crate) fn tls_builder(
+    insecure_skip_tls_verify: bool,
+    roots: Option<RootCertStore>,
+) -> rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert> {
     let provider = Arc::new(ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports the default protocol versions");
-    let config = if insecure_skip_tls_verify {
+    if insecure_skip_tls_verify {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(
@@ -178,9 +187,7 @@ pub(crate) fn tls_config(
             mozilla
         });
         builder.with_root_certificates(roots)
-    };
-    // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
-    config.with_no_client_auth()
+    }
 }
 
 /// `K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY`: trusts any certificate, but still checks
