@@ -73,11 +73,10 @@ impl Pusher {
         })
     }
 
-    /// Hands over `body` to be sent next; true when it replaced one still waiting.
-    pub fn offer(&self, body: Vec<u8>) -> bool {
-        let replaced = self.shared.with_slot(|s| s.pending.replace(body).is_some());
+    /// Hands over `body` to be sent next, in place of any export still waiting.
+    pub fn offer(&self, body: Vec<u8>) {
+        self.shared.with_slot(|s| s.pending = Some(body));
         self.shared.wake.notify_one();
-        replaced
     }
 
     /// Lets the thread send what is waiting, then waits for it to end until `deadline`.
