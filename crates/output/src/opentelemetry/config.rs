@@ -161,11 +161,21 @@ impl OtelConfig {
         let http_insecure = bool_var("K6_OTEL_HTTP_EXPORTER_INSECURE")?;
         let tls_insecure_skip_verify = bool_var("K6_OTEL_TLS_INSECURE_SKIP_VERIFY")?;
         let exporter = match var("K6_OTEL_EXPORTER_TYPE").as_deref() {
-            None | Some("grpc") => Exporter::Grpc {
-                endpoint: var("K6_OTEL_GRPC_EXPORTER_ENDPOINT")
-                    .unwrap_or_else(|| "localhost:4317".into()),
-                insecure: grpc_insecure,
-            },
+            None | Some("grpc") => {
+                let mut endpoint = var("K6_OTEL_GRPC_EXPORTER_ENDPOINT")
+                    .unwrap_or_else(|| "localhost:4317".into());
+                // gRPC's default port, whether or not TLS is used.
+                if endpoint
+                    .parse::<http::uri::Authority>()
+                    .is_ok_and(|a| a.port().is_none())
+                {
+                    endpoint.push_str(":443");
+                }
+                Exporter::Grpc {
+                    endpoint,
+                    insecure: grpc_insecure,
+                }
+            }
             Some("http") => {
                 let endpoint = var("K6_OTEL_HTTP_EXPORTER_ENDPOINT")
                     .unwrap_or_else(|| "localhost:4318".into());
@@ -443,6 +453,8 @@ mod tests {
             "http://127.0.0.1:9/opentelemetry.proto.collector.metrics.v1.MetricsService/Export"
         );
         assert_eq!(c.export_interval, Duration::from_secs(10));
+        let c = from(&[("K6_OTEL_GRPC_EXPORTER_ENDPOINT", "collector")]).unwrap();
+        assert_eq!(c.describe(), "grpc, collector:443");
     }
 
     #[test]
