@@ -17,6 +17,7 @@ mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;
+mod opentelemetry;
 pub(crate) mod parity;
 mod prometheus;
 mod report;

@@ -7,6 +7,7 @@ mod jslib;
 mod lifecycle;
 mod modules;
 mod net_rules;
+mod opentelemetry;
 mod options;
 mod verdicts;
 mod wire;

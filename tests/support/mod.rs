@@ -31,6 +31,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
 pub mod grpc;
+pub mod otlp;
 pub mod py_ws;
 pub mod recorder;
 pub mod ws_server;

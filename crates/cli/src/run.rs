@@ -12,7 +12,7 @@ use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, SummaryData, TagS
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
-    OutputSpec, RunInfo, SummaryMode, TextOptions,
+    OutputError, OutputSpec, RunInfo, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -389,8 +389,15 @@ fn execute_and_report(
                 &run_info,
             )
             // k6 ends with its generic failure (255) when it cannot create an output: a bad
-            // argument, or a file that cannot be opened (a read-only or missing directory).
-            .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
+            // argument, or a file that cannot be opened (a read-only or missing directory);
+            // with 104 when an output's own validation refuses its settings.
+            .map_err(|e| {
+                let code = match e {
+                    OutputError::InvalidConfig(_) => ExitCode::InvalidConfig,
+                    _ => ExitCode::Failure,
+                };
+                RunError::new(code, e.to_string())
+            })?;
         outputs.push(if args.rk6_metrics {
             output
         } else {
@@ -1059,17 +1066,19 @@ async fn tick(
             continue;
         }
         let now = SystemTime::now();
-        let empty = TagSet::default();
+        // As k6: the run's `--tag` tags, and nothing else, on `vus` and `vus_max`.
+        let run_tags =
+            TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let batch = vec![
             Sample {
                 metric: builtin::VUS,
-                tags: empty.clone(),
+                tags: run_tags.clone(),
                 value: state.active_vus() as f64,
                 time: now,
             },
             Sample {
                 metric: builtin::VUS_MAX,
-                tags: empty,
+                tags: run_tags,
                 value: state.vus_max.load(Ordering::Relaxed) as f64,
                 time: now,
             },

@@ -18,8 +18,8 @@
 //! one sample writer with a per-format line function; [`ReportOutput`] the live web
 //! dashboard of `K6_WEB_DASHBOARD=true` (k6's event stream and rk6's page, served from a
 //! thread of its own) and the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`;
-//! [`prometheus_rw`] pushes to a Prometheus
-//! remote-write endpoint).
+//! [`prometheus_rw`] pushes to a Prometheus remote-write endpoint, [`opentelemetry`]
+//! exports OTLP metrics to a collector).
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
 //!
@@ -35,6 +35,7 @@ mod handle_summary;
 mod json;
 mod json_lines;
 mod k6_metrics;
+pub mod opentelemetry;
 mod out_file;
 mod outputs;
 pub mod prometheus_rw;

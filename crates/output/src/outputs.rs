@@ -42,12 +42,12 @@ pub struct RunInfo {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.
     #[error(
-        "invalid output type '{0}', available types are: csv, experimental-prometheus-rw, json, web-dashboard"
+        "invalid output type '{0}', available types are: csv, experimental-opentelemetry, experimental-prometheus-rw, json, web-dashboard"
     )]
     Unknown(String),
     /// A bad argument, e.g. an unknown csv key.
@@ -57,10 +57,14 @@ pub enum OutputError {
     /// 127.0.0.1:5665: bind: address already in use`).
     #[error("{0}")]
     Listen(String),
+    /// A setting k6 parses but refuses in its validation (k6 exits 104, not 255).
+    #[error("{0}")]
+    InvalidConfig(String),
     /// The file could not be created.
     #[error("could not create the '{kind}' output: {source}")]
     Create {
-        /// `json`, `csv`, `experimental-prometheus-rw` or `web-dashboard`.
+        /// `json`, `csv`, `experimental-prometheus-rw`, `experimental-opentelemetry` or
+        /// `web-dashboard`.
         kind: &'static str,
         /// The I/O error.
         source: io::Error,

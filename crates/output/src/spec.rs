@@ -6,6 +6,8 @@ use rk6_metrics::ThresholdSet;
 
 use crate::csv::{CsvConfig, CsvFormat};
 use crate::json_lines::JsonLines;
+use crate::opentelemetry::config::OtelConfig;
+use crate::opentelemetry::OtelOutput;
 use crate::out_file::{OutFile, Target};
 use crate::outputs::{Output, OutputError, RunInfo};
 use crate::prometheus_rw::config::RwConfig;
@@ -17,7 +19,6 @@ use crate::sample_writer::SampleWriter;
 const K6_ONLY: &[&str] = &[
     "influxdb",
     "cloud",
-    "experimental-opentelemetry",
     "statsd",
     "datadog",
     "kafka",
@@ -44,6 +45,8 @@ pub enum OutputKind {
     WebDashboard,
     /// k6's `experimental-prometheus-rw` (Prometheus remote write).
     PrometheusRw,
+    /// k6's `experimental-opentelemetry` (OTLP metrics over gRPC or HTTP).
+    OpenTelemetry,
 }
 
 impl OutputSpec {
@@ -55,6 +58,7 @@ impl OutputSpec {
             "csv" => OutputKind::Csv,
             "web-dashboard" => OutputKind::WebDashboard,
             "experimental-prometheus-rw" => OutputKind::PrometheusRw,
+            "experimental-opentelemetry" => OutputKind::OpenTelemetry,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -88,7 +92,7 @@ impl OutputSpec {
     }
 
     /// Creates the output (its file, its pusher thread, or its server). `env` reads
-    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
+    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*`, `K6_PROMETHEUS_RW_*` and `K6_OTEL_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
@@ -150,6 +154,17 @@ impl OutputSpec {
                 let cfg = RwConfig::from_env(env, &vars)?;
                 Ok(Box::new(PrometheusRwOutput::new(cfg)?))
             }
+            OutputKind::OpenTelemetry => {
+                // k6 ignores an argument here; refusing it beats a silently unused endpoint.
+                if !self.arg.is_empty() {
+                    return Err(OutputError::InvalidArgument(format!(
+                        "the experimental-opentelemetry output takes no argument (got \"{}\"); set K6_OTEL_GRPC_EXPORTER_ENDPOINT and the other K6_OTEL_* variables instead",
+                        self.arg
+                    )));
+                }
+                let cfg = OtelConfig::from_env(env)?;
+                Ok(Box::new(OtelOutput::new(cfg)?))
+            }
         }
     }
 }
@@ -172,7 +187,7 @@ mod tests {
         let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
         );
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {
@@ -199,6 +214,14 @@ mod tests {
         let e = OutputSpec::parse("experimental-prometheus-rw=http://x/")
             .unwrap()
             .open(&ThresholdSet::default(), &none, &RunInfo::default())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("takes no argument"), "{e}");
+        let s = OutputSpec::parse("experimental-opentelemetry").unwrap();
+        assert_eq!(s.kind, OutputKind::OpenTelemetry);
+        let e = OutputSpec::parse("experimental-opentelemetry=localhost:4317")
+            .unwrap()
+            .open(&ThresholdSet::default(), &none)
             .err()
             .unwrap();
         assert!(e.to_string().contains("takes no argument"), "{e}");

@@ -68,7 +68,7 @@ impl Transport {
         timeout: Duration,
     ) -> Transport {
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls_config(insecure_skip_tls_verify))
+            .with_tls_config(tls_config(insecure_skip_tls_verify, None))
             .https_or_http()
             .enable_all_versions()
             .build();
@@ -155,25 +155,39 @@ fn header_map(url: &Url, user: &[(String, String)], user_agent: &str) -> Result<
     Ok(map)
 }
 
-/// rustls with the ring provider, Mozilla's roots (or none checked), ALPN h2 and http/1.1.
-fn tls_config(insecure_skip_tls_verify: bool) -> rustls::ClientConfig {
+/// rustls with the ring provider, `roots` (Mozilla's when `None`) or none checked, ALPN h2
+/// and http/1.1.
+pub(crate) fn tls_config(
+    insecure_skip_tls_verify: bool,
+    roots: Option<RootCertStore>,
+) -> rustls::ClientConfig {
+    // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
+    tls_builder(insecure_skip_tls_verify, roots).with_no_client_auth()
+}
+
+/// [`tls_config`] before the choice of a client certificate.
+pub(crate) fn tls_builder(
+    insecure_skip_tls_verify: bool,
+    roots: Option<RootCertStore>,
+) -> rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert> {
     let provider = Arc::new(ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("ring supports the default protocol versions");
-    let config = if insecure_skip_tls_verify {
+    if insecure_skip_tls_verify {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(
                 provider.signature_verification_algorithms,
             )))
     } else {
-        let mut roots = RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let roots = roots.unwrap_or_else(|| {
+            let mut mozilla = RootCertStore::empty();
+            mozilla.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+            mozilla
+        });
         builder.with_root_certificates(roots)
-    };
-    // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
-    config.with_no_client_auth()
+    }
 }
 
 /// `K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY`: trusts any certificate, but still checks
@@ -219,7 +233,7 @@ impl ServerCertVerifier for AcceptAnyCert {
 /// The text of a failed push, worded as rk6's client words `res.error` (`dial: connection
 /// refused`, `lookup: no such host`, `x509: unknown authority`, ...); otherwise the error
 /// chain joined by `: `.
-fn describe(err: &(dyn StdError + 'static)) -> String {
+pub(crate) fn describe(err: &(dyn StdError + 'static)) -> String {
     let mut dns = false;
     let mut connecting = false;
     let mut chain = Vec::new();
