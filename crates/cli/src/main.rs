@@ -1,5 +1,6 @@
 //! The `rk6` command line: runs k6 scripts.
 
+mod archive;
 mod args;
 mod bench;
 mod capacity;
@@ -18,6 +19,7 @@ mod options;
 mod options_json;
 mod progress;
 mod run;
+mod test_file;
 mod tls_options;
 
 use clap::Parser;
@@ -50,6 +52,7 @@ fn main() {
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(*args),
         Command::Inspect(args) => inspect::run(args),
+        Command::Archive(args) => archive::run(*args),
         Command::New(args) => new::run(args),
         Command::Version => {
             println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));

@@ -1,6 +1,5 @@
 //! `rk6 run`: the whole test, from script to summary and exit code.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -26,6 +25,7 @@ use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
 use crate::progress;
+use crate::test_file::TestFile;
 
 /// Worker event-loop lag at p(99) from which the end of the test says the generator was
 /// saturated.
@@ -183,23 +183,16 @@ struct Loaded {
 }
 
 fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
-    let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
-        std::env::vars().collect()
-    } else {
-        BTreeMap::new()
-    };
-    for kv in &args.env {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            RunError::invalid(format!(
-                "invalid -e/--env value \"{kv}\": expected KEY=VALUE"
-            ))
-        })?;
-        env.insert(k.to_string(), v.to_string());
-    }
-    let program = Program::load(&args.script, env)?;
+    let test = TestFile::open(&args.script, None)?;
+    let env = test
+        .env(args.include_system_env_vars, &args.env)
+        .map_err(RunError::invalid)?;
+    let program = test.program(env)?;
     let registry = Arc::new(Registry::new());
     let init = read_init(program.clone(), registry.clone(), logger)?;
-    let loaded = crate::options::load(&init.options, args, |k| std::env::var(k).ok())?;
+    let loaded = crate::options::load(test.script_options(&init.options), args, |k| {
+        std::env::var(k).ok()
+    })?;
     for key in &loaded.unknown {
         logger.log(
             Level::Warning,
