@@ -100,7 +100,10 @@ fn version_line(as_k6: bool) -> String {
             goarch()
         )
     } else {
-        format!("rk6 v{rk6} (k6-compatible: v{})", rk6_js::archive::K6_VERSION)
+        format!(
+            "rk6 v{rk6} (k6-compatible: v{})",
+            rk6_js::archive::K6_VERSION
+        )
     }
 }
 
