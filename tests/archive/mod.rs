@@ -252,3 +252,36 @@ fn invoked_as_k6_it_is_rk6() {
     let export: Value = serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     assert_eq!(export["metrics"]["checks"]["passes"], 3);
 }
+
+#[test]
+fn grpc_proto_files_are_archived() {
+    let dir = Dir::new("archive-grpc");
+    dir.write(
+        "protos/sub/common.proto",
+        "syntax = \"proto3\"; package common; message Note { string text = 1; }\n",
+    );
+    dir.write(
+        "protos/svc.proto",
+        "syntax = \"proto3\"; package demo; import \"sub/common.proto\";\nservice Demo { rpc Say(common.Note) returns (common.Note); }\n",
+    );
+    dir.write(
+        "main.js",
+        r#"import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+const methods = client.load(['protos'], 'svc.proto');
+export const options = { iterations: 1 };
+export default function () { check(methods, { 'loaded': (m) => m.length === 1 && m[0].full_method === '/demo.Demo/Say' }); }
+"#,
+    );
+    archive(&dir, &["main.js"]).assert_code(0);
+    let root = dir.0.to_string_lossy().trim_start_matches('/').to_string();
+    let names = entries(&dir.path("archive.tar"));
+    for p in ["protos/svc.proto", "protos/sub/common.proto"] {
+        let name = format!("file/{root}/{p}");
+        assert!(names.contains(&(name.clone(), '-')), "{name}: {names:?}");
+    }
+    std::fs::remove_dir_all(dir.path("protos")).unwrap();
+    let (run, export) = run_file(&dir, "archive.tar", &[], &[]);
+    assert_checks(&run, &export, 1.0);
+}

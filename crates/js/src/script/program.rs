@@ -154,16 +154,21 @@ impl Program {
 
     /// The contents of `path`, read once per test.
     pub fn read(&self, path: &Path) -> Result<Arc<[u8]>, ScriptError> {
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(data) = files.get(path) {
-            return Ok(data.clone());
-        }
-        let data = self.source.read(path).map_err(|e| {
+        self.read_file(path).map_err(|e| {
             ScriptError::new(
                 ScriptErrorKind::Io,
                 format!("{} ({e})", not_on_disk(&path.display().to_string())),
             )
-        })?;
+        })
+    }
+
+    /// [`Program::read`] with the source's own error.
+    pub fn read_file(&self, path: &Path) -> std::io::Result<Arc<[u8]>> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(data) = files.get(path) {
+            return Ok(data.clone());
+        }
+        let data = self.source.read(path)?;
         files.insert(path.to_path_buf(), data.clone());
         Ok(data)
     }
