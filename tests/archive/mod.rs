@@ -285,3 +285,24 @@ export default function () { check(methods, { 'loaded': (m) => m.length === 1 &&
     let (run, export) = run_file(&dir, "archive.tar", &[], &[]);
     assert_checks(&run, &export, 1.0);
 }
+
+#[test]
+fn archive_refuses_a_test_that_cannot_run() {
+    let dir = Dir::new("archive-refuses");
+    for (script, code) in [
+        (
+            "export const options = { scenarios: { s: { executor: 'constant-vus', vus: -1, duration: '1s' } } };\nexport default function () {}\n",
+            104,
+        ),
+        (
+            "export const options = { scenarios: { s: { executor: 'shared-iterations', exec: 'nope' } } };\nexport function other() {}\n",
+            104,
+        ),
+        ("export default function () {}\nthrow new Error('init boom');\n", 107),
+    ] {
+        dir.write("t.js", script);
+        let run = archive(&dir, &["t.js"]);
+        assert_eq!(run.code, code, "{script}\n{}", run.stderr);
+        assert!(!dir.path("archive.tar").exists(), "{script}");
+    }
+}

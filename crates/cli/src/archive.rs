@@ -61,8 +61,11 @@ fn archive(args: &ArchiveArgs, logger: Logger) -> Result<(), (ExitCode, String)>
     for w in &loaded.warnings {
         logger.log(Level::Warning, w, &[]);
     }
-    // k6 checks the scenarios before it writes the archive.
-    scenarios_from_options(&loaded.options).map_err(|e| (ExitCode::InvalidConfig, e.0))?;
+    // k6 checks the scenarios, and that their functions exist, before it writes the archive.
+    let scenarios =
+        scenarios_from_options(&loaded.options).map_err(|e| (ExitCode::InvalidConfig, e.0))?;
+    crate::run::check_exec(&scenarios, &init.functions)
+        .map_err(|e| (ExitCode::InvalidConfig, e))?;
     let compatibility_mode = match args.compatibility_mode.as_deref() {
         None => test
             .archive()

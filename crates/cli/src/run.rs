@@ -254,19 +254,7 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
     let http =
         crate::http_config::build(options, &run_options, &logger, |k| std::env::var(k).ok())?;
     let timeouts = LifecycleTimeouts::from_options(options);
-    for s in &scenarios {
-        if !loaded.functions.iter().any(|f| f == &s.exec) {
-            let msg = if s.exec == "default" {
-                "no exported default function found; export a default function or set `exec` on each scenario".to_string()
-            } else {
-                format!(
-                    "executor {}: function '{}' not found in exports",
-                    s.name, s.exec
-                )
-            };
-            return Err(RunError::invalid(msg));
-        }
-    }
+    check_exec(&scenarios, &loaded.functions).map_err(RunError::invalid)?;
     let no_thresholds = Value::Null;
     let thresholds = match (&options.thresholds, args.no_thresholds) {
         (Some(t), false) => ThresholdSet::parse(&Value::Object(t.clone()), &loaded.registry),
@@ -309,6 +297,26 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
         test_options,
         loaded,
     })
+}
+
+/// Every scenario's `exec` function is one the script exports.
+pub(crate) fn check_exec<S: std::borrow::Borrow<Scenario>>(
+    scenarios: &[S],
+    functions: &[String],
+) -> Result<(), String> {
+    for s in scenarios.iter().map(S::borrow) {
+        if !functions.iter().any(|f| f == &s.exec) {
+            return Err(if s.exec == "default" {
+                "no exported default function found; export a default function or set `exec` on each scenario".to_string()
+            } else {
+                format!(
+                    "executor {}: function '{}' not found in exports",
+                    s.name, s.exec
+                )
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The stripe of this instance's execution segment (full without one).
