@@ -443,4 +443,50 @@ mod tests {
         p.record_cjs_keys(&loc, vec!["b".into()]);
         assert_eq!(&p.cjs_keys(&loc).unwrap()[..], &["a".to_string()]);
     }
+
+    #[test]
+    fn an_archive_is_the_whole_file_source() {
+        let bytes = |t: &str| Arc::<[u8]>::from(t.as_bytes());
+        let main = "export default function () {}";
+        let archive = Archive {
+            metadata: crate::script::archive::Metadata {
+                kind: "js".into(),
+                options: serde_json::Value::Null,
+                filename: "file:///home/alice/t/main.js".into(),
+                pwd: "file:///home/alice/t".into(),
+                env: None,
+                compatibility_mode: "extended".into(),
+                k6_version: "1.1.0".into(),
+                goos: "linux".into(),
+            },
+            data: bytes(main),
+            local: BTreeMap::from([
+                (PathBuf::from("/home/nobody/t/main.js"), bytes(main)),
+                (PathBuf::from("/home/nobody/t/d/x.txt"), bytes("x")),
+            ]),
+            remote: BTreeMap::from([("/h:1/r.js".to_string(), bytes("export const r = 1;"))]),
+        };
+        let p = Program::from_archive(&archive, BTreeMap::new()).unwrap();
+        // The entry script's anonymised path is where the test lives.
+        assert_eq!(p.main, PathBuf::from("/home/nobody/t/main.js"));
+        assert_eq!(&p.read(&p.dir().join("d/x.txt")).unwrap()[..], b"x");
+        assert_eq!(p.stat(&p.dir().join("d")).unwrap(), Entry::Dir);
+        assert!(p.read(Path::new("/etc/hostname")).is_err());
+        let url = Url::parse("https://h:1/r.js").unwrap();
+        let loc = Location::Remote(url);
+        assert_eq!(
+            &p.source(&loc, "https://h:1/r.js").unwrap().code[..],
+            b"export const r = 1;"
+        );
+        // What was read is what an archive of this run would hold.
+        let read = p.files_read();
+        assert_eq!(
+            read.local.keys().collect::<Vec<_>>(),
+            [
+                Path::new("/home/nobody/t/d/x.txt"),
+                Path::new("/home/nobody/t/main.js")
+            ]
+        );
+        assert_eq!(read.remote.keys().collect::<Vec<_>>(), ["/h:1/r.js"]);
+    }
 }
