@@ -1,6 +1,7 @@
 //! Side-by-side runs of the same scripts under the real k6 (when installed) and rk6:
 //! exit codes, check counts per group and threshold verdicts must agree.
 
+mod archive;
 mod commonjs;
 mod http_faults;
 mod jslib;

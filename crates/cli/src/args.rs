@@ -48,6 +48,8 @@ pub enum Command {
     /// Compare two --summary-export files (rk6's or k6's); exit 99 when a
     /// --max-regression limit is exceeded.
     Compare(CompareArgs),
+    /// Bundle the script, the files it reads and its options into a k6 archive (.tar).
+    Archive(Box<ArchiveArgs>),
     /// Write a starter test script.
     New(NewArgs),
 }
@@ -312,6 +314,182 @@ pub enum CompareFormat {
     Text,
     /// GitHub-flavoured Markdown, for a CI comment.
     Markdown,
+}
+
+/// Flags of `rk6 archive` (k6's: the option flags of `run`, without outputs).
+#[derive(Debug, Clone, Args, Default)]
+pub struct ArchiveArgs {
+    /// Path of the script (or of an archive, to archive it again).
+    pub script: PathBuf,
+    /// Archive file to write (`-` writes it to stdout).
+    #[arg(short = 'O', long = "archive-out", default_value = "archive.tar")]
+    pub archive_out: PathBuf,
+    /// Do not put any environment variable (from -e or the system) in the archive.
+    #[arg(long = "exclude-env-vars")]
+    pub exclude_env_vars: bool,
+    /// Also put the system environment in the archive's __ENV.
+    #[arg(long = "include-system-env-vars", default_value_t = false, action = clap::ArgAction::Set, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub include_system_env_vars: bool,
+    /// JavaScript compatibility mode recorded in the archive: extended or base.
+    #[arg(long = "compatibility-mode", value_name = "MODE")]
+    pub compatibility_mode: Option<String>,
+    /// Read the file as "js" or "archive" instead of telling from its contents.
+    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    pub test_type: Option<String>,
+    /// Number of virtual users.
+    #[arg(short = 'u', long = "vus", value_parser = go_int)]
+    pub vus: Option<i64>,
+    /// Test duration, a Go duration (e.g. 30s, 1m30s).
+    #[arg(short = 'd', long = "duration", value_parser = go_duration)]
+    pub duration: Option<GoDuration>,
+    /// Total iterations shared among the VUs.
+    #[arg(short = 'i', long = "iterations", value_parser = go_int)]
+    pub iterations: Option<i64>,
+    /// A ramping stage DURATION:TARGET (e.g. 30s:10); repeatable, or comma-separated.
+    #[arg(short = 's', long = "stage", value_name = "DURATION:TARGET")]
+    pub stage: Vec<String>,
+    /// Set an __ENV variable (KEY=VALUE); repeatable.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Add a tag to every sample (KEY=VALUE); repeatable.
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+    /// Accepted for k6's sake; `archive` prints nothing anyway.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Show debug logs.
+    #[arg(short = 'v', long = "verbose")]
+    pub verbose: bool,
+    /// JSON config file (k6's format), the lowest option layer above the defaults.
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Accepted for k6's sake (archive starts no API).
+    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
+    pub address: String,
+    /// Start paused.
+    #[arg(short = 'p', long = "paused")]
+    pub paused: bool,
+    /// The part of the test an instance runs, e.g. 0:1/3.
+    #[arg(long = "execution-segment", value_name = "SEGMENT")]
+    pub execution_segment: Option<String>,
+    /// All the segments a test is split into, e.g. 0,1/3,2/3,1.
+    #[arg(long = "execution-segment-sequence", value_name = "SEQUENCE")]
+    pub execution_segment_sequence: Option<String>,
+    /// Do not run setup().
+    #[arg(long = "no-setup")]
+    pub no_setup: bool,
+    /// Do not run teardown().
+    #[arg(long = "no-teardown")]
+    pub no_teardown: bool,
+    /// Maximum redirects to follow.
+    #[arg(long = "max-redirects", value_parser = go_int)]
+    pub max_redirects: Option<i64>,
+    /// Most requests of one http.batch call in flight at once.
+    #[arg(long, value_parser = go_int)]
+    pub batch: Option<i64>,
+    /// Most requests of one http.batch call to one host at once.
+    #[arg(long = "batch-per-host", value_parser = go_int)]
+    pub batch_per_host: Option<i64>,
+    /// Limit all VUs together to this many requests per second.
+    #[arg(long = "rps", value_parser = go_int)]
+    pub rps: Option<i64>,
+    /// User-Agent header to send.
+    #[arg(long = "user-agent")]
+    pub user_agent: Option<String>,
+    /// Log every HTTP request and response.
+    #[arg(long = "http-debug", value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "headers")]
+    pub http_debug: Option<String>,
+    /// Skip TLS certificate verification.
+    #[arg(long = "insecure-skip-tls-verify")]
+    pub insecure_skip_tls_verify: bool,
+    /// Do not reuse connections at all.
+    #[arg(long = "no-connection-reuse")]
+    pub no_connection_reuse: bool,
+    /// Do not reuse connections between iterations of a VU.
+    #[arg(long = "no-vu-connection-reuse")]
+    pub no_vu_connection_reuse: bool,
+    /// Never connect to this CIDR range; repeatable or comma-separated.
+    #[arg(long = "blacklist-ip", value_name = "CIDR")]
+    pub blacklist_ip: Vec<String>,
+    /// Never connect to names matching these patterns, comma-separated.
+    #[arg(long = "block-hostnames", value_name = "PATTERNS")]
+    pub block_hostnames: Option<String>,
+    /// Summary statistics of trends, e.g. avg,p(95),p(99.9).
+    #[arg(long = "summary-trend-stats", value_name = "STATS")]
+    pub summary_trend_stats: Option<String>,
+    /// Time unit of the summary's trend values (s, ms, us).
+    #[arg(long = "summary-time-unit", value_name = "UNIT")]
+    pub summary_time_unit: Option<String>,
+    /// Source IPs handed to VUs in turn, comma-separated.
+    #[arg(long = "local-ips", value_name = "IPS")]
+    pub local_ips: Option<String>,
+    /// DNS cache and address choice, e.g. ttl=1m,select=roundRobin,policy=onlyIPv4.
+    #[arg(long = "dns", value_name = "CONFIG")]
+    pub dns: Option<String>,
+    /// Accepted for k6's sake (a run's flag).
+    #[arg(long = "console-output", value_name = "FILE")]
+    pub console_output: Option<PathBuf>,
+    /// Accepted for k6's sake (a run's flag).
+    #[arg(long = "no-thresholds")]
+    pub no_thresholds: bool,
+    /// Accepted for k6's sake (a run's flag).
+    #[arg(long = "no-summary")]
+    pub no_summary: bool,
+    /// Summary layout recorded for the run: compact, full or legacy.
+    #[arg(long = "summary-mode", value_name = "MODE")]
+    pub summary_mode: Option<String>,
+    /// Accepted for k6's sake (a run's flag).
+    #[arg(long = "summary-export", value_name = "FILE")]
+    pub summary_export: Option<PathBuf>,
+    /// Disable colours.
+    #[arg(long = "no-color")]
+    pub no_color: bool,
+    /// Secret sources, for scripts whose init context reads secrets.
+    #[arg(long = "secret-source", value_name = "TYPE=CONFIG")]
+    pub secret_source: Vec<String>,
+}
+
+impl ArchiveArgs {
+    /// The flags as `run`'s, for the option layers they share.
+    pub fn as_run_args(&self) -> RunArgs {
+        RunArgs {
+            script: self.script.clone(),
+            vus: self.vus,
+            duration: self.duration,
+            iterations: self.iterations,
+            stage: self.stage.clone(),
+            env: self.env.clone(),
+            tag: self.tag.clone(),
+            quiet: self.quiet,
+            verbose: self.verbose,
+            config: self.config.clone(),
+            paused: self.paused,
+            execution_segment: self.execution_segment.clone(),
+            execution_segment_sequence: self.execution_segment_sequence.clone(),
+            no_setup: self.no_setup,
+            no_teardown: self.no_teardown,
+            max_redirects: self.max_redirects,
+            batch: self.batch,
+            batch_per_host: self.batch_per_host,
+            rps: self.rps,
+            user_agent: self.user_agent.clone(),
+            http_debug: self.http_debug.clone(),
+            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            no_connection_reuse: self.no_connection_reuse,
+            no_vu_connection_reuse: self.no_vu_connection_reuse,
+            blacklist_ip: self.blacklist_ip.clone(),
+            block_hostnames: self.block_hostnames.clone(),
+            summary_trend_stats: self.summary_trend_stats.clone(),
+            summary_time_unit: self.summary_time_unit.clone(),
+            local_ips: self.local_ips.clone(),
+            dns: self.dns.clone(),
+            include_system_env_vars: self.include_system_env_vars,
+            summary_mode: self.summary_mode.clone(),
+            no_color: self.no_color,
+            secret_source: self.secret_source.clone(),
+            ..RunArgs::default()
+        }
+    }
 }
 
 /// Flags of `rk6 new`.

@@ -1,11 +1,10 @@
-//! `rk6 inspect`: the script's options as k6 reports them (every option key, `null` when
-//! unset), for tools that read `k6 inspect` output.
+//! `rk6 inspect`: the script's (or an archive's) options as k6 reports them (every option
+//! key, `null` when unset), for tools that read `k6 inspect` output.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rk6_js::log::{Level, Logger};
-use rk6_js::{read_init, Program};
+use rk6_js::read_init;
 use rk6_metrics::Registry;
 use rk6_options::{format_duration, script_layer, Options};
 use rk6_scheduler::{scenarios_from_options, Scenario};
@@ -14,6 +13,7 @@ use serde_json::{Map, Value};
 use crate::args::InspectArgs;
 use crate::exit::ExitCode;
 use crate::options_json;
+use crate::test_file::TestFile;
 
 /// Runs `rk6 inspect`.
 pub fn run(args: crate::args::InspectArgs) -> ExitCode {
@@ -32,28 +32,19 @@ pub fn run(args: crate::args::InspectArgs) -> ExitCode {
 }
 
 fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, String)> {
-    // Like `k6 inspect`, the system environment is not in __ENV unless asked for.
-    let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
-        std::env::vars().collect()
-    } else {
-        BTreeMap::new()
-    };
-    for kv in &args.env {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            (
-                ExitCode::InvalidConfig,
-                format!("invalid -e/--env value \"{kv}\": expected KEY=VALUE"),
-            )
-        })?;
-        env.insert(k.to_string(), v.to_string());
-    }
     let script_failure = |e: rk6_js::ScriptError| match e.kind {
         rk6_js::ScriptErrorKind::Load => (ExitCode::Failure, e.message),
         _ => (ExitCode::ScriptException, e.message),
     };
-    let program = Program::load(&args.script, env).map_err(script_failure)?;
+    let test = TestFile::open(&args.script, None).map_err(script_failure)?;
+    // Like `k6 inspect`, the system environment is not in __ENV unless asked for.
+    let env = test
+        .env(args.include_system_env_vars, &args.env)
+        .map_err(|e| (ExitCode::InvalidConfig, e))?;
+    let program = test.program(env).map_err(script_failure)?;
     let init = read_init(program, Arc::new(Registry::new()), logger).map_err(script_failure)?;
-    let script = script_layer(&init.options).map_err(|e| (e.code, e.message))?;
+    let script =
+        script_layer(test.script_options(&init.options)).map_err(|e| (e.code, e.message))?;
     for key in &script.unknown {
         logger.log(
             Level::Warning,
@@ -72,7 +63,7 @@ fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, Stri
 }
 
 /// The options with every key k6 knows, in k6's order, `null` where unset.
-fn k6_shape(options: &Options) -> Map<String, Value> {
+pub(crate) fn k6_shape(options: &Options) -> Map<String, Value> {
     let mut out = options.to_k6_json();
     if let Ok(s) = options_json::scenarios(options, false) {
         out.insert("scenarios".into(), s);

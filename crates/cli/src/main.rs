@@ -1,5 +1,6 @@
 //! The `rk6` command line: runs k6 scripts.
 
+mod archive;
 mod args;
 mod bench;
 mod capacity;
@@ -19,6 +20,7 @@ mod options;
 mod options_json;
 mod progress;
 mod run;
+mod test_file;
 mod tls_options;
 
 use clap::Parser;
@@ -27,6 +29,11 @@ use args::{Cli, Command};
 use control_client::ControlRequest;
 
 fn main() {
+    // k6 prints the same line for `--version` as for `version`.
+    if std::env::args().nth(1).as_deref() == Some("--version") && std::env::args().len() == 2 {
+        println!("{}", version_line(invoked_as_k6()));
+        std::process::exit(exit::ExitCode::Success as i32);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // `rk6 bench` reports bad flags with k6's invalid-options code; help and version
@@ -52,9 +59,10 @@ fn main() {
         Command::Bench(args) => bench::run(*args),
         Command::Inspect(args) => inspect::run(args),
         Command::Compare(args) => compare::run(&args),
+        Command::Archive(args) => archive::run(*args),
         Command::New(args) => new::run(args),
         Command::Version => {
-            println!("rk6 v{} (k6-compatible: v1.1.0)", env!("CARGO_PKG_VERSION"));
+            println!("{}", version_line(invoked_as_k6()));
             exit::ExitCode::Success
         }
         Command::Status(a) => control_command(&a.address, ControlRequest::Status),
@@ -69,6 +77,46 @@ fn main() {
         Command::Resume(a) => control_command(&a.address, ControlRequest::Paused(false)),
     };
     std::process::exit(code as i32);
+}
+
+/// Whether the process was started as `k6` (a symlink or a copy of rk6 named so, as in a
+/// k6-operator image); it then behaves as `rk6` except for the version line.
+fn invoked_as_k6() -> bool {
+    std::env::args_os()
+        .next()
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::file_stem)
+        .is_some_and(|n| n == "k6")
+}
+
+/// `version`'s line. As `k6` it starts as k6's does (`k6 v1.1.0 (…)`), so tools that read
+/// the k6 version from it get the k6 release rk6 is compatible with, and it says it is rk6.
+fn version_line(as_k6: bool) -> String {
+    let rk6 = env!("CARGO_PKG_VERSION");
+    if as_k6 {
+        format!(
+            "k6 v{} (rk6 v{rk6}, k6-compatible, {}/{})",
+            rk6_js::archive::K6_VERSION,
+            rk6_js::archive::goos(),
+            goarch()
+        )
+    } else {
+        format!(
+            "rk6 v{rk6} (k6-compatible: v{})",
+            rk6_js::archive::K6_VERSION
+        )
+    }
+}
+
+/// `GOARCH` of this machine, as Go names it.
+fn goarch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    }
 }
 
 fn control_command(address: &str, what: ControlRequest) -> exit::ExitCode {

@@ -1,6 +1,5 @@
 //! `rk6 run`: the whole test, from script to summary and exit code.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -27,6 +26,7 @@ use crate::control::{self, Control, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
 use crate::progress;
+use crate::test_file::TestFile;
 
 /// Worker event-loop lag at p(99) from which the end of the test says the generator was
 /// saturated.
@@ -189,23 +189,16 @@ struct Loaded {
 }
 
 fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
-    let mut env: BTreeMap<String, String> = if args.include_system_env_vars {
-        std::env::vars().collect()
-    } else {
-        BTreeMap::new()
-    };
-    for kv in &args.env {
-        let (k, v) = kv.split_once('=').ok_or_else(|| {
-            RunError::invalid(format!(
-                "invalid -e/--env value \"{kv}\": expected KEY=VALUE"
-            ))
-        })?;
-        env.insert(k.to_string(), v.to_string());
-    }
-    let program = Program::load(&args.script, env)?;
+    let test = TestFile::open(&args.script, None)?;
+    let env = test
+        .env(args.include_system_env_vars, &args.env)
+        .map_err(RunError::invalid)?;
+    let program = test.program(env)?;
     let registry = Arc::new(Registry::new());
     let init = read_init(program.clone(), registry.clone(), logger)?;
-    let loaded = crate::options::load(&init.options, args, |k| std::env::var(k).ok())?;
+    let loaded = crate::options::load(test.script_options(&init.options), args, |k| {
+        std::env::var(k).ok()
+    })?;
     for key in &loaded.unknown {
         logger.log(
             Level::Warning,
@@ -267,19 +260,7 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
     let http =
         crate::http_config::build(options, &run_options, &logger, |k| std::env::var(k).ok())?;
     let timeouts = LifecycleTimeouts::from_options(options);
-    for s in &scenarios {
-        if !loaded.functions.iter().any(|f| f == &s.exec) {
-            let msg = if s.exec == "default" {
-                "no exported default function found; export a default function or set `exec` on each scenario".to_string()
-            } else {
-                format!(
-                    "executor {}: function '{}' not found in exports",
-                    s.name, s.exec
-                )
-            };
-            return Err(RunError::invalid(msg));
-        }
-    }
+    check_exec(&scenarios, &loaded.functions).map_err(RunError::invalid)?;
     let no_thresholds = Value::Null;
     let thresholds = match (&options.thresholds, args.no_thresholds) {
         (Some(t), false) => ThresholdSet::parse(&Value::Object(t.clone()), &loaded.registry),
@@ -322,6 +303,26 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
         test_options,
         loaded,
     })
+}
+
+/// Every scenario's `exec` function is one the script exports.
+pub(crate) fn check_exec<S: std::borrow::Borrow<Scenario>>(
+    scenarios: &[S],
+    functions: &[String],
+) -> Result<(), String> {
+    for s in scenarios.iter().map(S::borrow) {
+        if !functions.iter().any(|f| f == &s.exec) {
+            return Err(if s.exec == "default" {
+                "no exported default function found; export a default function or set `exec` on each scenario".to_string()
+            } else {
+                format!(
+                    "executor {}: function '{}' not found in exports",
+                    s.name, s.exec
+                )
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The stripe of this instance's execution segment (full without one).

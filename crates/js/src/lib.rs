@@ -29,6 +29,9 @@ mod value;
 mod vu;
 
 pub use run_options::{RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST};
+pub use script::archive;
+pub use script::archive::{Archive, ArchiveError, Metadata as ArchiveMetadata};
+pub use script::files::Entry;
 pub use script::program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;
 pub use vu::lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};

@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(s.kind, OutputKind::OpenTelemetry);
         let e = OutputSpec::parse("experimental-opentelemetry=localhost:4317")
             .unwrap()
-            .open(&ThresholdSet::default(), &none)
+            .open(&ThresholdSet::default(), &none, &RunInfo::default())
             .err()
             .unwrap();
         assert!(e.to_string().contains("takes no argument"), "{e}");

@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 use url::Url;
 
 use crate::run_scoped::RunScoped;
+use crate::script::archive::{remote_key, Archive};
 use crate::script::classify::{classify, Kind};
 use crate::script::fetch::Fetcher;
+use crate::script::files::{Entry, FileSource};
 use crate::script::location::{normalize, Location};
 use crate::script::typescript::{is_typescript, PositionMap};
 
@@ -41,7 +43,8 @@ pub struct ScriptError {
 }
 
 impl ScriptError {
-    pub(crate) fn new(kind: ScriptErrorKind, message: impl Into<String>) -> Self {
+    /// A failure of `kind` saying `message`.
+    pub fn new(kind: ScriptErrorKind, message: impl Into<String>) -> Self {
         ScriptError {
             kind,
             message: message.into(),
@@ -49,14 +52,16 @@ impl ScriptError {
     }
 }
 
-/// The script and what every VU shares about it; files are read from disk once. One per
-/// run: the options-reading init pass and the run's VUs share it.
+/// The script and what every VU shares about it; files are read once from their source (the
+/// disk or an archive). One per run: the options-reading init pass and the run's VUs share it.
 #[derive(Debug)]
 pub struct Program {
     /// Absolute path of the entry script.
     pub main: PathBuf,
     /// The `__ENV` every VU starts with.
     pub env: BTreeMap<String, String>,
+    /// Where files come from.
+    source: FileSource,
     files: Mutex<HashMap<PathBuf, Arc<[u8]>>>,
     sources: Mutex<HashMap<Location, Arc<Source>>>,
     /// Remote modules' text, downloaded (or read from the module cache) once per test.
@@ -68,6 +73,15 @@ pub struct Program {
     fetcher: Fetcher,
     /// What modules keep once per run (`SharedArray` data, once-per-run warnings).
     run_scoped: RunScoped,
+}
+
+/// The files a test read ([`Program::files_read`]).
+#[derive(Debug, Default)]
+pub struct FilesRead {
+    /// Local files by path.
+    pub local: BTreeMap<PathBuf, Arc<[u8]>>,
+    /// Remote modules by their place in an archive's `https/` tree.
+    pub remote: BTreeMap<String, Arc<[u8]>>,
 }
 
 /// A module's JavaScript, checked and (for TypeScript) transpiled once per test.
@@ -90,9 +104,30 @@ impl Program {
         let main = std::path::absolute(path).map_err(|e| {
             ScriptError::new(ScriptErrorKind::Io, format!("{}: {e}", path.display()))
         })?;
+        Program::new(normalize(&main), env, FileSource::Disk)
+    }
+
+    /// The test of `archive`: its entry script, and its files instead of the disk's.
+    pub fn from_archive(
+        archive: &Archive,
+        env: BTreeMap<String, String>,
+    ) -> Result<Arc<Program>, ScriptError> {
+        let main = archive
+            .metadata
+            .main_path()
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Io, e.to_string()))?;
+        Program::new(main, env, FileSource::of_archive(archive))
+    }
+
+    fn new(
+        main: PathBuf,
+        env: BTreeMap<String, String>,
+        source: FileSource,
+    ) -> Result<Arc<Program>, ScriptError> {
         let program = Program {
-            main: normalize(&main),
+            main,
             env,
+            source,
             files: Mutex::default(),
             sources: Mutex::default(),
             remote: Mutex::default(),
@@ -119,20 +154,48 @@ impl Program {
 
     /// The contents of `path`, read once per test.
     pub fn read(&self, path: &Path) -> Result<Arc<[u8]>, ScriptError> {
+        self.read_file(path).map_err(|e| {
+            ScriptError::new(
+                ScriptErrorKind::Io,
+                format!("{} ({e})", not_on_disk(&path.display().to_string())),
+            )
+        })
+    }
+
+    /// [`Program::read`] with the source's own error.
+    pub fn read_file(&self, path: &Path) -> std::io::Result<Arc<[u8]>> {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(data) = files.get(path) {
             return Ok(data.clone());
         }
-        let data: Arc<[u8]> = std::fs::read(path)
-            .map_err(|e| {
-                ScriptError::new(
-                    ScriptErrorKind::Io,
-                    format!("{} ({e})", not_on_disk(&path.display().to_string())),
-                )
-            })?
-            .into();
+        let data = self.source.read(path)?;
         files.insert(path.to_path_buf(), data.clone());
         Ok(data)
+    }
+
+    /// Whether `path` is a file or a directory of the test's file source.
+    pub fn stat(&self, path: &Path) -> std::io::Result<Entry> {
+        self.source.stat(path)
+    }
+
+    /// The files this test read so far (the entry script, imported modules, `open()`ed
+    /// files, remote modules): after the init pass, what an archive of it holds.
+    pub fn files_read(&self) -> FilesRead {
+        let local = self
+            .files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(p, d)| (p.clone(), d.clone()))
+            .collect();
+        let remote = self
+            .remote
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(u, d)| (remote_key(u), d.clone()))
+            .collect();
+        FilesRead { local, remote }
     }
 
     /// The entry script's location.
@@ -230,6 +293,10 @@ impl Program {
         if let Some(data) = remote.get(url) {
             return Ok(data.clone());
         }
+        if let Some(data) = self.source.remote(url) {
+            remote.insert(url.clone(), data.clone());
+            return Ok(data);
+        }
         let cached = self.cache_path(url.as_str());
         let data: Arc<[u8]> = match cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
             Some(data) => data.into(),
@@ -314,6 +381,7 @@ mod tests {
         Program {
             main: PathBuf::from(main),
             env: BTreeMap::new(),
+            source: FileSource::Disk,
             files: Mutex::default(),
             sources: Mutex::default(),
             remote: Mutex::default(),
@@ -374,5 +442,51 @@ mod tests {
         p.record_cjs_keys(&loc, vec!["a".into()]);
         p.record_cjs_keys(&loc, vec!["b".into()]);
         assert_eq!(&p.cjs_keys(&loc).unwrap()[..], &["a".to_string()]);
+    }
+
+    #[test]
+    fn an_archive_is_the_whole_file_source() {
+        let bytes = |t: &str| Arc::<[u8]>::from(t.as_bytes());
+        let main = "export default function () {}";
+        let archive = Archive {
+            metadata: crate::script::archive::Metadata {
+                kind: "js".into(),
+                options: serde_json::Value::Null,
+                filename: "file:///home/alice/t/main.js".into(),
+                pwd: "file:///home/alice/t".into(),
+                env: None,
+                compatibility_mode: "extended".into(),
+                k6_version: "1.1.0".into(),
+                goos: "linux".into(),
+            },
+            data: bytes(main),
+            local: BTreeMap::from([
+                (PathBuf::from("/home/nobody/t/main.js"), bytes(main)),
+                (PathBuf::from("/home/nobody/t/d/x.txt"), bytes("x")),
+            ]),
+            remote: BTreeMap::from([("/h:1/r.js".to_string(), bytes("export const r = 1;"))]),
+        };
+        let p = Program::from_archive(&archive, BTreeMap::new()).unwrap();
+        // The entry script's anonymised path is where the test lives.
+        assert_eq!(p.main, PathBuf::from("/home/nobody/t/main.js"));
+        assert_eq!(&p.read(&p.dir().join("d/x.txt")).unwrap()[..], b"x");
+        assert_eq!(p.stat(&p.dir().join("d")).unwrap(), Entry::Dir);
+        assert!(p.read(Path::new("/etc/hostname")).is_err());
+        let url = Url::parse("https://h:1/r.js").unwrap();
+        let loc = Location::Remote(url);
+        assert_eq!(
+            &p.source(&loc, "https://h:1/r.js").unwrap().code[..],
+            b"export const r = 1;"
+        );
+        // What was read is what an archive of this run would hold.
+        let read = p.files_read();
+        assert_eq!(
+            read.local.keys().collect::<Vec<_>>(),
+            [
+                Path::new("/home/nobody/t/d/x.txt"),
+                Path::new("/home/nobody/t/main.js")
+            ]
+        );
+        assert_eq!(read.remote.keys().collect::<Vec<_>>(), ["/h:1/r.js"]);
     }
 }

@@ -187,11 +187,13 @@ fn open(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
         .transpose()?
         .unwrap_or(false);
     let resolved = host.shared.program.resolve(&path, None);
-    let data = host.shared.program.read(&resolved).map_err(|_| {
-        JsNativeError::error().with_message(format!(
-            "open {}: no such file or directory",
-            resolved.display()
-        ))
+    let data = host.shared.program.read_file(&resolved).map_err(|e| {
+        // An archive's tree says what k6's in-memory file system says; the disk, Go's text.
+        let why = e.get_ref().map_or_else(
+            || "no such file or directory".to_string(),
+            ToString::to_string,
+        );
+        JsNativeError::error().with_message(format!("open {}: {why}", resolved.display()))
     })?;
     if binary {
         array_buffer(&data, ctx)

@@ -121,8 +121,11 @@ fn load(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsRes
         files.push(string(Some(v), ctx)?);
     }
     // A file found in no import path fails as Go's stat does on the first one.
+    let program = host.shared.program.clone();
+    let is_file =
+        |p: &std::path::Path| matches!(program.stat(p), Ok(crate::script::files::Entry::File));
     for f in &files {
-        if !import_paths.iter().any(|dir| dir.join(f).is_file()) {
+        if !import_paths.iter().any(|dir| is_file(&dir.join(f))) {
             let path = import_paths[0].join(f);
             return Err(go_error(
                 &format!("stat {}: no such file or directory", path.display()),
@@ -130,7 +133,9 @@ fn load(_: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsRes
             ));
         }
     }
-    let set = proto::compile(&import_paths, &files).map_err(|e| go_error(&e, ctx))?;
+    let read: proto::ReadFile =
+        std::sync::Arc::new(move |p: &std::path::Path| program.read_file(p));
+    let set = proto::compile(&import_paths, &files, read).map_err(|e| go_error(&e, ctx))?;
     let methods = proto::add(&mut state.pool.borrow_mut(), set).map_err(|e| go_error(&e, ctx))?;
     method_infos(&methods, ctx)
 }
@@ -148,7 +153,7 @@ fn load_protoset(
         return Err(go_error("load must be called in the init context", ctx));
     }
     let path = host.shared.program.resolve(&string(a.first(), ctx)?, None);
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = host.shared.program.read_file(&path).map_err(|e| {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => {
                 format!("stat {}: no such file or directory", path.display())

@@ -123,8 +123,11 @@ mod tests {
                oneof pick { string a = 9; M b = 10; } optional int32 opt = 11; map<string, M> kids = 12; }",
         )
         .unwrap();
-        let set = super::super::proto::compile(std::slice::from_ref(&dir), &["t.proto".to_owned()])
-            .unwrap();
+        let read: super::super::proto::ReadFile =
+            std::sync::Arc::new(|p: &std::path::Path| std::fs::read(p).map(std::sync::Arc::from));
+        let set =
+            super::super::proto::compile(std::slice::from_ref(&dir), &["t.proto".to_owned()], read)
+                .unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let mut pool = DescriptorPool::new();
         super::super::proto::add(&mut pool, set).unwrap();

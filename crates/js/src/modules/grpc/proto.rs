@@ -2,6 +2,7 @@
 //! protoset, and the methods they define as `load()` lists them.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorSet;
@@ -18,12 +19,26 @@ pub(super) struct MethodInfo {
     pub(super) server_streaming: bool,
 }
 
-/// Compiles `files` found in `import_paths` (with their imports and the well-known types).
+/// Reads a file of the test (from the disk or the test's archive).
+pub(super) type ReadFile = Arc<dyn Fn(&Path) -> std::io::Result<Arc<[u8]>> + Send + Sync>;
+
+/// Compiles `files` found in `import_paths` (with their imports and the well-known types),
+/// reading every `.proto` through `read`, so that an archive holds them and a run from it
+/// finds them there.
 pub(super) fn compile(
     import_paths: &[PathBuf],
     files: &[String],
+    read: ReadFile,
 ) -> Result<FileDescriptorSet, String> {
-    let mut compiler = protox::Compiler::new(import_paths).map_err(|e| e.to_string())?;
+    let mut resolver = protox::file::ChainFileResolver::new();
+    for dir in import_paths {
+        resolver.add(TestFiles {
+            include: dir.clone(),
+            read: read.clone(),
+        });
+    }
+    resolver.add(protox::file::GoogleFileResolver::new());
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
     compiler.include_imports(true);
     for f in files {
         compiler
@@ -31,6 +46,38 @@ pub(super) fn compile(
             .map_err(|e| e.to_string())?;
     }
     Ok(compiler.file_descriptor_set())
+}
+
+/// One import path, searched through the test's file source.
+struct TestFiles {
+    include: PathBuf,
+    read: ReadFile,
+}
+
+impl protox::file::FileResolver for TestFiles {
+    fn resolve_path(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.include).ok()?;
+        let parts: Option<Vec<&str>> = rel
+            .components()
+            .map(|c| match c {
+                std::path::Component::Normal(p) => p.to_str(),
+                _ => None,
+            })
+            .collect();
+        parts.filter(|p| !p.is_empty()).map(|p| p.join("/"))
+    }
+
+    fn open_file(&self, name: &str) -> Result<protox::file::File, protox::Error> {
+        let bytes = (self.read)(&self.include.join(name)).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                protox::Error::file_not_found(name)
+            } else {
+                protox::Error::new(e)
+            }
+        })?;
+        let text = std::str::from_utf8(&bytes).map_err(protox::Error::new)?;
+        protox::file::File::from_source(name, text)
+    }
 }
 
 /// A protoset file's bytes (a serialized `FileDescriptorSet`).
@@ -103,7 +150,13 @@ mod tests {
              service Demo { rpc Say(Req) returns (common.Note); rpc Stream(stream Req) returns (stream common.Note); }",
         )
         .unwrap();
-        let set = compile(std::slice::from_ref(&dir), &["svc.proto".to_owned()]).unwrap();
+        let read: ReadFile = Arc::new(|p: &Path| std::fs::read(p).map(Arc::from));
+        let set = compile(
+            std::slice::from_ref(&dir),
+            &["svc.proto".to_owned()],
+            read.clone(),
+        )
+        .unwrap();
         let mut pool = DescriptorPool::new();
         let methods = add(&mut pool, set.clone()).unwrap();
         assert_eq!(
@@ -119,7 +172,7 @@ mod tests {
         assert!(method(&pool, "/demo.Demo/Nope").is_none());
         // Loading the same files again adds nothing and fails on nothing.
         assert_eq!(add(&mut pool, set).unwrap().len(), 2);
-        let missing = compile(std::slice::from_ref(&dir), &["nope.proto".to_owned()]);
+        let missing = compile(std::slice::from_ref(&dir), &["nope.proto".to_owned()], read);
         assert!(missing.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -119,7 +119,7 @@ fn open_file(args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let program = host.shared.program.clone();
     let resolved = program.resolve(&path, None);
     let shown = resolved.display().to_string();
-    match std::fs::metadata(&resolved) {
+    match program.stat(&resolved) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(fs_error(
                 Kind::NotFound,
@@ -132,7 +132,7 @@ fn open_file(args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
                 "open() failed, unable to verify if {shown:?} exists; reason: {e}"
             )))
         }
-        Ok(m) if m.is_dir() => {
+        Ok(crate::script::files::Entry::Dir) => {
             return Err(fs_error(
                 Kind::InvalidResource,
                 &format!("cannot open {shown:?}: opening a directory is not supported"),
