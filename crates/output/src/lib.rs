@@ -17,7 +17,7 @@
 //! hands every sample batch (`json` writes k6's JSON lines and `csv` its CSV, both through
 //! one sample writer with a per-format line function; [`ReportOutput`] the self-contained
 //! HTML report of `K6_WEB_DASHBOARD_EXPORT`; [`prometheus_rw`] pushes to a Prometheus
-//! remote-write endpoint).
+//! remote-write endpoint, [`influxdb`] writes line protocol to an InfluxDB v1 server).
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
 
@@ -26,6 +26,7 @@ mod export;
 #[cfg(test)]
 mod fixtures;
 mod handle_summary;
+pub mod influxdb;
 mod json;
 mod json_lines;
 mod k6_metrics;

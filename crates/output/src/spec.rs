@@ -5,6 +5,8 @@ use std::time::SystemTime;
 use rk6_metrics::ThresholdSet;
 
 use crate::csv::{CsvConfig, CsvFormat};
+use crate::influxdb::config::InfluxConfig;
+use crate::influxdb::InfluxDbOutput;
 use crate::json_lines::JsonLines;
 use crate::out_file::{OutFile, Target};
 use crate::outputs::{Output, OutputError};
@@ -15,7 +17,6 @@ use crate::sample_writer::SampleWriter;
 
 /// Outputs k6 1.1 knows that rk6 does not have (built in, removed or via extensions).
 const K6_ONLY: &[&str] = &[
-    "influxdb",
     "cloud",
     "experimental-opentelemetry",
     "statsd",
@@ -44,6 +45,8 @@ pub enum OutputKind {
     WebDashboard,
     /// k6's `experimental-prometheus-rw` (Prometheus remote write).
     PrometheusRw,
+    /// k6's `influxdb` (InfluxDB v1 line protocol over HTTP).
+    InfluxDb,
 }
 
 impl OutputSpec {
@@ -55,6 +58,7 @@ impl OutputSpec {
             "csv" => OutputKind::Csv,
             "web-dashboard" => OutputKind::WebDashboard,
             "experimental-prometheus-rw" => OutputKind::PrometheusRw,
+            "influxdb" => OutputKind::InfluxDb,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -76,7 +80,7 @@ impl OutputSpec {
     }
 
     /// Creates the output (its file, or its pusher thread). `env` reads `K6_CSV_*`,
-    /// `K6_WEB_DASHBOARD_*` and `K6_PROMETHEUS_RW_*` variables.
+    /// `K6_WEB_DASHBOARD_*`, `K6_PROMETHEUS_RW_*` and `K6_INFLUXDB_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
@@ -133,6 +137,10 @@ impl OutputSpec {
                 let cfg = RwConfig::from_env(env, &vars)?;
                 Ok(Box::new(PrometheusRwOutput::new(cfg)?))
             }
+            OutputKind::InfluxDb => {
+                let cfg = InfluxConfig::parse(&self.arg, env)?;
+                Ok(Box::new(InfluxDbOutput::new(cfg)?))
+            }
         }
     }
 }
@@ -152,10 +160,15 @@ mod tests {
             (s.kind, s.arg.as_str()),
             (OutputKind::WebDashboard, "export=r.html&period=2s")
         );
-        let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
+        let s = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap();
+        assert_eq!(
+            (s.kind, s.arg.as_str()),
+            (OutputKind::InfluxDb, "http://localhost:8086/k6")
+        );
+        let e = OutputSpec::parse("statsd").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+            "output statsd is not supported by rk6 yet (supported: json, csv, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
         );
         let s = OutputSpec::parse("experimental-prometheus-rw").unwrap();
         assert_eq!(s.kind, OutputKind::PrometheusRw);

@@ -12,7 +12,7 @@ pub mod histogram;
 mod log;
 pub mod pusher;
 pub mod series;
-mod transport;
+pub(crate) mod transport;
 pub mod wire;
 
 use std::io;
