@@ -10,6 +10,7 @@ mod html;
 pub(crate) mod http_concurrency;
 mod http_errors;
 mod http_extras;
+mod influxdb;
 mod layering;
 pub(crate) mod module_loading;
 mod modules;

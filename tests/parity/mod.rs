@@ -23,6 +23,7 @@ use crate::{rk6, Dir};
 
 mod grpc;
 mod h2;
+mod influxdb;
 mod tags;
 mod tls;
 mod webcrypto;

@@ -43,6 +43,10 @@ pub struct InfluxDbOutput {
     lines: Vec<u8>,
     points: u64,
     next_push: Instant,
+    /// Bytes that may wait for the server ([`MAX_PENDING_BYTES`]; smaller in tests).
+    pending_cap: usize,
+    /// How long `finish` waits ([`FINISH_TIMEOUT`]; shorter in tests).
+    finish_timeout: Duration,
     /// Points dropped because too much waited for the server.
     dropped: u64,
     /// Points that cannot be written: NaN or infinite values, or all of them when k6
@@ -68,6 +72,8 @@ impl InfluxDbOutput {
             writer,
             lines: Vec::new(),
             points: 0,
+            pending_cap: MAX_PENDING_BYTES,
+            finish_timeout: FINISH_TIMEOUT,
             dropped: 0,
             unwritable: 0,
             unwritable_logged: false,
@@ -90,13 +96,13 @@ impl InfluxDbOutput {
         let points = std::mem::take(&mut self.points);
         let capacity = self.lines.len();
         let body = std::mem::replace(&mut self.lines, Vec::with_capacity(capacity));
-        if self.writer.pending_bytes() + body.len() > MAX_PENDING_BYTES {
+        if self.writer.pending_bytes() + body.len() > self.pending_cap {
             if self.dropped == 0 {
                 log(
                     "warning",
                     &format!(
                         "InfluxDB is not keeping up: {} MiB of points wait to be written, so new points are dropped until it catches up",
-                        MAX_PENDING_BYTES >> 20
+                        self.pending_cap >> 20
                     ),
                     None,
                 );
@@ -159,11 +165,17 @@ impl Output for InfluxDbOutput {
 
     fn finish(&mut self) -> io::Result<()> {
         self.seal();
-        let stats = self.writer.close(Instant::now() + FINISH_TIMEOUT);
+        let stats = self.writer.close(Instant::now() + self.finish_timeout);
         let Some(stats) = stats else {
+            let lost = self.dropped + self.unwritable;
             return Err(io::Error::other(format!(
-                "the last writes did not complete within {}s",
-                FINISH_TIMEOUT.as_secs()
+                "the last writes did not complete within {}{}",
+                rk6_options::GoDuration::from_std(self.finish_timeout),
+                if lost > 0 {
+                    format!(" ({lost} points were dropped while InfluxDB was not keeping up)")
+                } else {
+                    String::new()
+                }
             )));
         };
         let lost = stats.points_failed + self.dropped + self.unwritable;
@@ -182,5 +194,106 @@ impl Output for InfluxDbOutput {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rk6_metrics::{builtin, TagSet};
+    use std::time::SystemTime;
+
+    fn samples(n: usize) -> Vec<Sample> {
+        let tags = TagSet::from_pairs([("scenario", "default"), ("url", "http://x/")]);
+        (0..n)
+            .map(|i| Sample {
+                metric: builtin::HTTP_REQ_DURATION,
+                tags: tags.clone(),
+                value: i as f64,
+                time: SystemTime::now(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_server_that_never_answers_bounds_the_backlog_and_the_end() {
+        // Accepts connections and never answers them.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            let end = Instant::now() + Duration::from_secs(5);
+            listener.set_nonblocking(true).unwrap();
+            while Instant::now() < end {
+                if let Ok((c, _)) = listener.accept() {
+                    held.push(c);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let config = InfluxConfig::parse(
+            &format!("http://127.0.0.1:{port}/db?concurrentWrites=1"),
+            &|_| None,
+        )
+        .unwrap();
+        let mut out = InfluxDbOutput::new(config).unwrap();
+        out.pending_cap = 16 * 1024;
+        out.finish_timeout = Duration::from_millis(300);
+        let registry = Registry::new();
+        let mut line_bytes = 0;
+        for _ in 0..50 {
+            out.add(&registry, &samples(100));
+            line_bytes = line_bytes.max(out.lines.len());
+            out.seal();
+            assert!(
+                out.writer.pending_bytes() <= out.pending_cap,
+                "backlog over its cap"
+            );
+        }
+        assert!(line_bytes > 0);
+        // 5000 points of ~90 bytes do not fit in 16 KiB: most were dropped and counted.
+        assert!(out.dropped >= 4000, "dropped {}", out.dropped);
+        assert_eq!(out.dropped % 100, 0);
+        let started = Instant::now();
+        let err = out.finish().unwrap_err().to_string();
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(err.contains("did not complete within 300ms"), "{err}");
+        assert!(
+            err.contains(&format!("{} points were dropped", out.dropped)),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn batches_split_at_the_write_size_and_the_push_interval() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let config = InfluxConfig::parse(
+            &format!("http://127.0.0.1:{port}/db?pushInterval=1h"),
+            &|_| None,
+        )
+        .unwrap();
+        let mut out = InfluxDbOutput::new(config).unwrap();
+        let registry = Registry::new();
+        out.add(&registry, &samples(MAX_POINTS_PER_WRITE as usize + 5));
+        // One full write went to the writer; the rest waits for the (1 h) push interval.
+        assert_eq!(out.points, 5);
+        assert_eq!(out.lines.iter().filter(|&&b| b == b'\n').count(), 5);
+        out.add(
+            &registry,
+            &[Sample {
+                value: f64::NAN,
+                ..samples(1).remove(0)
+            }],
+        );
+        assert_eq!((out.points, out.unwritable), (5, 1));
+        // Nothing listens: the writes fail fast and finish says how many points were lost.
+        out.finish().unwrap();
     }
 }
