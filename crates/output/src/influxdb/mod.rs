@@ -128,7 +128,7 @@ impl Output for InfluxDbOutput {
     fn description(&self) -> String {
         format!(
             "InfluxDBv1 ({})",
-            self.config.addr.as_str().trim_end_matches('/')
+            writer::redacted(&self.config.addr).trim_end_matches('/')
         )
     }
 

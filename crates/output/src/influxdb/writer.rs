@@ -103,6 +103,15 @@ pub(crate) fn write_url(c: &InfluxConfig) -> Url {
     )
 }
 
+/// The URL as Go's client names it in errors: a password shows as `***`.
+pub(crate) fn redacted(url: &Url) -> String {
+    let mut url = url.clone();
+    if url.password().is_some() {
+        let _ = url.set_password(Some("***"));
+    }
+    url.to_string()
+}
+
 impl Writer {
     /// Starts the thread for `config`.
     pub(crate) fn start(config: &InfluxConfig) -> std::io::Result<Writer> {
@@ -134,7 +143,7 @@ impl Writer {
             REQUEST_TIMEOUT,
         ));
         let job = Job {
-            url: url.to_string(),
+            url: redacted(&url),
             concurrency: config.concurrent_writes.clamp(1, Semaphore::MAX_PERMITS),
             push_interval: config.push_interval,
             pending: pending.clone(),
