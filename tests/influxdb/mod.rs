@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -45,9 +46,16 @@ pub(crate) struct Influx {
 
 impl Influx {
     pub(crate) fn start(bin: &str, dir: &Dir) -> Influx {
+        Influx::start_on(bin, dir, None)
+    }
+
+    /// [`Influx::start`] on `port` when given (then without retries on another port).
+    fn start_on(bin: &str, dir: &Dir, port: Option<u16>) -> Influx {
         // Another process may grab the free ports between probe and bind: try a few.
-        for attempt in 0..3 {
-            let (port, rpc) = (crate::support::free_port(), crate::support::free_port());
+        let attempts = if port.is_some() { 1 } else { 3 };
+        for attempt in 0..attempts {
+            let port = port.unwrap_or_else(crate::support::free_port);
+            let rpc = crate::support::free_port();
             let data = dir.path(&format!("influx-{attempt}"));
             // Only the HTTP API, on loopback; no usage reporting, no self-monitoring.
             let config = format!(
@@ -98,7 +106,8 @@ bind-address = "127.0.0.1:{rpc}"
             let _ = influx.child.kill();
             let _ = influx.child.wait();
         }
-        let log = std::fs::read_to_string(dir.path("influxd-2.log")).unwrap_or_default();
+        let log = std::fs::read_to_string(dir.path(&format!("influxd-{}.log", attempts - 1)))
+            .unwrap_or_default();
         panic!("influxd did not become ready:\n{log}");
     }
 
@@ -242,13 +251,13 @@ export default function () {{
 }
 
 /// `rk6 run -q -o influxdb=URL --summary-export …`: the run and its export.
-fn run_influx(
-    dir: &Dir,
-    script: &std::path::Path,
-    url: &str,
-    env: &[(&str, &str)],
-) -> (Run, Value) {
-    let export = dir.path("summary.json");
+fn run_influx(dir: &Dir, script: &Path, url: &str, env: &[(&str, &str)]) -> (Run, Value) {
+    run_in(&dir.0, script, url, env)
+}
+
+/// [`run_influx`] in the directory `cwd`.
+fn run_in(cwd: &Path, script: &Path, url: &str, env: &[(&str, &str)]) -> (Run, Value) {
+    let export = cwd.join("summary.json");
     let _ = std::fs::remove_file(&export);
     let run = rk6_env(
         &[
@@ -262,7 +271,7 @@ fn run_influx(
             export.to_str().unwrap(),
             script.to_str().unwrap(),
         ],
-        &dir.0,
+        cwd,
         env,
     );
     let export = std::fs::read_to_string(&export)
@@ -407,6 +416,57 @@ fn points_per_metric_equal_the_summary_in_a_real_influxdb() {
         })
         .collect();
     assert!(ns.iter().all(|&d| d <= 3), "{times:?}");
+}
+
+#[test]
+fn an_influxdb_that_comes_up_during_the_test_gets_the_rest() {
+    let Some(bin) = influxd_bin() else {
+        return;
+    };
+    let dir = Dir::new("influxdb-late");
+    let srv = TestServer::start();
+    let path = dir.write(
+        "script.js",
+        &format!(
+            "import http from 'k6/http';\nimport {{ sleep }} from 'k6';\nexport const options = {{ vus: 1, duration: '2500ms' }};\nexport default function () {{ http.get('{}/get'); sleep(0.1); }}\n",
+            srv.url("")
+        ),
+    );
+    let port = crate::support::free_port();
+    let url = format!("http://127.0.0.1:{port}/late");
+    let rk6 = {
+        let (cwd, path, url) = (dir.0.clone(), path.clone(), url.clone());
+        std::thread::spawn(move || {
+            run_in(&cwd, &path, &url, &[("K6_INFLUXDB_PUSH_INTERVAL", "200ms")])
+        })
+    };
+    std::thread::sleep(Duration::from_millis(600));
+    let influx = Influx::start_on(&bin, &dir, Some(port));
+    let (run, export) = rk6.join().unwrap();
+    run.assert_code(0);
+    // The first writes found nobody; once the server is up the database is created and
+    // the later points arrive.
+    assert!(
+        run.stderr.contains("dial: connection refused"),
+        "{}",
+        run.stderr
+    );
+    let stored = influx
+        .counts("late")
+        .get("iterations")
+        .copied()
+        .unwrap_or(0) as f64;
+    let ran = count(&export, "iterations");
+    assert!(
+        stored > 0.0 && stored < ran,
+        "{stored} of {ran}: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("points did not reach InfluxDB"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -154,12 +154,7 @@ impl Writer {
         let thread = std::thread::Builder::new()
             .name("rk6-influxdb".into())
             .spawn(move || {
-                let stats = runtime.block_on(async {
-                    // As k6: a failure here usually means the database exists and the user
-                    // may not create one; the writes report what really goes wrong.
-                    let _ = create.post(Bytes::new()).await;
-                    job.run(rx, write).await
-                });
+                let stats = runtime.block_on(job.run(rx, create, write));
                 let _ = done_tx.send(stats);
             })?;
         Ok(Writer {
@@ -210,6 +205,8 @@ impl Writer {
 struct Outcome {
     points: u64,
     took: Duration,
+    /// InfluxDB answered that the database does not exist.
+    database_missing: bool,
     /// The kind of failure (logged once each) and its message.
     failure: Option<(String, String)>,
 }
@@ -223,19 +220,33 @@ struct Job {
 }
 
 impl Job {
-    async fn run(self, mut rx: UnboundedReceiver<Batch>, transport: Arc<Transport>) -> WriteStats {
+    async fn run(
+        self,
+        mut rx: UnboundedReceiver<Batch>,
+        create: Transport,
+        transport: Arc<Transport>,
+    ) -> WriteStats {
         let permits = Arc::new(Semaphore::new(self.concurrency));
         let mut tasks: JoinSet<Outcome> = JoinSet::new();
         let mut report = Report::default();
+        // As k6, the database is asked for once at the start, and a refusal is silent: it
+        // usually means the database exists and the user may not create one. Unlike k6, a
+        // server that was unreachable then, or that later says the database is missing
+        // (started or wiped during the test), is asked again before the next write.
+        let mut ask_for_db = true;
         loop {
             tokio::select! {
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => {
                     if let Ok(o) = done {
+                        ask_for_db |= o.database_missing;
                         report.record(o, self.push_interval);
                     }
                 }
                 next = rx.recv() => {
                     let Some(batch) = next else { break };
+                    if std::mem::take(&mut ask_for_db) {
+                        ask_for_db = create.post(Bytes::new()).await.is_err();
+                    }
                     let Ok(permit) = permits.clone().acquire_owned().await else { break };
                     let transport = transport.clone();
                     let pending = self.pending.clone();
@@ -246,10 +257,14 @@ impl Job {
                         let result = transport.post(Bytes::from(batch.body)).await;
                         pending.fetch_sub(len, Ordering::Relaxed);
                         drop(permit);
+                        let failure = failure(&url, result);
                         Outcome {
                             points: batch.points,
                             took: started.elapsed(),
-                            failure: failure(&url, result),
+                            database_missing: failure
+                                .as_ref()
+                                .is_some_and(|(kind, m)| kind == "status 404" && m.contains("database not found")),
+                            failure,
                         }
                     });
                 }
