@@ -345,9 +345,8 @@ fn points_per_metric_equal_the_summary_in_a_real_influxdb() {
     }
     assert_eq!(sums["http_req_failed"], 12.0);
     assert_eq!(counts["my_level"], 12);
-    // vus and vus_max are sampled once a second; rk6's own iteration_start_delay stays out.
+    // vus and vus_max are sampled once a second.
     assert!(counts["vus"] >= 1 && counts["vus_max"] >= 1, "{counts:?}");
-    assert!(!counts.contains_key("iteration_start_delay"));
     assert_eq!(counts.len(), 21, "{counts:?}");
 
     // k6's layout: tags from the sample (empty ones left out), `url` a string field.
@@ -416,6 +415,35 @@ fn points_per_metric_equal_the_summary_in_a_real_influxdb() {
         })
         .collect();
     assert!(ns.iter().all(|&d| d <= 3), "{times:?}");
+}
+
+#[test]
+fn rk6s_own_metric_only_with_rk6_metrics() {
+    let Some(bin) = influxd_bin() else {
+        return;
+    };
+    let dir = Dir::new("influxdb-rk6-metrics");
+    let influx = Influx::start(&bin, &dir);
+    // An arrival-rate scenario: each iteration has an iteration_start_delay sample.
+    let path = dir.write(
+        "script.js",
+        "export const options = { scenarios: { a: { executor: 'constant-arrival-rate', rate: 10, timeUnit: '1s', duration: '1s', preAllocatedVUs: 2 } } };\nexport default function () {}\n",
+    );
+    for (db, flag) in [("plain", None), ("own", Some("--rk6-metrics"))] {
+        let mut args = vec!["run", "-q", "--address", "127.0.0.1:0"];
+        args.extend(flag);
+        let out = format!("influxdb={}", influx.url(db));
+        args.extend(["-o", &out, path.to_str().unwrap()]);
+        let run = rk6_env(&args, &dir.0, &[]);
+        run.assert_code(0);
+        let counts = influx.counts(db);
+        assert!(counts["iterations"] >= 1, "{counts:?}");
+        assert_eq!(
+            counts.get("iteration_start_delay"),
+            flag.map(|_| &counts["iterations"]),
+            "{db}: {counts:?}"
+        );
+    }
 }
 
 #[test]
