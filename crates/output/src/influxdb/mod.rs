@@ -167,14 +167,12 @@ impl Output for InfluxDbOutput {
         self.seal();
         let stats = self.writer.close(Instant::now() + self.finish_timeout);
         let Some(stats) = stats else {
-            let lost = self.dropped + self.unwritable;
             return Err(io::Error::other(format!(
                 "the last writes did not complete within {}{}",
                 rk6_options::GoDuration::from_std(self.finish_timeout),
-                if lost > 0 {
-                    format!(" ({lost} points were dropped while InfluxDB was not keeping up)")
-                } else {
-                    String::new()
+                match self.dropped {
+                    0 => String::new(),
+                    n => format!(" ({n} points were dropped while InfluxDB was not keeping up)"),
                 }
             )));
         };

@@ -103,6 +103,18 @@ pub(crate) fn write_url(c: &InfluxConfig) -> Url {
     )
 }
 
+/// Basic auth when a username is set, as Go's client sends it.
+fn auth_headers(config: &InfluxConfig) -> Vec<(String, String)> {
+    if config.username.is_empty() {
+        return Vec::new();
+    }
+    let token = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        format!("{}:{}", config.username, config.password),
+    );
+    vec![("Authorization".to_string(), format!("Basic {token}"))]
+}
+
 /// The URL as Go's client names it in errors: a password shows as `***`.
 pub(crate) fn redacted(url: &Url) -> String {
     let mut url = url.clone();
@@ -118,14 +130,7 @@ impl Writer {
         let (tx, rx) = unbounded_channel::<Batch>();
         let (done_tx, done) = sync_channel(1);
         let pending = Arc::new(AtomicUsize::new(0));
-        let mut headers = Vec::new();
-        if !config.username.is_empty() {
-            let token = base64::Engine::encode(
-                &base64::engine::general_purpose::STANDARD,
-                format!("{}:{}", config.username, config.password),
-            );
-            headers.push(("Authorization".to_string(), format!("Basic {token}")));
-        }
+        let headers = auth_headers(config);
         let user_agent = format!("rk6/{}", env!("CARGO_PKG_VERSION"));
         let create = Transport::new(
             &create_url(config),
@@ -377,6 +382,17 @@ mod tests {
         assert!(write_url(&c)
             .as_str()
             .starts_with("http://h:1/influx/write?"));
+    }
+
+    #[test]
+    fn basic_auth_as_k6_sends_it() {
+        // Both as captured from k6 1.1.0.
+        let c = config("http://u:p%40@h:1/db");
+        assert_eq!(
+            auth_headers(&c),
+            [("Authorization".to_string(), "Basic dTpwQA==".to_string())]
+        );
+        assert!(auth_headers(&config("http://h:1/db")).is_empty());
     }
 
     #[test]
