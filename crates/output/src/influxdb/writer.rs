@@ -385,6 +385,34 @@ mod tests {
     }
 
     #[test]
+    fn the_tally_logs_each_kind_of_trouble_once() {
+        let outcome = |took_ms: u64, failure: Option<&str>| Outcome {
+            points: 10,
+            took: Duration::from_millis(took_ms),
+            database_missing: false,
+            failure: failure.map(|k| (k.to_string(), format!("Post \"u\": {k}"))),
+        };
+        let mut r = Report::default();
+        let interval = Duration::from_millis(100);
+        r.record(outcome(5, None), interval);
+        r.record(outcome(5, Some("dial: connection refused")), interval);
+        r.record(outcome(5, Some("dial: connection refused")), interval);
+        r.record(outcome(5, Some("request timeout")), interval);
+        assert!(!r.slow_logged);
+        r.record(outcome(150, None), interval);
+        assert!(r.slow_logged);
+        assert_eq!(r.logged.len(), 2);
+        assert_eq!(
+            r.stats,
+            WriteStats {
+                ok: 2,
+                failed: 3,
+                points_failed: 30
+            }
+        );
+    }
+
+    #[test]
     fn basic_auth_as_k6_sends_it() {
         // Both as captured from k6 1.1.0.
         let c = config("http://u:p%40@h:1/db");
