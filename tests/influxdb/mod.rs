@@ -42,20 +42,27 @@ pub(crate) fn influxd_bin() -> Option<String> {
 pub(crate) struct Influx {
     child: Child,
     port: u16,
+    /// The UDP listener's port (writing to database `udp`), when started with one.
+    udp: Option<u16>,
 }
 
 impl Influx {
     pub(crate) fn start(bin: &str, dir: &Dir) -> Influx {
-        Influx::start_on(bin, dir, None)
+        Influx::start_on(bin, dir, None, false)
     }
 
-    /// [`Influx::start`] on `port` when given (then without retries on another port).
-    fn start_on(bin: &str, dir: &Dir, port: Option<u16>) -> Influx {
+    /// [`Influx::start`] on `port` when given (then without retries on another port), with
+    /// a UDP listener when `udp`.
+    fn start_on(bin: &str, dir: &Dir, port: Option<u16>, udp: bool) -> Influx {
         // Another process may grab the free ports between probe and bind: try a few.
         let attempts = if port.is_some() { 1 } else { 3 };
         for attempt in 0..attempts {
             let port = port.unwrap_or_else(crate::support::free_port);
             let rpc = crate::support::free_port();
+            let udp = udp.then(crate::support::free_port);
+            let udp_section = udp.map_or(String::new(), |p| {
+                format!("[[udp]]\n  enabled = true\n  bind-address = \"127.0.0.1:{p}\"\n  database = \"udp\"\n  batch-timeout = \"50ms\"\n")
+            });
             let data = dir.path(&format!("influx-{attempt}"));
             // Only the HTTP API, on loopback; no usage reporting, no self-monitoring.
             let config = format!(
@@ -73,7 +80,7 @@ bind-address = "127.0.0.1:{rpc}"
   bind-address = "127.0.0.1:{port}"
   log-enabled = false
   pprof-enabled = false
-[continuous_queries]
+{udp_section}[continuous_queries]
   enabled = false
 [logging]
   level = "warn"
@@ -92,7 +99,7 @@ bind-address = "127.0.0.1:{rpc}"
                 .stderr(log)
                 .spawn()
                 .expect("start influxd");
-            let mut influx = Influx { child, port };
+            let mut influx = Influx { child, port, udp };
             let deadline = Instant::now() + Duration::from_secs(30);
             while Instant::now() < deadline {
                 if influx.child.try_wait().ok().flatten().is_some() {
@@ -469,7 +476,7 @@ fn an_influxdb_that_comes_up_during_the_test_gets_the_rest() {
         })
     };
     std::thread::sleep(Duration::from_millis(600));
-    let influx = Influx::start_on(&bin, &dir, Some(port));
+    let influx = Influx::start_on(&bin, &dir, Some(port), false);
     let (run, export) = rk6.join().unwrap();
     run.assert_code(0);
     // The first writes found nobody; once the server is up the database is created and
@@ -494,6 +501,43 @@ fn an_influxdb_that_comes_up_during_the_test_gets_the_rest() {
         run.stderr.contains("points did not reach InfluxDB"),
         "{}",
         run.stderr
+    );
+}
+
+#[test]
+fn udp_writes_reach_the_udp_listener() {
+    let Some(bin) = influxd_bin() else {
+        return;
+    };
+    let dir = Dir::new("influxdb-udp");
+    let influx = Influx::start_on(&bin, &dir, None, true);
+    let srv = TestServer::start();
+    let path = dir.write("script.js", &script(&srv.url("")));
+    let url = format!("udp://127.0.0.1:{}", influx.udp.unwrap());
+    // Small datagrams: several lines, and lines alone, per datagram.
+    let (run, export) = run_influx(&dir, &path, &url, &[("K6_INFLUXDB_PAYLOAD_SIZE", "300")]);
+    run.assert_code(0);
+    assert!(!run.stderr.contains("InfluxDBv1"), "{}", run.stderr);
+    // The listener writes in batches: wait for the last one.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let counts = loop {
+        let counts = influx.counts("udp");
+        if counts.get("iterations") == Some(&12) || Instant::now() > deadline {
+            break counts;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        counts["http_reqs"] as f64,
+        count(&export, "http_reqs"),
+        "{counts:?}"
+    );
+    assert_eq!(counts["iterations"], 12, "{counts:?}");
+    assert_eq!(counts["checks"], 12, "{counts:?}");
+    assert_eq!(counts["my_latency"] as f64, count(&export, "my_latency"));
+    assert_eq!(
+        influx.fields("udp")["http_req_duration"],
+        ["url:string", "value:float"]
     );
 }
 
@@ -583,6 +627,7 @@ fn bad_influxdb_settings_end_the_run_as_k6() {
             ("X", ""),
             "Unsupported protocol scheme: ftp",
         ),
+        ("udp://127.0.0.1", ("X", ""), "missing port in address"),
         (
             "http://127.0.0.1:1/db?foo=1",
             ("X", ""),

@@ -12,6 +12,9 @@ use crate::outputs::OutputError;
 /// Where k6 writes when neither the argument nor `K6_INFLUXDB_ADDR` names a server.
 pub const DEFAULT_ADDR: &str = "http://localhost:8086";
 
+/// The UDP datagram size when `K6_INFLUXDB_PAYLOAD_SIZE` is unset (the Go client's).
+pub const DEFAULT_PAYLOAD_SIZE: usize = 512;
+
 /// The database when none is named.
 pub const DEFAULT_DB: &str = "k6";
 
@@ -89,6 +92,8 @@ pub struct InfluxConfig {
     pub consistency: String,
     /// Tags written as fields instead, with their field types, in configuration order.
     pub tags_as_fields: Vec<(String, FieldKind)>,
+    /// The largest datagram of the UDP transport (`udp://host:port` addresses).
+    pub payload_size: usize,
 }
 
 /// One layer of settings: what it sets, nothing for what it leaves.
@@ -105,6 +110,7 @@ struct Layer {
     retention: Option<String>,
     consistency: Option<String>,
     tags_as_fields: Option<Vec<String>>,
+    payload_size: Option<i64>,
 }
 
 impl Layer {
@@ -127,6 +133,9 @@ impl Layer {
         );
         if over.tags_as_fields.as_ref().is_some_and(|t| !t.is_empty()) {
             self.tags_as_fields = over.tags_as_fields;
+        }
+        if over.payload_size.is_some_and(|n| n > 0) {
+            self.payload_size = over.payload_size;
         }
         self
     }
@@ -191,18 +200,27 @@ impl InfluxConfig {
             retention: l.retention.unwrap_or_default(),
             consistency: l.consistency.unwrap_or_default(),
             tags_as_fields: field_kinds(&tags)?,
+            payload_size: l
+                .payload_size
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(DEFAULT_PAYLOAD_SIZE),
         })
     }
 }
 
-/// `K6_INFLUXDB_ADDR` (or the argument's `scheme://host`), checked as the Go client checks it.
+/// `K6_INFLUXDB_ADDR` (or the argument's `scheme://host`), checked as the Go client checks
+/// it: `http://` or `https://`, or `udp://host:port` for InfluxDB's UDP listener.
 fn parse_addr(raw: &str) -> Result<Url, OutputError> {
-    if raw.starts_with("udp://") {
-        return Err(invalid(format!(
-            "the UDP transport ({raw}) is not supported by rk6 yet; use an http:// or https:// address"
-        )));
-    }
     let url = Url::parse(raw).map_err(|e| invalid(format!("parse \"{raw}\": {e}")))?;
+    if url.scheme() == "udp" {
+        if url.port().is_none() {
+            return Err(invalid(format!(
+                "address {}: missing port in address",
+                &raw["udp://".len()..]
+            )));
+        }
+        return Ok(url);
+    }
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid(format!(
             "Unsupported protocol scheme: {}, your address must start with http:// or https://",
@@ -238,9 +256,8 @@ fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Layer, OutputError>
         None => None,
         Some(v) => Some(duration(&v).map_err(|e| bad("K6_INFLUXDB_PUSH_INTERVAL", &v, e))?),
     };
-    // Only the UDP transport uses it; k6 still refuses a malformed value.
-    int("K6_INFLUXDB_PAYLOAD_SIZE")?;
     Ok(Layer {
+        payload_size: int("K6_INFLUXDB_PAYLOAD_SIZE")?,
         addr: get("K6_INFLUXDB_ADDR"),
         db: get("K6_INFLUXDB_DB"),
         username: get("K6_INFLUXDB_USERNAME"),
@@ -331,7 +348,7 @@ fn url_layer(arg: &str) -> Result<Layer, OutputError> {
                 _ => return Err(invalid(format!("insecure must be true or false, not {v}"))),
             },
             "payload_size" => {
-                text::go_int(&v).map_err(|_| bad_int(&v))?;
+                l.payload_size = Some(text::go_int(&v).map_err(|_| bad_int(&v))?);
             }
             "precision" => l.precision = Some(v),
             "retention" => l.retention = Some(v),
@@ -571,7 +588,25 @@ mod tests {
         ));
         assert!(err("", &[("K6_INFLUXDB_ADDR", "ftp://x")]).contains("Unsupported protocol"));
         assert!(err(":bad", &[]).ends_with("parse \":bad\": missing protocol scheme"));
-        assert!(err("udp://127.0.0.1:8089", &[]).contains("UDP transport"));
+        assert!(err("udp://127.0.0.1", &[]).ends_with("address 127.0.0.1: missing port in address"));
+        let c = parse("udp://127.0.0.1:8089?payload_size=1400", &[]).unwrap();
+        assert_eq!(
+            (c.addr.as_str(), c.payload_size),
+            ("udp://127.0.0.1:8089", 1400)
+        );
+        assert_eq!(
+            parse("", &[("K6_INFLUXDB_ADDR", "udp://[::1]:9")])
+                .unwrap()
+                .payload_size,
+            512
+        );
+        // A size of 0 or less leaves the default, as k6's `Apply`.
+        let c = parse(
+            "udp://127.0.0.1:8089?payload_size=0",
+            &[("K6_INFLUXDB_PAYLOAD_SIZE", "-5")],
+        )
+        .unwrap();
+        assert_eq!(c.payload_size, 512);
         assert!(e("K6_INFLUXDB_PROXY", "http://p:3128").contains("not supported by rk6 yet"));
         // Every message carries k6's prefix.
         assert!(

@@ -96,17 +96,26 @@ pub(crate) struct LineEncoder {
     tags_as_fields: Vec<(String, FieldKind)>,
     /// Nanoseconds per timestamp unit.
     unit: u64,
+    /// Write nanoseconds rounded to the unit instead of a count of units (the UDP
+    /// transport, which has no `precision` parameter).
+    rounded: bool,
     /// Escaped measurement names by metric id.
     names: Vec<Option<Box<[u8]>>>,
     last: Option<Encoded>,
 }
 
 impl LineEncoder {
-    /// Lines with `tags_as_fields` moved to fields and timestamps in units of `unit` ns.
-    pub(crate) fn new(tags_as_fields: Vec<(String, FieldKind)>, unit: u64) -> LineEncoder {
+    /// Lines with `tags_as_fields` moved to fields and timestamps in units of `unit` ns
+    /// (`rounded`: in nanoseconds, rounded to the unit).
+    pub(crate) fn new(
+        tags_as_fields: Vec<(String, FieldKind)>,
+        unit: u64,
+        rounded: bool,
+    ) -> LineEncoder {
         LineEncoder {
             tags_as_fields,
             unit: unit.max(1),
+            rounded,
             names: Vec::new(),
             last: None,
         }
@@ -137,14 +146,21 @@ impl LineEncoder {
         out.extend_from_slice(&enc.before);
         let _ = write!(out, "value={}", s.value);
         out.extend_from_slice(&enc.after);
-        let _ = writeln!(out, " {}", timestamp(s.time, self.unit));
+        let _ = writeln!(out, " {}", timestamp(s.time, self.unit, self.rounded));
         true
     }
 }
 
-/// Nanoseconds since the epoch divided by the unit, truncated (Go's integer division).
-fn timestamp(t: SystemTime, unit: u64) -> u128 {
-    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()) / u128::from(unit)
+/// Nanoseconds since the epoch divided by the unit, truncated (Go's integer division); or,
+/// `rounded`, the nanoseconds rounded to the unit, halves up (Go's `Time.Round`).
+fn timestamp(t: SystemTime, unit: u64, rounded: bool) -> u128 {
+    let ns = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let unit = u128::from(unit);
+    if rounded {
+        (ns + unit / 2) / unit * unit
+    } else {
+        ns / unit
+    }
 }
 
 fn encode_tags(tags: &TagSet, as_fields: &[(String, FieldKind)]) -> Encoded {
@@ -232,7 +248,7 @@ mod tests {
             value,
             time: UNIX_EPOCH + Duration::new(1_796_194_709, 201_165_496),
         };
-        let mut enc = LineEncoder::new(fields, unit);
+        let mut enc = LineEncoder::new(fields, unit, false);
         let mut out = Vec::new();
         assert!(enc.encode(&mut out, &registry, &sample));
         // The cached encoding of the same tag set gives the same line.
@@ -292,6 +308,15 @@ mod tests {
     }
 
     #[test]
+    fn udp_timestamps_are_nanoseconds_rounded_to_the_precision() {
+        let t = UNIX_EPOCH + Duration::new(1_796_194_709, 201_565_496);
+        assert_eq!(timestamp(t, 1, true), 1_796_194_709_201_565_496);
+        assert_eq!(timestamp(t, 1_000_000, true), 1_796_194_709_202_000_000);
+        assert_eq!(timestamp(t, 1_000_000_000, true), 1_796_194_709_000_000_000);
+        assert_eq!(timestamp(t, 1_000_000, false), 1_796_194_709_201);
+    }
+
+    #[test]
     fn typed_tag_fields_sorted_around_value() {
         let fields = vec![
             ("status".to_string(), FieldKind::Int),
@@ -323,7 +348,7 @@ mod tests {
     #[test]
     fn nan_and_infinity_are_not_written() {
         let registry = Registry::new();
-        let mut enc = LineEncoder::new(vec![], 1);
+        let mut enc = LineEncoder::new(vec![], 1, false);
         let mut out = Vec::new();
         for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
             let s = Sample {

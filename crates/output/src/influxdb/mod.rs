@@ -66,6 +66,7 @@ impl InfluxDbOutput {
             encoder: LineEncoder::new(
                 config.tags_as_fields.clone(),
                 config.precision.nanos.unwrap_or(1),
+                config.addr.scheme() == "udp",
             ),
             next_push: Instant::now() + config.push_interval,
             config,

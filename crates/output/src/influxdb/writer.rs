@@ -8,6 +8,7 @@
 //! its cap, so memory stays bounded however long the server is away.
 
 use std::collections::HashSet;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
@@ -125,8 +126,11 @@ pub(crate) fn redacted(url: &Url) -> String {
 }
 
 impl Writer {
-    /// Starts the thread for `config`.
+    /// Starts the thread for `config`: HTTP, or UDP for a `udp://` address.
     pub(crate) fn start(config: &InfluxConfig) -> std::io::Result<Writer> {
+        if config.addr.scheme() == "udp" {
+            return Writer::start_udp(config);
+        }
         let (tx, rx) = unbounded_channel::<Batch>();
         let (done_tx, done) = sync_channel(1);
         let pending = Arc::new(AtomicUsize::new(0));
@@ -170,6 +174,70 @@ impl Writer {
         })
     }
 
+    /// The UDP transport: lines packed into datagrams of at most `payload_size` bytes, sent
+    /// to InfluxDB's UDP listener (whose configuration names the database; there is no
+    /// answer, and no `CREATE DATABASE`).
+    fn start_udp(config: &InfluxConfig) -> std::io::Result<Writer> {
+        let host = config.addr.host_str().unwrap_or_default();
+        let port = config.addr.port().unwrap_or_default();
+        let peer = (host.trim_start_matches('[').trim_end_matches(']'), port)
+            .to_socket_addrs()?
+            .next()
+            .ok_or_else(|| std::io::Error::other(format!("lookup {host}: no such host")))?;
+        let local: SocketAddr = if peer.is_ipv4() {
+            (Ipv4Addr::UNSPECIFIED, 0).into()
+        } else {
+            (Ipv6Addr::UNSPECIFIED, 0).into()
+        };
+        let socket = UdpSocket::bind(local)?;
+        socket.connect(peer)?;
+        let (tx, mut rx) = unbounded_channel::<Batch>();
+        let (done_tx, done) = sync_channel(1);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let thread_pending = pending.clone();
+        let (payload, push_interval) = (config.payload_size.max(1), config.push_interval);
+        let thread = std::thread::Builder::new()
+            .name("rk6-influxdb".into())
+            .spawn(move || {
+                let mut report = Report::default();
+                while let Some(batch) = rx.blocking_recv() {
+                    let started = Instant::now();
+                    let result = send_datagrams(&socket, &batch.body, payload);
+                    thread_pending.fetch_sub(batch.body.len(), Ordering::Relaxed);
+                    let failure = result.err().map(|e| {
+                        let text = match e.kind() {
+                            std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+                            _ => e.to_string(),
+                        };
+                        let local = socket
+                            .local_addr()
+                            .map(|a| a.to_string())
+                            .unwrap_or_default();
+                        (
+                            text.clone(),
+                            format!("write udp {local}->{peer}: write: {text}"),
+                        )
+                    });
+                    report.record(
+                        Outcome {
+                            points: batch.points,
+                            took: started.elapsed(),
+                            database_missing: false,
+                            failure,
+                        },
+                        push_interval,
+                    );
+                }
+                let _ = done_tx.send(report.stats);
+            })?;
+        Ok(Writer {
+            tx: Some(tx),
+            pending,
+            done,
+            thread: Some(thread),
+        })
+    }
+
     /// Bytes queued or being written.
     pub(crate) fn pending_bytes(&self) -> usize {
         self.pending.load(Ordering::Relaxed)
@@ -204,6 +272,30 @@ impl Writer {
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
         }
     }
+}
+
+/// Sends `body`'s lines in datagrams of at most `payload` bytes (a longer line goes alone),
+/// as the Go client packs them; the first error is returned after the rest was sent.
+fn send_datagrams(socket: &UdpSocket, body: &[u8], payload: usize) -> std::io::Result<()> {
+    let mut first_error = None;
+    let mut start = 0;
+    let mut end = 0;
+    let mut send = |chunk: &[u8]| {
+        if let Err(e) = socket.send(chunk) {
+            first_error.get_or_insert(e);
+        }
+    };
+    for line in body.split_inclusive(|&b| b == b'\n') {
+        if end > start && end - start + line.len() > payload {
+            send(&body[start..end]);
+            start = end;
+        }
+        end += line.len();
+    }
+    if end > start {
+        send(&body[start..end]);
+    }
+    first_error.map_or(Ok(()), Err)
 }
 
 /// How one write went.
@@ -382,6 +474,33 @@ mod tests {
         assert!(write_url(&c)
             .as_str()
             .starts_with("http://h:1/influx/write?"));
+    }
+
+    #[test]
+    fn udp_datagrams_pack_whole_lines_up_to_the_payload_size() {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        tx.connect(rx.local_addr().unwrap()).unwrap();
+        let body = b"a value=1 1\nbb value=2 2\nccc value=3 3\nd value=4 4\n";
+        // 12 + 13 bytes fit in 26; the 14-byte third line starts the next datagram; a line
+        // longer than the payload goes alone.
+        send_datagrams(&tx, body, 26).unwrap();
+        send_datagrams(&tx, b"a_long_line value=1 1\n", 10).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1024];
+        for _ in 0..3 {
+            let n = rx.recv(&mut buf).unwrap();
+            got.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+        assert_eq!(
+            got,
+            [
+                "a value=1 1\nbb value=2 2\n",
+                "ccc value=3 3\nd value=4 4\n",
+                "a_long_line value=1 1\n"
+            ]
+        );
     }
 
     #[test]
