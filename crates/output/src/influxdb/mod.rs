@@ -3,7 +3,8 @@
 //! Each sample becomes one line-protocol point on the metrics thread ([`line`]): the
 //! measurement is the metric, the tags are the sample's, `value` is the value. Every push
 //! interval (or every [`MAX_POINTS_PER_WRITE`] points) the lines are handed as one batch to
-//! the writer thread ([`writer`]), which POSTs them to `/write`. A slow or dead server never
+//! the writer thread ([`writer`]), which POSTs them to `/write` (or sends them in UDP
+//! datagrams for a `udp://` address). A slow or dead server never
 //! holds the test up: failures are logged once per kind, and when more than
 //! [`MAX_PENDING_BYTES`] wait to be written new batches are dropped and counted. `finish`
 //! writes the rest, waits a bounded time, and sums up in a warning what did not arrive.

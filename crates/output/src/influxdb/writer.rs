@@ -1,7 +1,8 @@
 //! The background thread that talks to InfluxDB, so a slow or dead server never stalls the
 //! metrics thread: it first asks for the database (`CREATE DATABASE`, as k6 does; a failure
 //! is harmless and silent, e.g. a user without admin rights on an existing database), then
-//! POSTs each batch to `/write` with up to `concurrent_writes` requests in flight.
+//! POSTs each batch to `/write` with up to `concurrent_writes` requests in flight. For a
+//! `udp://` address it sends the lines in datagrams instead.
 //!
 //! Batches wait in an unbounded channel whose size in bytes the sender watches
 //! ([`Writer::pending_bytes`]): the output drops new batches rather than let it grow past
