@@ -40,29 +40,37 @@ pub enum FieldKind {
 pub struct Precision {
     /// The parameter as given (`ns` when unset).
     pub name: String,
-    /// Nanoseconds per unit of the written timestamps; `None` when k6 cannot build a batch
-    /// with this precision (Go's duration parser refuses `1<precision>`), so every write fails.
-    pub nanos: Option<u64>,
+    /// Nanoseconds per unit of the written timestamps, or why k6 cannot build a batch with
+    /// this precision (Go's duration parser refuses `1<precision>`), so that every write fails.
+    pub nanos: Result<u64, String>,
+    /// What the UDP transport rounds its nanosecond timestamps to: the Go duration
+    /// `1<precision>` (so `us` rounds to microseconds there).
+    pub round_nanos: u64,
 }
 
 impl Precision {
     /// k6 accepts any text here; it is checked when a batch is built.
     fn parse(name: &str) -> Precision {
         let name = if name.is_empty() { "ns" } else { name };
-        let nanos = match name {
-            "ns" => Some(1),
-            // k6 writes nanoseconds under `us` (a bug that makes InfluxDB refuse the points);
-            // rk6 writes the microseconds the parameter announces.
-            "us" | "µs" | "μs" => Some(1_000),
-            "ms" => Some(1_000_000),
-            "s" => Some(1_000_000_000),
-            "m" => Some(60_000_000_000),
-            "h" => Some(3_600_000_000_000),
-            _ => None,
-        };
+        // As k6's client: the batch needs `1<precision>` to be a Go duration, and the
+        // timestamps are divided by the unit only for `ms`, `s`, `m` and `h`, else written in
+        // nanoseconds, `us` included (InfluxDB 1.x reads `us` as nanoseconds too: its
+        // microsecond unit is `u`, which Go's parser refuses).
+        let parsed = rk6_options::duration::parse_time_duration(&format!("1{name}"));
+        let round_nanos = parsed.as_ref().map_or(1, |d| d.as_nanos().max(1) as u64);
+        let nanos = parsed
+            .map(|_| match name {
+                "ms" => 1_000_000,
+                "s" => 1_000_000_000,
+                "m" => 60_000_000_000,
+                "h" => 3_600_000_000_000,
+                _ => 1,
+            })
+            .map_err(|e| format!("couldn't make a batch: {e}"));
         Precision {
             name: name.to_string(),
             nanos,
+            round_nanos,
         }
     }
 }
@@ -421,7 +429,7 @@ mod tests {
         assert_eq!(c.push_interval, Duration::from_secs(1));
         assert_eq!(c.concurrent_writes, 4);
         assert_eq!(c.precision.name, "ns");
-        assert_eq!(c.precision.nanos, Some(1));
+        assert_eq!(c.precision.nanos, Ok(1));
         assert!(!c.insecure && c.username.is_empty() && c.retention.is_empty());
         let names: Vec<&str> = c.tags_as_fields.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["vu", "iter", "url"]);
@@ -473,7 +481,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.precision.name, "ms");
-        assert_eq!(c.precision.nanos, Some(1_000_000));
+        assert_eq!(c.precision.nanos, Ok(1_000_000));
         assert_eq!(
             c.tags_as_fields,
             [
@@ -527,7 +535,7 @@ mod tests {
         // A bare number is milliseconds, as for every k6 duration.
         assert_eq!(c.push_interval, Duration::from_millis(500));
         assert_eq!(c.concurrent_writes, 8);
-        assert_eq!(c.precision.nanos, Some(1_000_000_000));
+        assert_eq!(c.precision.nanos, Ok(1_000_000_000));
         assert_eq!(
             (c.retention.as_str(), c.consistency.as_str()),
             ("autogen", "one")
@@ -613,21 +621,22 @@ mod tests {
             err("http://h:1/q?foo=1", &[]).starts_with("could not create the 'influxdb' output: ")
         );
         // k6 accepts any precision; one it cannot use fails each write instead.
-        let c = parse("http://h:1/db?precision=xx", &[]).unwrap();
-        assert_eq!((c.precision.name.as_str(), c.precision.nanos), ("xx", None));
-        assert_eq!(
-            parse("http://h:1/db?precision=u", &[])
+        let p = |v: &str| {
+            parse(&format!("http://h:1/db?precision={v}"), &[])
                 .unwrap()
                 .precision
-                .nanos,
-            None
+        };
+        assert_eq!(p("xx").name, "xx");
+        assert_eq!(
+            p("xx").nanos.unwrap_err(),
+            "couldn't make a batch: time: unknown unit \"xx\" in duration \"1xx\""
         );
         assert_eq!(
-            parse("http://h:1/db?precision=us", &[])
-                .unwrap()
-                .precision
-                .nanos,
-            Some(1_000)
+            p("u").nanos.unwrap_err(),
+            "couldn't make a batch: time: unknown unit \"u\" in duration \"1u\""
         );
+        // k6 writes nanoseconds for `us` (and for anything but ms, s, m, h).
+        assert_eq!((p("us").nanos, p("us").round_nanos), (Ok(1), 1_000));
+        assert_eq!(p("m").nanos, Ok(60_000_000_000));
     }
 }

@@ -64,11 +64,19 @@ impl InfluxDbOutput {
             source,
         })?;
         Ok(InfluxDbOutput {
-            encoder: LineEncoder::new(
-                config.tags_as_fields.clone(),
-                config.precision.nanos.unwrap_or(1),
-                config.addr.scheme() == "udp",
-            ),
+            encoder: if config.addr.scheme() == "udp" {
+                LineEncoder::new(
+                    config.tags_as_fields.clone(),
+                    config.precision.round_nanos,
+                    true,
+                )
+            } else {
+                LineEncoder::new(
+                    config.tags_as_fields.clone(),
+                    config.precision.nanos.clone().unwrap_or(1),
+                    false,
+                )
+            },
             next_push: Instant::now() + config.push_interval,
             config,
             writer,
@@ -135,10 +143,8 @@ impl Output for InfluxDbOutput {
     }
 
     fn add(&mut self, registry: &Registry, batch: &[Sample]) {
-        if self.config.precision.nanos.is_none() {
-            let p = &self.config.precision.name;
-            let why =
-                format!("couldn't make a batch: time: unknown unit \"{p}\" in duration \"1{p}\"");
+        if let Err(why) = &self.config.precision.nanos {
+            let why = why.clone();
             return self.unwritable(batch.len() as u64, &why);
         }
         let mut invalid = 0;
