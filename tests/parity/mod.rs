@@ -25,6 +25,7 @@ use crate::{rk6, Dir};
 
 mod grpc;
 pub(crate) mod h2;
+mod influxdb;
 mod tags;
 mod tls;
 mod webcrypto;

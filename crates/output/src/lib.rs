@@ -19,7 +19,8 @@
 //! dashboard of `K6_WEB_DASHBOARD=true` (k6's event stream and rk6's page, served from a
 //! thread of its own) and the self-contained HTML report of `K6_WEB_DASHBOARD_EXPORT`;
 //! [`prometheus_rw`] pushes to a Prometheus remote-write endpoint, [`opentelemetry`]
-//! exports OTLP metrics to a collector).
+//! exports OTLP metrics to a collector, [`influxdb`] writes line protocol to an InfluxDB v1
+//! server).
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
 //!
@@ -32,6 +33,7 @@ mod export;
 #[cfg(test)]
 mod fixtures;
 mod handle_summary;
+pub mod influxdb;
 mod json;
 mod json_lines;
 mod k6_metrics;

@@ -42,12 +42,12 @@ pub struct RunInfo {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.
     #[error(
-        "invalid output type '{0}', available types are: csv, experimental-opentelemetry, experimental-prometheus-rw, json, web-dashboard"
+        "invalid output type '{0}', available types are: csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, json, web-dashboard"
     )]
     Unknown(String),
     /// A bad argument, e.g. an unknown csv key.
@@ -63,8 +63,8 @@ pub enum OutputError {
     /// The file could not be created.
     #[error("could not create the '{kind}' output: {source}")]
     Create {
-        /// `json`, `csv`, `experimental-prometheus-rw`, `experimental-opentelemetry` or
-        /// `web-dashboard`.
+        /// `json`, `csv`, `experimental-prometheus-rw`, `experimental-opentelemetry`,
+        /// `influxdb` or `web-dashboard`.
         kind: &'static str,
         /// The I/O error.
         source: io::Error,

@@ -5,6 +5,8 @@ use std::time::SystemTime;
 use rk6_metrics::ThresholdSet;
 
 use crate::csv::{CsvConfig, CsvFormat};
+use crate::influxdb::config::InfluxConfig;
+use crate::influxdb::InfluxDbOutput;
 use crate::json_lines::JsonLines;
 use crate::opentelemetry::config::OtelConfig;
 use crate::opentelemetry::OtelOutput;
@@ -17,7 +19,6 @@ use crate::sample_writer::SampleWriter;
 
 /// Outputs k6 1.1 knows that rk6 does not have (built in, removed or via extensions).
 const K6_ONLY: &[&str] = &[
-    "influxdb",
     "cloud",
     "statsd",
     "datadog",
@@ -47,6 +48,8 @@ pub enum OutputKind {
     PrometheusRw,
     /// k6's `experimental-opentelemetry` (OTLP metrics over gRPC or HTTP).
     OpenTelemetry,
+    /// k6's `influxdb` (InfluxDB v1 line protocol over HTTP).
+    InfluxDb,
 }
 
 impl OutputSpec {
@@ -59,6 +62,7 @@ impl OutputSpec {
             "web-dashboard" => OutputKind::WebDashboard,
             "experimental-prometheus-rw" => OutputKind::PrometheusRw,
             "experimental-opentelemetry" => OutputKind::OpenTelemetry,
+            "influxdb" => OutputKind::InfluxDb,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -92,7 +96,8 @@ impl OutputSpec {
     }
 
     /// Creates the output (its file, its pusher thread, or its server). `env` reads
-    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*`, `K6_PROMETHEUS_RW_*` and `K6_OTEL_*` variables.
+    /// `K6_CSV_*`, `K6_WEB_DASHBOARD_*`, `K6_PROMETHEUS_RW_*`, `K6_OTEL_*` and
+    /// `K6_INFLUXDB_*` variables.
     pub fn open(
         &self,
         thresholds: &ThresholdSet,
@@ -165,6 +170,10 @@ impl OutputSpec {
                 let cfg = OtelConfig::from_env(env)?;
                 Ok(Box::new(OtelOutput::new(cfg)?))
             }
+            OutputKind::InfluxDb => {
+                let cfg = InfluxConfig::parse(&self.arg, env)?;
+                Ok(Box::new(InfluxDbOutput::new(cfg)?))
+            }
         }
     }
 }
@@ -184,10 +193,15 @@ mod tests {
             (s.kind, s.arg.as_str()),
             (OutputKind::WebDashboard, "export=r.html&period=2s")
         );
-        let e = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap_err();
+        let s = OutputSpec::parse("influxdb=http://localhost:8086/k6").unwrap();
+        assert_eq!(
+            (s.kind, s.arg.as_str()),
+            (OutputKind::InfluxDb, "http://localhost:8086/k6")
+        );
+        let e = OutputSpec::parse("statsd").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output influxdb is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, web-dashboard; see docs/compatibility.md)"
+            "output statsd is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
         );
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {
