@@ -18,13 +18,7 @@ use crate::report::{ReportConfig, ReportOutput};
 use crate::sample_writer::SampleWriter;
 
 /// Outputs k6 1.1 knows that rk6 does not have (built in, removed or via extensions).
-const K6_ONLY: &[&str] = &[
-    "cloud",
-    "statsd",
-    "datadog",
-    "kafka",
-    "xk6-influxdb",
-];
+const K6_ONLY: &[&str] = &["cloud", "statsd", "datadog", "kafka", "xk6-influxdb"];
 
 /// One parsed `-o` value: `name` or `name=arg`.
 #[derive(Debug, Clone, PartialEq, Eq)]

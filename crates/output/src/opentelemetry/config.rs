@@ -37,15 +37,16 @@ pub enum Exporter {
     },
 }
 
+/// The gRPC method of the OTLP metrics service.
+pub const GRPC_PATH: &str = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
+
 impl Exporter {
     /// The URL requests go to.
     pub fn url(&self) -> String {
         match self {
-            Exporter::Grpc { endpoint, insecure } => format!(
-                "{}://{endpoint}{}",
-                scheme(*insecure),
-                super::transport::GRPC_PATH
-            ),
+            Exporter::Grpc { endpoint, insecure } => {
+                format!("{}://{endpoint}{}", scheme(*insecure), GRPC_PATH)
+            }
             Exporter::Http {
                 endpoint,
                 insecure,

@@ -20,9 +20,6 @@ use rustls::RootCertStore;
 use super::config::{Exporter, TlsSettings};
 use crate::prometheus_rw::transport::{describe, tls_builder};
 
-/// The gRPC method of the OTLP metrics service.
-pub const GRPC_PATH: &str = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
-
 /// gRPC's status code names, by number.
 const GRPC_CODES: [&str; 17] = [
     "OK",

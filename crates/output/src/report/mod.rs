@@ -14,6 +14,7 @@ mod config;
 mod endpoints;
 mod html;
 mod live;
+mod rows;
 mod timeline;
 
 use std::collections::HashMap;
@@ -24,10 +25,11 @@ use std::time::{Duration, SystemTime};
 use hdrhistogram::Histogram;
 use rk6_metrics::{builtin, GroupSummary, Registry, Sample, SummaryData};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use config::{enabled_by_env, ReportConfig};
 use endpoints::{EndpointRow, Endpoints, ErrorRow};
+use rows::{CheckRow, MetricRow, ThresholdRow};
 use timeline::{micros, Event, Series, Timeline};
 
 /// Distinct `(group, check)` pairs tallied for the live page; the final summary has them
@@ -70,30 +72,6 @@ struct SummaryPart {
     checks: Vec<CheckRow>,
     thresholds: Vec<ThresholdRow>,
     metrics: Vec<MetricRow>,
-}
-
-#[derive(Serialize, Clone)]
-struct CheckRow {
-    group: String,
-    name: String,
-    passes: u64,
-    fails: u64,
-}
-
-#[derive(Serialize, Clone)]
-struct ThresholdRow {
-    metric: String,
-    source: String,
-    ok: bool,
-    value: Option<f64>,
-}
-
-#[derive(Serialize, Clone)]
-struct MetricRow {
-    name: String,
-    kind: &'static str,
-    contains: &'static str,
-    values: Map<String, Value>,
 }
 
 /// The JSON embedded in the page.

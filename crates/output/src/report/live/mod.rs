@@ -19,7 +19,7 @@ use rk6_metrics::{Registry, Sample, Sink, ThresholdSet};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{MetricRow, ThresholdRow};
+use super::rows::{MetricRow, ThresholdRow};
 use crate::RunInfo;
 use meter::{Infos, Meter, MetricMeta, AGGREGATES};
 use server::{Server, Shared};
