@@ -14,6 +14,7 @@ mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;
+mod operator;
 mod parity;
 mod prometheus;
 mod report;

@@ -21,8 +21,8 @@ use rk6_scheduler::{
 use serde_json::Value;
 
 use crate::args::RunArgs;
-use crate::collector::{finish_outputs, Collected, Collector};
-use crate::control::{self, Control, Phase};
+use crate::collector::{finish_outputs, Collected, Collector, LiveMetrics};
+use crate::control::{self, Control, Hooks, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
 use crate::progress;
@@ -407,6 +407,7 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         no_teardown: options.no_teardown.unwrap_or(false)
             || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
+        linger: args.linger || env_true("K6_LINGER"),
     };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -423,6 +424,7 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         &scenarios,
         abort.clone(),
         started,
+        collector.live(),
     ));
     let collected = {
         drop(shared);
@@ -600,10 +602,13 @@ impl Report {
         }
         if let Some(signal) = outcome.signal {
             logger.log(Level::Error, &aborted_by(signal), &[]);
+        } else if outcome.api_stopped {
+            logger.log(Level::Error, STOPPED_FROM_API, &[]);
         }
         match outcome.end {
             _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
             RunEnd::Aborted => ExitCode::ScriptAborted,
+            RunEnd::Stopped if outcome.api_stopped => ExitCode::StoppedFromRestApi,
             RunEnd::Stopped => ExitCode::ExternalAbort,
             _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
             RunEnd::Finished => ExitCode::Success,
@@ -677,7 +682,12 @@ struct Outcome {
     failure: Option<RunError>,
     /// The signal that stopped the test (Go's name: `interrupt`, `terminated`).
     signal: Option<&'static str>,
+    /// `PATCH /v1/status` with `stopped: true` stopped it (exit 103).
+    api_stopped: bool,
 }
+
+/// k6's error for a test stopped through the REST API.
+const STOPPED_FROM_API: &str = "test run stopped from REST API";
 
 /// What the options decide about the order of the run.
 struct Flow {
@@ -685,6 +695,14 @@ struct Flow {
     no_setup: bool,
     no_teardown: bool,
     timeouts: LifecycleTimeouts,
+    /// `--linger`: keep the API up after the test until a signal.
+    linger: bool,
+}
+
+/// A boolean environment variable as Go's `strconv.ParseBool` reads it (true forms only).
+fn env_true(key: &str) -> bool {
+    std::env::var(key)
+        .is_ok_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
 }
 
 /// The banner, setup, the scenarios and teardown; an error stops the run before the
@@ -699,10 +717,9 @@ async fn execute(
     scenarios: &[Arc<Scenario>],
     abort: CancellationToken,
     started: Instant,
+    live: LiveMetrics,
 ) -> Result<Outcome, RunError> {
     let timeouts = flow.timeouts;
-    let share = shared.vu_stripe.share();
-    let max_vus = total_vus(scenarios);
     let state = ExecutionState::new(scenarios);
     let stop = CancellationToken::new();
     // Watched from here to the end of teardown, as k6 does: a signal during setup ends the
@@ -718,9 +735,18 @@ async fn execute(
     ));
     let _stop_watching = AbortOnDrop(signals);
     let control = Control::new(state.clone(), stop.clone(), flow.paused);
+    control.attach(Hooks {
+        shared: shared.clone(),
+        metrics: live,
+        timeouts,
+    });
+    let mut serving = false;
     if !args.address.is_empty() {
         match control::bind(&args.address).await {
-            Ok(listener) => control::serve(listener, control.clone()),
+            Ok(listener) => {
+                control::serve(listener, control.clone());
+                serving = true;
+            }
             // k6 only warns when the default address is taken, and stops for one given.
             Err(e) if args.address == DEFAULT_ADDRESS => logger.log(
                 Level::Warning,
@@ -739,6 +765,45 @@ async fn execute(
             "a paused test needs the API to be resumed: don't disable --address with --paused",
         ));
     }
+    let result = execute_test(
+        args,
+        flow,
+        output_names,
+        logger,
+        shared,
+        scenarios,
+        abort,
+        started,
+        (&state, &stop, &control),
+        (&signal, &signalled),
+    )
+    .await;
+    // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
+    // a signal; the summary comes after, so a teardown run through the API counts in it.
+    if flow.linger && serving && !signalled.is_cancelled() {
+        signalled.cancelled().await;
+    }
+    result
+}
+
+/// [`execute`] up to the end of the test.
+#[allow(clippy::too_many_arguments)]
+async fn execute_test(
+    args: &RunArgs,
+    flow: &Flow,
+    output_names: &[String],
+    logger: &Logger,
+    shared: Arc<Shared>,
+    scenarios: &[Arc<Scenario>],
+    abort: CancellationToken,
+    started: Instant,
+    (state, stop, control): (&Arc<ExecutionState>, &CancellationToken, &Arc<Control>),
+    (signal, signalled): (&Arc<OnceLock<&'static str>>, &CancellationToken),
+) -> Result<Outcome, RunError> {
+    let timeouts = flow.timeouts;
+    let share = shared.vu_stripe.share();
+    let max_vus = total_vus(scenarios);
+    let (state, stop) = (state.clone(), stop.clone());
     if !args.quiet {
         let script = args.script.display().to_string();
         print!(
@@ -747,13 +812,40 @@ async fn execute(
         );
         let _ = std::io::stdout().flush();
     }
+    let initial = rk6_scheduler::initial_vu_ids(scenarios);
     if flow.paused {
+        // As k6, a paused test already shows the VUs it will start with (`vus-max`, and
+        // the `vus`/`vus_max` gauges in /v1/metrics).
+        state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
+        let _ = shared.samples.send(vus_samples(&state, &run_tags(&shared)));
         control.set_phase(Phase::PausedBeforeRun);
         control.wait_resumed().await;
+        if stop.is_cancelled() {
+            control.set_phase(Phase::Interrupted);
+            if let Some(name) = signal.get() {
+                return Err(RunError::new(ExitCode::ExternalAbort, aborted_by(name)));
+            }
+            // Stopped through the API: k6 still prints the (empty) summary, then exits 103.
+            return Ok(Outcome {
+                end: RunEnd::Stopped,
+                marked_failed: false,
+                elapsed: Duration::ZERO,
+                summary_vu: Some(shared.clone()),
+                setup_data: None,
+                lag: Arc::default(),
+                failure: None,
+                signal: None,
+                api_stopped: true,
+            });
+        }
     }
+    // The test run's time starts now, as k6's: a wait for the start is not part of it
+    // (the progress clock, the summary's duration and its counters' rates).
+    let started = if flow.paused { Instant::now() } else { started };
     control.set_phase(Phase::Setup);
     let setup_data = if flow.no_setup {
-        None
+        // The data set through the API (`PUT /v1/setup`, k6-operator's setup-once flow).
+        control.setup_data()
     } else {
         // As k6, setup() runs on a VU of its own, initialized for it.
         let lifecycle = Lifecycle::start(shared.clone())?;
@@ -768,6 +860,7 @@ async fn execute(
             lag: Arc::default(),
             failure: Some(failure),
             signal: None,
+            api_stopped: false,
         };
         let setup = tokio::select! {
             r = tokio::time::timeout(timeouts.setup, lifecycle.setup(interrupt.clone())) => Some(r),
@@ -804,8 +897,10 @@ async fn execute(
             }
         }
     };
+    if !flow.no_setup {
+        control.set_setup_data(setup_data.clone());
+    }
     let _ = shared.setup_data.set(setup_data.clone());
-    let initial = rk6_scheduler::initial_vu_ids(scenarios);
     state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     let _ = shared.execution.set(state.clone());
     let pool = match ThreadPool::start(
@@ -902,6 +997,7 @@ async fn execute(
         lag,
         failure,
         signal,
+        api_stopped: signal.is_none() && control.stopped_by_api(),
     })
     .inspect(|_| control.set_phase(Phase::Ended))
 }
@@ -957,6 +1053,7 @@ async fn tick(
         Duration::from_secs(1)
     };
     let per_second = (Duration::from_secs(1).as_millis() / period.as_millis()) as u64;
+    let tags = run_tags(&shared);
     let mut interval = tokio::time::interval(period);
     interval.tick().await;
     let mut n = 0u64;
@@ -968,24 +1065,34 @@ async fn tick(
         if !n.is_multiple_of(per_second) {
             continue;
         }
-        let now = SystemTime::now();
-        let empty = TagSet::default();
-        let batch = vec![
-            Sample {
-                metric: builtin::VUS,
-                tags: empty.clone(),
-                value: state.active_vus() as f64,
-                time: now,
-            },
-            Sample {
-                metric: builtin::VUS_MAX,
-                tags: empty,
-                value: state.vus_max.load(Ordering::Relaxed) as f64,
-                time: now,
-            },
-        ];
-        let _ = shared.samples.send(batch);
+        let _ = shared.samples.send(vus_samples(&state, &tags));
     }
+}
+
+/// The run's `--tag`/`tags` as a tag set: every sample carries them, the engine's own
+/// (`vus`, `vus_max`, `dropped_iterations`) as the VUs' (k6-operator's `instance_id` and
+/// `testrun_name` tell its runners apart with them).
+fn run_tags(shared: &Shared) -> TagSet {
+    TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+/// The `vus` and `vus_max` gauges now.
+fn vus_samples(state: &ExecutionState, tags: &TagSet) -> Vec<Sample> {
+    let now = SystemTime::now();
+    vec![
+        Sample {
+            metric: builtin::VUS,
+            tags: tags.clone(),
+            value: state.active_vus() as f64,
+            time: now,
+        },
+        Sample {
+            metric: builtin::VUS_MAX,
+            tags: tags.clone(),
+            value: state.vus_max.load(Ordering::Relaxed) as f64,
+            time: now,
+        },
+    ]
 }
 
 /// Drops per scenario and call sent as samples of 1; more are summed into one sample.
@@ -1009,12 +1116,15 @@ impl Drops {
         sent.resize(state.scenarios.len(), 0);
         let now = SystemTime::now();
         let mut batch = Vec::new();
+        let mut run = None;
         for (s, sent) in state.scenarios.iter().zip(sent.iter_mut()) {
             let dropped = s.dropped_so_far();
             if dropped <= *sent {
                 continue;
             }
-            let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
+            let tags = run
+                .get_or_insert_with(|| run_tags(shared))
+                .with("scenario", &s.scenario.name);
             let new = dropped - *sent;
             let singles = new.min(SINGLE_DROPS);
             let rest = new - singles;

@@ -54,6 +54,9 @@ pub struct Aggregator {
     checks: CheckList,
     /// Per-scenario and per-group sinks, only when the summary shows those sections.
     sections: Option<SectionSinks>,
+    /// The metrics the last [`Self::evaluate`] found crossed; `None` before the first
+    /// (k6's API shows `tainted: null` until then).
+    last_crossed: Option<Vec<String>>,
 }
 
 impl Aggregator {
@@ -74,6 +77,7 @@ impl Aggregator {
             groups: GroupTree::default(),
             checks: CheckList::default(),
             sections: None,
+            last_crossed: None,
             thresholds,
         };
         agg.sync_registry();
@@ -181,6 +185,7 @@ impl Aggregator {
         }
         verdict.crossed.sort();
         verdict.crossed.dedup();
+        self.last_crossed = Some(verdict.crossed.clone());
         verdict
     }
 
@@ -228,6 +233,18 @@ impl Aggregator {
                 .as_ref()
                 .map(|s| s.summary(&self.infos, elapsed, trend_stats)),
         }
+    }
+
+    /// Whether the last [`Self::evaluate`] found a threshold on `name` (a metric or
+    /// `metric{tags}`) crossed; `None` before the first evaluation or when `name` has no
+    /// threshold (k6's `tainted`).
+    pub fn tainted(&self, name: &str) -> Option<bool> {
+        let crossed = self.last_crossed.as_ref()?;
+        self.thresholds
+            .thresholds
+            .iter()
+            .any(|t| t.metric == name)
+            .then(|| crossed.binary_search_by(|c| c.as_str().cmp(name)).is_ok())
     }
 
     /// The registry this aggregator reads.
