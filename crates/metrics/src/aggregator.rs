@@ -1,5 +1,6 @@
 //! The single owner of all sinks: routes sample batches, evaluates thresholds, snapshots.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,9 +55,10 @@ pub struct Aggregator {
     checks: CheckList,
     /// Per-scenario and per-group sinks, only when the summary shows those sections.
     sections: Option<SectionSinks>,
-    /// The metrics the last [`Self::evaluate`] found crossed; `None` before the first
-    /// (k6's API shows `tainted: null` until then).
-    last_crossed: Option<Vec<String>>,
+    /// Per metric (or `metric{tags}`) with thresholds, whether one was crossed when they
+    /// were last judged (k6's `tainted`); absent until then. During the run a metric
+    /// without samples is not judged, so it keeps its earlier state.
+    tainted: HashMap<String, bool>,
 }
 
 impl Aggregator {
@@ -77,7 +79,7 @@ impl Aggregator {
             groups: GroupTree::default(),
             checks: CheckList::default(),
             sections: None,
-            last_crossed: None,
+            tainted: HashMap::new(),
             thresholds,
         };
         agg.sync_registry();
@@ -173,8 +175,13 @@ impl Aggregator {
     /// `elapsed` is the test run time so far, the divisor of Counter rates.
     pub fn evaluate(&mut self, elapsed: Duration, pass: Pass) -> Verdict {
         let mut verdict = Verdict::default();
+        let mut judged: HashMap<String, bool> = HashMap::new();
         for t in &self.thresholds.thresholds {
-            let (ok, _) = t.check(self.sink(t.target), elapsed, pass);
+            let sink = self.sink(t.target);
+            let (ok, _) = t.check(sink, elapsed, pass);
+            if pass == Pass::Final || !sink.is_empty() {
+                *judged.entry(t.metric.clone()).or_default() |= !ok;
+            }
             if !ok {
                 verdict.failed = true;
                 verdict.crossed.push(t.metric.clone());
@@ -185,7 +192,7 @@ impl Aggregator {
         }
         verdict.crossed.sort();
         verdict.crossed.dedup();
-        self.last_crossed = Some(verdict.crossed.clone());
+        self.tainted.extend(judged);
         verdict
     }
 
@@ -235,16 +242,11 @@ impl Aggregator {
         }
     }
 
-    /// Whether the last [`Self::evaluate`] found a threshold on `name` (a metric or
-    /// `metric{tags}`) crossed; `None` before the first evaluation or when `name` has no
-    /// threshold (k6's `tainted`).
+    /// Whether a threshold on `name` (a metric or `metric{tags}`) was crossed when its
+    /// thresholds were last judged; `None` before that or when it has none (k6's
+    /// `tainted`).
     pub fn tainted(&self, name: &str) -> Option<bool> {
-        let crossed = self.last_crossed.as_ref()?;
-        self.thresholds
-            .thresholds
-            .iter()
-            .any(|t| t.metric == name)
-            .then(|| crossed.binary_search_by(|c| c.as_str().cmp(name)).is_ok())
+        self.tainted.get(name).copied()
     }
 
     /// The registry this aggregator reads.
@@ -335,6 +337,25 @@ mod tests {
     }
 
     const SECS2: Duration = Duration::from_secs(2);
+
+    #[test]
+    fn tainted_follows_the_last_pass_that_judged_the_metric() {
+        let mut agg = aggregator(json!({"iterations": ["count>1"], "checks": ["rate>0"]}));
+        assert_eq!(agg.tainted("iterations"), None);
+        agg.evaluate(SECS2, Pass::During);
+        // No samples yet: not judged during the run, as in k6.
+        assert_eq!(agg.tainted("iterations"), None);
+        agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
+        agg.evaluate(SECS2, Pass::During);
+        assert_eq!(agg.tainted("iterations"), Some(true));
+        assert_eq!(agg.tainted("checks"), None);
+        assert_eq!(agg.tainted("vus"), None);
+        agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
+        agg.evaluate(SECS2, Pass::Final);
+        assert_eq!(agg.tainted("iterations"), Some(false));
+        // The end judges empty metrics too (an empty Rate passes).
+        assert_eq!(agg.tainted("checks"), Some(false));
+    }
 
     #[test]
     fn percentile_thresholds_do_not_flip_within_histogram_precision() {
