@@ -174,8 +174,12 @@ impl Control {
         }
     }
 
+    /// k6's `running`: from the start of `setup()` to the end of `teardown()`.
     fn running(&self) -> bool {
-        self.phase.load(Ordering::Relaxed) == Phase::Running as u8
+        let phase = self.phase.load(Ordering::Relaxed);
+        [Phase::Setup, Phase::Running, Phase::Teardown]
+            .iter()
+            .any(|p| *p as u8 == phase)
     }
 
     fn external(&self) -> Option<&rk6_scheduler::ScenarioState> {
@@ -721,6 +725,22 @@ mod tests {
         assert!(c.patch(&patch(json!({"paused": true}))).is_err());
         c.patch(&patch(json!({"stopped": true}))).unwrap();
         assert_eq!(c.status()["data"]["attributes"]["stopped"], true);
+    }
+
+    #[test]
+    fn running_spans_setup_to_teardown_as_in_k6() {
+        let c = control(json!({"vus": 1}), true);
+        let running = |phase| {
+            c.set_phase(phase);
+            let attrs = c.status()["data"]["attributes"].clone();
+            assert_eq!(attrs["status"], phase as u8);
+            attrs["running"].as_bool().unwrap()
+        };
+        assert!(!running(Phase::PausedBeforeRun));
+        assert!(running(Phase::Setup));
+        assert!(running(Phase::Running));
+        assert!(running(Phase::Teardown));
+        assert!(!running(Phase::Ended));
     }
 
     #[test]

@@ -813,10 +813,10 @@ async fn execute_test(
         let _ = std::io::stdout().flush();
     }
     let initial = rk6_scheduler::initial_vu_ids(scenarios);
+    // As k6, the API shows the VUs the test starts with from the start (`vus-max`).
+    state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     if flow.paused {
-        // As k6, a paused test already shows the VUs it will start with (`vus-max`, and
-        // the `vus`/`vus_max` gauges in /v1/metrics).
-        state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
+        // And a paused test already has the `vus`/`vus_max` gauges in /v1/metrics.
         let _ = shared.samples.send(vus_samples(&state, &run_tags(&shared)));
         control.set_phase(Phase::PausedBeforeRun);
         control.wait_resumed().await;
