@@ -584,7 +584,8 @@ impl Report {
         if let Some(failure) = &outcome.failure {
             return failure.log(&logger);
         }
-        if verdict.failed {
+        // Stopped through the API, k6 ends with 103 and does not report crossed thresholds.
+        if verdict.failed && !outcome.api_stopped {
             // k6 names each crossed metric once, sorted.
             let mut crossed = verdict.crossed.clone();
             crossed.sort();
@@ -606,9 +607,9 @@ impl Report {
             logger.log(Level::Error, STOPPED_FROM_API, &[]);
         }
         match outcome.end {
+            RunEnd::Stopped if outcome.api_stopped => ExitCode::StoppedFromRestApi,
             _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
             RunEnd::Aborted => ExitCode::ScriptAborted,
-            RunEnd::Stopped if outcome.api_stopped => ExitCode::StoppedFromRestApi,
             RunEnd::Stopped => ExitCode::ExternalAbort,
             _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
             RunEnd::Finished => ExitCode::Success,
