@@ -136,6 +136,8 @@ fn spawn(k6: &Path, args: &[String], cwd: &Path) -> Child {
 
 const SCRIPT: &str = r#"
 import { check } from 'k6';
+import { Counter } from 'k6/metrics';
+const teardowns = new Counter('teardowns');
 export const options = {
   scenarios: {
     si: { executor: 'shared-iterations', vus: 4, iterations: 31 },
@@ -154,7 +156,7 @@ export function setup() { console.log('SETUP RAN'); return { token: 'from-setup'
 export default function (data) {
   check(data, { 'got the setup data': (d) => d && d.token === 'from-setup' && d.n === 3 });
 }
-export function teardown(data) { console.log(`TEARDOWN RAN ${data.token}`); }
+export function teardown(data) { teardowns.add(1); console.log(`TEARDOWN RAN ${data.token}`); }
 "#;
 
 /// Iterations per scenario of the whole test in one process, as k6 1.1.0 ran it
@@ -317,6 +319,13 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
             );
         }
     }
+    // The teardown run through the API while lingering counts in that runner's summary.
+    assert_eq!(
+        exports[0]["metrics"]["teardowns"]["count"], 1,
+        "{}",
+        exports[0]
+    );
+    assert_eq!(sum("teardowns", "count"), 1.0);
     // Every iteration of every runner got the data set through PUT /v1/setup.
     let iterations = sum("iterations", "count");
     assert_eq!(sum("checks", "passes"), iterations);
