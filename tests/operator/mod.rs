@@ -446,3 +446,35 @@ fn a_throwing_setup_answers_k6s_error_and_a_stop_while_paused_exits_103() {
         "{out:?}"
     );
 }
+
+#[test]
+fn a_paused_runner_judges_rates_from_its_start_not_from_its_launch() {
+    // Runners wait paused until every pod is up; counters' rates (in thresholds judged
+    // during the run, with abortOnFail) divide by the run time since the start, as k6's.
+    let dir = Dir::new("operator-paused-rate");
+    let k6 = k6_binary(&dir);
+    let script = dir.write(
+        "rate.js",
+        "export const options = { scenarios: { car: { executor: 'constant-arrival-rate', rate: 10, duration: '3s', preAllocatedVUs: 2 } },\n  thresholds: { iterations: [{ threshold: 'rate>6', abortOnFail: true }] } };\nexport default function () {}\n",
+    );
+    let address = format!("127.0.0.1:{}", free_port());
+    let args = vec![
+        "run".to_string(),
+        "--quiet".into(),
+        "--paused".into(),
+        format!("--address={address}"),
+        script.to_str().unwrap().into(),
+    ];
+    let mut child = spawn(&k6, &args, &dir.0);
+    wait_ready(&address, &mut child);
+    std::thread::sleep(Duration::from_millis(2500));
+    let start = r#"{"data":{"attributes":{"paused":false},"id":"default","type":"status"}}"#;
+    assert_eq!(api(&address, "PATCH", "/v1/status", Some(start)).0, 200);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("iterations"),
+        "{out:?}"
+    );
+}

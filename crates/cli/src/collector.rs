@@ -56,13 +56,29 @@ const BATCH_BACKLOG: usize = 512;
 /// The aggregator while the metrics thread feeds it, readable by the REST API's
 /// `/v1/metrics` and `/v1/groups` (as k6's metrics lock); empty once the test has ended and
 /// the summary took it. Locked once per batch, not per sample.
-#[derive(Clone, Default)]
-pub struct LiveMetrics(Arc<Mutex<Option<Aggregator>>>);
+#[derive(Clone)]
+pub struct LiveMetrics {
+    aggregator: Arc<Mutex<Option<Aggregator>>>,
+    /// The start of the test run, the divisor of counters' rates in threshold passes.
+    started: Arc<Mutex<Instant>>,
+}
 
 impl LiveMetrics {
     /// Locks the aggregator (`None` after the end of the test).
     pub fn lock(&self) -> MutexGuard<'_, Option<Aggregator>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.aggregator.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the start of the test run (a `--paused` test starts when it is resumed).
+    pub fn set_started(&self, at: Instant) {
+        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = at;
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
     }
 }
 
@@ -85,12 +101,15 @@ impl Collector {
         // workers' lag probe then reports the generator as saturated) instead of memory
         // growing for as long as the test runs.
         let (tx, rx) = sync_channel(BATCH_BACKLOG);
-        let live = LiveMetrics(Arc::new(Mutex::new(Some(aggregator))));
+        let live = LiveMetrics {
+            aggregator: Arc::new(Mutex::new(Some(aggregator))),
+            started: Arc::new(Mutex::new(started)),
+        };
         let thread = {
             let live = live.clone();
             std::thread::Builder::new()
                 .name("rk6-metrics".into())
-                .spawn(move || collect(live, outputs, rx, started, abort))
+                .spawn(move || collect(live, outputs, rx, abort))
                 .expect("spawn metrics thread")
         };
         Collector { tx, thread, live }
@@ -119,7 +138,6 @@ fn collect(
     live: LiveMetrics,
     mut outputs: Vec<Box<dyn Output>>,
     rx: Receiver<Vec<Sample>>,
-    started: Instant,
     abort: CancellationToken,
 ) -> Collected {
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
@@ -156,8 +174,9 @@ fn collect(
         }
         if now >= next_eval {
             next_eval += THRESHOLD_PERIOD;
+            let elapsed = live.elapsed();
             let verdict = match live.lock().as_mut() {
-                Some(agg) => agg.evaluate(started.elapsed(), Pass::During),
+                Some(agg) => agg.evaluate(elapsed, Pass::During),
                 None => break,
             };
             if verdict.abort && !aborted {

@@ -738,7 +738,7 @@ async fn execute(
     let control = Control::new(state.clone(), stop.clone(), flow.paused);
     control.attach(Hooks {
         shared: shared.clone(),
-        metrics: live,
+        metrics: live.clone(),
         timeouts,
     });
     let mut serving = false;
@@ -777,6 +777,7 @@ async fn execute(
         started,
         (&state, &stop, &control),
         (&signal, &signalled),
+        &live,
     )
     .await;
     // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
@@ -800,6 +801,7 @@ async fn execute_test(
     started: Instant,
     (state, stop, control): (&Arc<ExecutionState>, &CancellationToken, &Arc<Control>),
     (signal, signalled): (&Arc<OnceLock<&'static str>>, &CancellationToken),
+    live: &LiveMetrics,
 ) -> Result<Outcome, RunError> {
     let timeouts = flow.timeouts;
     let share = shared.vu_stripe.share();
@@ -841,8 +843,14 @@ async fn execute_test(
         }
     }
     // The test run's time starts now, as k6's: a wait for the start is not part of it
-    // (the progress clock, the summary's duration and its counters' rates).
-    let started = if flow.paused { Instant::now() } else { started };
+    // (the progress clock, the summary's duration, counters' rates in thresholds).
+    let started = if flow.paused {
+        let now = Instant::now();
+        live.set_started(now);
+        now
+    } else {
+        started
+    };
     control.set_phase(Phase::Setup);
     let setup_data = if flow.no_setup {
         // The data set through the API (`PUT /v1/setup`, k6-operator's setup-once flow).
