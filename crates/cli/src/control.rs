@@ -614,24 +614,12 @@ async fn handle(req: Request<Incoming>, control: &Control) -> Response<Full<Byte
     }
 }
 
-/// A path with its `%XX` escapes decoded (a sub-metric id holds `{`, `:` and `}`).
+/// A path with its `%XX` escapes decoded, as Go's mux matches it (a sub-metric id holds
+/// `{`, `:` and `}`).
 fn percent_decode(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(path)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 fn answer(kind: Kind, result: Result<Value, ApiError>) -> Response<Full<Bytes>> {
@@ -725,6 +713,14 @@ mod tests {
         assert!(c.patch(&patch(json!({"paused": true}))).is_err());
         c.patch(&patch(json!({"stopped": true}))).unwrap();
         assert_eq!(c.status()["data"]["attributes"]["stopped"], true);
+    }
+
+    #[test]
+    fn sub_metric_ids_are_matched_decoded() {
+        assert_eq!(
+            percent_decode("/v1/metrics/http_req_duration%7Bstatus:200%7D"),
+            "/v1/metrics/http_req_duration{status:200}"
+        );
     }
 
     #[test]
