@@ -8,6 +8,7 @@ mod lifecycle;
 mod modules;
 mod net_rules;
 mod options;
+mod rest_api;
 mod verdicts;
 mod wire;
 

@@ -222,8 +222,25 @@ impl Control {
     }
 
     /// Applies a `PATCH /v1/status` document as k6 does: `stopped` first (and alone), then
-    /// `paused`, then the VUs of an externally-controlled scenario.
-    pub fn patch(&self, doc: &Value) -> Result<(), ApiError> {
+    /// `paused`, then the VUs of an externally-controlled scenario. Answers the status as it
+    /// is the moment the change is made, before a resumed or stopped run moves on (k6's
+    /// answer to the starter is status 4 with `paused: false`).
+    pub fn patch(&self, doc: &Value) -> Result<Value, ApiError> {
+        let mut wake = Wake::None;
+        let result = self.apply(doc, &mut wake);
+        let mut status = self.status();
+        match wake {
+            Wake::None => {}
+            Wake::Resume => self.resumed.notify_waiters(),
+            Wake::Stop => {
+                status["data"]["attributes"]["stopped"] = json!(true);
+                self.stop.cancel();
+            }
+        }
+        result.map(|()| status)
+    }
+
+    fn apply(&self, doc: &Value, wake: &mut Wake) -> Result<(), ApiError> {
         let invalid =
             |detail: String| ApiError::new(StatusCode::BAD_REQUEST, "Invalid data", detail);
         let empty = serde_json::Map::new();
@@ -257,7 +274,7 @@ impl Control {
         let paused = boolean("paused")?;
         if boolean("stopped")? == Some(true) {
             self.stopped_by_api.store(true, Ordering::Relaxed);
-            self.stop.cancel();
+            *wake = Wake::Stop;
             return Ok(());
         }
         if let Some(p) = paused {
@@ -281,7 +298,7 @@ impl Control {
             }
             self.state.paused.store(p, Ordering::Relaxed);
             if !p {
-                self.resumed.notify_waiters();
+                *wake = Wake::Resume;
             }
         }
         if vus.is_some() || vus_max.is_some() {
@@ -455,6 +472,13 @@ impl Control {
     }
 }
 
+/// What a status change wakes once its answer is taken.
+enum Wake {
+    None,
+    Resume,
+    Stop,
+}
+
 #[derive(Clone, Copy)]
 enum Which {
     Setup,
@@ -559,7 +583,7 @@ async fn handle(req: Request<Incoming>, control: &Control) -> Response<Full<Byte
                     }
                 };
                 match control.patch(&doc) {
-                    Ok(()) => reply(StatusCode::OK, Kind::Status, &control.status()),
+                    Ok(status) => reply(StatusCode::OK, Kind::Status, &status),
                     Err(e) => error(Kind::Status, &e),
                 }
             }

@@ -163,7 +163,9 @@ impl Aggregator {
                     self.groups.add_check(group, check, s.value != 0.0);
                     self.checks.add(group, check, s.value != 0.0);
                 }
-            } else if new_tags && !group.is_empty() {
+            } else if s.metric == builtin::GROUP_DURATION && !group.is_empty() {
+                // As k6, a group exists once a `group()` call ended (or a check ran in it):
+                // setup's and teardown's own samples (`::setup`, `::teardown`) make none.
                 // A map hit borrows the &str; only a new group allocates.
                 self.groups.see(group);
             }
@@ -339,6 +341,21 @@ mod tests {
     const SECS2: Duration = Duration::from_secs(2);
 
     #[test]
+    fn groups_come_from_group_calls_and_checks_only() {
+        let mut agg = aggregator(json!(null));
+        agg.add(&[
+            sample(builtin::ITERATIONS, 1.0, &[("group", "::teardown")]),
+            sample(builtin::HTTP_REQS, 1.0, &[("group", "::setup")]),
+            sample(builtin::GROUP_DURATION, 1.0, &[("group", "::setup::sg")]),
+            sample(builtin::CHECKS, 1.0, &[("group", "::c"), ("check", "ok")]),
+        ]);
+        let root = agg.summary(SECS2, &stats()).root_group;
+        let paths: Vec<&str> = root.groups.iter().map(|g| g.path.as_str()).collect();
+        assert_eq!(paths, ["::setup", "::c"]);
+        assert_eq!(root.groups[0].groups[0].path, "::setup::sg");
+    }
+
+    #[test]
     fn tainted_follows_the_last_pass_that_judged_the_metric() {
         let mut agg = aggregator(json!({"iterations": ["count>1"], "checks": ["rate>0"]}));
         assert_eq!(agg.tainted("iterations"), None);
@@ -504,6 +521,7 @@ mod tests {
         let c = builtin::CHECKS;
         agg.add(&[
             sample(builtin::HTTP_REQS, 1.0, &[("group", "::g2")]),
+            sample(builtin::GROUP_DURATION, 2.0, &[("group", "::g2")]),
             sample(c, 1.0, &[("group", ""), ("check", "status is 200")]),
             sample(c, 0.0, &[("group", ""), ("check", "status is 200")]),
             sample(c, 1.0, &[("group", "::g1"), ("check", "ok")]),
