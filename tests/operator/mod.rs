@@ -293,6 +293,8 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(0), "{address}: {err}");
+        // The signal only ends the lingering, silently (k6 says nothing either).
+        assert!(!err.contains("Stopping the test"), "{address}: {err}");
         stderr.push_str(&err);
         exports.push(json(&std::fs::read_to_string(&export).unwrap()));
     }

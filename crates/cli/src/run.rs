@@ -728,11 +728,13 @@ async fn execute(
     // lets teardown finish; every case ends with exit 105.
     let signal: Arc<std::sync::OnceLock<&'static str>> = Arc::default();
     let signalled = CancellationToken::new();
+    let lingering = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signals = tokio::spawn(watch_signals(
         stop.clone(),
         signalled.clone(),
         signal.clone(),
         logger.to_owned(),
+        lingering.clone(),
     ));
     let _stop_watching = AbortOnDrop(signals);
     let control = Control::new(state.clone(), stop.clone(), flow.paused);
@@ -783,6 +785,7 @@ async fn execute(
     // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
     // a signal; the summary comes after, so a teardown run through the API counts in it.
     if flow.linger && serving && !signalled.is_cancelled() {
+        lingering.store(true, Ordering::Relaxed);
         signalled.cancelled().await;
     }
     result
@@ -1176,6 +1179,8 @@ async fn watch_signals(
     signalled: CancellationToken,
     received: Arc<std::sync::OnceLock<&'static str>>,
     logger: Logger,
+    // After the test (`--linger`) a signal only ends the wait, silently as in k6.
+    lingering: Arc<std::sync::atomic::AtomicBool>,
 ) {
     #[cfg(unix)]
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -1194,11 +1199,13 @@ async fn watch_signals(
     };
     let name = next.await;
     let _ = received.set(name);
-    logger.log(
-        Level::Warning,
-        "Stopping the test (press Ctrl+C again to stop at once)",
-        &[],
-    );
+    if !lingering.load(Ordering::Relaxed) {
+        logger.log(
+            Level::Warning,
+            "Stopping the test (press Ctrl+C again to stop at once)",
+            &[],
+        );
+    }
     signalled.cancel();
     stop.cancel();
     #[cfg(unix)]
