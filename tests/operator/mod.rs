@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::free_port;
+use crate::support::{free_port, KillOnPanic};
 use crate::Dir;
 
 /// One HTTP/1.1 request to the API: (status code, headers in lower case, body).
@@ -221,6 +221,7 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
         let args = runner_args(i, total, &arguments, script, &address);
         runners.push((address, spawn(&k6, &args, &dir.0), export));
     }
+    let _reaper = KillOnPanic(runners.iter().map(|(_, c, _)| c.id()).collect());
     for (address, child, _) in &mut runners {
         wait_ready(address, child);
         let (_, _, body) = api(address, "GET", "/v1/status", None);
@@ -345,6 +346,7 @@ fn a_throwing_setup_answers_k6s_error_and_a_stop_while_paused_exits_103() {
     let address = format!("127.0.0.1:{}", free_port());
     let args = runner_args(1, 1, &[], script.to_str().unwrap(), &address);
     let mut child = spawn(&k6, &args, &dir.0);
+    let _reaper = KillOnPanic(vec![child.id()]);
     wait_ready(&address, &mut child);
     // Paused before the start, the documents k6 1.1.0 answers for the same script.
     for (path, content_type, want) in [
@@ -468,6 +470,7 @@ fn a_paused_runner_judges_rates_from_its_start_not_from_its_launch() {
         script.to_str().unwrap().into(),
     ];
     let mut child = spawn(&k6, &args, &dir.0);
+    let _reaper = KillOnPanic(vec![child.id()]);
     wait_ready(&address, &mut child);
     std::thread::sleep(Duration::from_millis(2500));
     let start = r#"{"data":{"attributes":{"paused":false},"id":"default","type":"status"}}"#;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::k6;
-use crate::support::free_port;
+use crate::support::{free_port, KillOnPanic};
 use crate::Dir;
 
 const SCRIPT: &str = r#"
@@ -139,6 +139,7 @@ fn rest_api_answers_as_k6_in_every_state() {
     let rk6_addr = format!("127.0.0.1:{}", free_port());
     let mut k6_child = spawn(&k6_bin, &script, &k6_addr, &dir);
     let mut rk6_child = spawn(env!("CARGO_BIN_EXE_rk6"), &script, &rk6_addr, &dir);
+    let _reaper = KillOnPanic(vec![k6_child.id(), rk6_child.id()]);
     wait_for(&k6_addr, 4);
     wait_for(&rk6_addr, 4);
     // The paused gauges reach each engine's metrics a little after its API is up.
