@@ -8,6 +8,26 @@ use serde_json::{json, Map, Value};
 /// The trend statistics k6's API reports, in its (alphabetical) order.
 pub const TREND_STATS: [&str; 6] = ["avg", "max", "med", "min", "p(90)", "p(95)"];
 
+/// Compact JSON text as Go's `json.Marshal` writes it: `<`, `>`, `&`, U+2028 and U+2029
+/// escaped (they can only occur inside strings, so the text is safe to rewrite).
+pub fn go_escape(text: String) -> String {
+    if !text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A number as Go's `encoding/json` writes a float64: integral values without a fraction
 /// (`0`, not `0.0`), so the documents read the same as k6's.
 pub fn go_number(v: f64) -> Value {
@@ -84,14 +104,46 @@ fn push_group(g: &GroupSummary, parent: Option<&str>, out: &mut Vec<Value>) {
     }
 }
 
-/// The setupData document: `attributes` holds `data` only when some was set (`null`
-/// included), as k6's.
-pub fn setup_document(data: Option<&str>) -> Value {
-    let attributes = match data.map(serde_json::from_str::<Value>) {
-        Some(Ok(v)) => json!({ "data": v }),
-        _ => json!({}),
+/// The setupData document's text: `attributes` holds `data` only when some was set (`null`
+/// included), as k6's; `data` is the JSON text as set, number forms included.
+pub fn setup_document(data: Option<&str>) -> String {
+    let attributes = match data {
+        Some(d) => format!(r#"{{"data":{d}}}"#),
+        None => "{}".to_owned(),
     };
-    json!({"data": {"type": "setupData", "id": "default", "attributes": attributes}})
+    format!(r#"{{"data":{{"type":"setupData","id":"default","attributes":{attributes}}}}}"#)
+}
+
+/// Valid JSON text without the whitespace between its tokens, as Go compacts a raw
+/// message: strings and number forms stay as written (`2.5e-3` is not `0.0025`).
+pub fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_ascii_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// JSON text with every object's keys sorted (unparsable text unchanged).
+pub fn sorted_json(text: &str) -> String {
+    serde_json::from_str::<Value>(text)
+        .map(|v| sort_keys(v).to_string())
+        .unwrap_or_else(|_| text.to_owned())
 }
 
 /// Sorts every object's keys, as k6's setup data comes out of a Go map.
@@ -156,6 +208,15 @@ mod tests {
     }
 
     #[test]
+    fn documents_escape_html_characters_as_go() {
+        // Recorded from k6 1.1.0 (PUT /v1/setup with {"a":"<x>&\u2028"}).
+        assert_eq!(
+            go_escape(setup_document(Some("{\"a\":\"<x>&\u{2028}\"}"))),
+            r#"{"data":{"type":"setupData","id":"default","attributes":{"data":{"a":"\u003cx\u003e\u0026\u2028"}}}}"#
+        );
+    }
+
+    #[test]
     fn groups_are_listed_root_first_with_relationships() {
         let root = GroupSummary {
             name: String::new(),
@@ -187,12 +248,16 @@ mod tests {
     #[test]
     fn setup_documents_tell_no_data_from_null() {
         assert_eq!(
-            setup_document(None).to_string(),
+            setup_document(None),
             r#"{"data":{"type":"setupData","id":"default","attributes":{}}}"#
         );
         assert_eq!(
-            setup_document(Some("null")).to_string(),
+            setup_document(Some("null")),
             r#"{"data":{"type":"setupData","id":"default","attributes":{"data":null}}}"#
+        );
+        assert_eq!(
+            compact("{ \"a\" : [1, 2.5e-3],\n \"s\": \"x \\\" y\" }"),
+            r#"{"a":[1,2.5e-3],"s":"x \" y"}"#
         );
         let sorted =
             sort_keys(serde_json::from_str(r#"{"token":"abc","n":{"b":1,"a":2}}"#).unwrap());

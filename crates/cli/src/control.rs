@@ -217,8 +217,15 @@ impl Control {
             "vus-max": vus_max,
             "stopped": self.stop.is_cancelled(),
             "running": self.running(),
-            "tainted": false,
+            "tainted": self.tainted(),
         }}})
+    }
+
+    /// k6's test-wide `tainted`: some threshold was crossed when last judged.
+    fn tainted(&self) -> bool {
+        self.hooks
+            .get()
+            .is_some_and(|h| h.metrics.lock().as_ref().is_some_and(|a| a.any_tainted()))
     }
 
     /// Applies a `PATCH /v1/status` document as k6 does: `stopped` first (and alone), then
@@ -329,19 +336,18 @@ impl Control {
         Ok(())
     }
 
-    /// `PUT /v1/setup`: the raw body is the data (an empty body clears it).
-    pub fn put_setup(&self, body: &[u8]) -> Result<Value, ApiError> {
+    /// `PUT /v1/setup`: the raw body is the data (an empty body clears it), kept as
+    /// written, as k6 keeps it.
+    pub fn put_setup(&self, body: &[u8]) -> Result<String, ApiError> {
         let data = if body.is_empty() {
             None
         } else {
-            let v: Value = serde_json::from_slice(body).map_err(|e| {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "Error parsing request body",
-                    e.to_string(),
-                )
-            })?;
-            Some(v.to_string())
+            let parse_error =
+                |e: String| ApiError::new(StatusCode::BAD_REQUEST, "Error parsing request body", e);
+            serde_json::from_slice::<serde::de::IgnoredAny>(body)
+                .map_err(|e| parse_error(e.to_string()))?;
+            let text = std::str::from_utf8(body).map_err(|e| parse_error(e.to_string()))?;
+            Some(api_documents::compact(text))
         };
         self.set_setup_data(data);
         Ok(api_documents::setup_document(self.setup_data().as_deref()))
@@ -349,12 +355,9 @@ impl Control {
 
     /// `POST /v1/setup`: runs `setup()` on a VU of its own (even with `--no-setup`, as
     /// k6), keeps what it returns as the setup data and answers it.
-    async fn run_setup(&self) -> Result<Value, ApiError> {
+    async fn run_setup(&self) -> Result<String, ApiError> {
         let data = self.lifecycle(Which::Setup).await?;
-        let data = data
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .map(|v| api_documents::sort_keys(v).to_string());
-        self.set_setup_data(data);
+        self.set_setup_data(data.as_deref().map(api_documents::sorted_json));
         Ok(api_documents::setup_document(self.setup_data().as_deref()))
     }
 
@@ -590,19 +593,19 @@ async fn handle(req: Request<Incoming>, control: &Control) -> Response<Full<Byte
             _ => empty(StatusCode::METHOD_NOT_ALLOWED),
         },
         "/v1/setup" => match method {
-            Method::GET => reply(
+            Method::GET => reply_text(
                 StatusCode::OK,
                 Kind::Setup,
-                &api_documents::setup_document(control.setup_data().as_deref()),
+                api_documents::setup_document(control.setup_data().as_deref()),
             ),
             Method::PUT => match body(req).await {
-                Ok(b) => answer(Kind::Setup, control.put_setup(&b)),
+                Ok(b) => answer_text(Kind::Setup, control.put_setup(&b)),
                 Err(e) => error(
                     Kind::Sniffed,
                     &ApiError::new(StatusCode::BAD_REQUEST, "Error reading request body", e),
                 ),
             },
-            Method::POST => answer(Kind::Setup, control.run_setup().await),
+            Method::POST => answer_text(Kind::Setup, control.run_setup().await),
             _ => empty(StatusCode::METHOD_NOT_ALLOWED),
         },
         "/v1/teardown" => match method {
@@ -647,8 +650,12 @@ fn percent_decode(path: &str) -> String {
 }
 
 fn answer(kind: Kind, result: Result<Value, ApiError>) -> Response<Full<Bytes>> {
+    answer_text(kind, result.map(|doc| doc.to_string()))
+}
+
+fn answer_text(kind: Kind, result: Result<String, ApiError>) -> Response<Full<Bytes>> {
     match result {
-        Ok(doc) => reply(StatusCode::OK, kind, &doc),
+        Ok(doc) => reply_text(StatusCode::OK, kind, doc),
         // The setup handlers' errors go out before their content type is set.
         Err(e) => error(
             if matches!(kind, Kind::Status) {
@@ -668,7 +675,12 @@ fn empty(status: StatusCode) -> Response<Full<Bytes>> {
 }
 
 fn reply(status: StatusCode, kind: Kind, body: &Value) -> Response<Full<Bytes>> {
-    let mut res = Response::new(Full::new(Bytes::from(body.to_string())));
+    reply_text(status, kind, body.to_string())
+}
+
+/// Answers a document's JSON text, escaped as Go writes it.
+fn reply_text(status: StatusCode, kind: Kind, body: String) -> Response<Full<Bytes>> {
+    let mut res = Response::new(Full::new(Bytes::from(api_documents::go_escape(body))));
     *res.status_mut() = status;
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(kind.content_type()));

@@ -888,7 +888,9 @@ async fn execute_test(
             ));
         };
         match setup {
-            Ok(Ok(d)) => d,
+            // As k6's, the data comes out of setup() with its objects' keys sorted (it goes
+            // through a Go map there): what iterations, teardown and the API see.
+            Ok(Ok(d)) => d.as_deref().map(crate::api_documents::sorted_json),
             Ok(Err(e)) => {
                 control.set_phase(Phase::Ended);
                 return Ok(failed(RunError::of_script(&e), Some(shared.clone())));

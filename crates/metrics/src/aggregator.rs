@@ -251,6 +251,11 @@ impl Aggregator {
         self.tainted.get(name).copied()
     }
 
+    /// Whether some metric is tainted (k6's test-wide `tainted`).
+    pub fn any_tainted(&self) -> bool {
+        self.tainted.values().any(|t| *t)
+    }
+
     /// The registry this aggregator reads.
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
@@ -365,6 +370,7 @@ mod tests {
         agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
         agg.evaluate(SECS2, Pass::During);
         assert_eq!(agg.tainted("iterations"), Some(true));
+        assert!(agg.any_tainted());
         assert_eq!(agg.tainted("checks"), None);
         assert_eq!(agg.tainted("vus"), None);
         agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
