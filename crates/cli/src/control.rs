@@ -449,12 +449,10 @@ impl Control {
 
     /// `GET /v1/groups` or, with an id, `GET /v1/groups/{id}`.
     fn groups(&self, id: Option<&str>) -> Result<Value, ApiError> {
-        let root = self.hooks.get().and_then(|h| {
-            h.metrics
-                .lock()
-                .as_ref()
-                .map(|a| a.summary(Duration::ZERO, &[]).root_group)
-        });
+        let root = self
+            .hooks
+            .get()
+            .and_then(|h| h.metrics.lock().as_ref().map(|a| a.root_group()));
         let list = root
             .map(|r| api_documents::group_resources(&r))
             .unwrap_or_default();

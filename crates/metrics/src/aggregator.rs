@@ -13,7 +13,7 @@ use crate::sample::Sample;
 use crate::sections::{CheckList, SectionSinks};
 use crate::sink::Sink;
 use crate::stat::Stat;
-use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
+use crate::summary::{GroupSummary, MetricSummary, SummaryData, ThresholdResult};
 use crate::tags::TagSet;
 use crate::threshold::{Pass, Target, ThresholdSet};
 
@@ -249,6 +249,11 @@ impl Aggregator {
     /// `tainted`).
     pub fn tainted(&self, name: &str) -> Option<bool> {
         self.tainted.get(name).copied()
+    }
+
+    /// The group tree with its checks so far (the summary's `root_group`).
+    pub fn root_group(&self) -> GroupSummary {
+        self.groups.summary()
     }
 
     /// Whether some metric is tainted (k6's test-wide `tainted`).
