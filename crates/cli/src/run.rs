@@ -407,7 +407,7 @@ fn execute_and_report(args: &RunArgs, plan: Plan, logger: Logger) -> Result<Exit
         no_teardown: options.no_teardown.unwrap_or(false)
             || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
-        linger: args.linger || env_true("K6_LINGER"),
+        linger: crate::options::linger(args, |k| std::env::var(k).ok()),
     };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -698,12 +698,6 @@ struct Flow {
     timeouts: LifecycleTimeouts,
     /// `--linger`: keep the API up after the test until a signal.
     linger: bool,
-}
-
-/// A boolean environment variable as Go's `strconv.ParseBool` reads it (true forms only).
-fn env_true(key: &str) -> bool {
-    std::env::var(key)
-        .is_ok_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"))
 }
 
 /// The banner, setup, the scenarios and teardown; an error stops the run before the
