@@ -19,11 +19,16 @@ fn api(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, Str
     let mut s = TcpStream::connect(address).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let body = body.unwrap_or("");
-    // As the operator's curl (`-H 'Content-Type: application/json'`); its Go client
-    // (setup, teardown) sends none, which the API must not need.
+    // The operator's curl calls (PATCH) send `Content-Type: application/json`; its Go
+    // client (setup, teardown) sends none, which the API must not need.
+    let content_type = if method == "PATCH" {
+        "Content-Type: application/json\r\n"
+    } else {
+        ""
+    };
     write!(
         s,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{content_type}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -217,7 +222,13 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
         let address = format!("127.0.0.1:{}", free_port());
         let export = dir.path(&format!("summary-{i}.json"));
         // `spec.arguments`, placed before the script as the operator does.
-        let arguments = vec![format!("--summary-export={}", export.display())];
+        let arguments = vec![
+            format!("--summary-export={}", export.display()),
+            format!(
+                "--out=json={}",
+                dir.path(&format!("out-{i}.json")).display()
+            ),
+        ];
         let args = runner_args(i, total, &arguments, script, &address);
         runners.push((address, spawn(&k6, &args, &dir.0), export));
     }
@@ -329,6 +340,25 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
         exports[0]
     );
     assert_eq!(sum("teardowns", "count"), 1.0);
+    // Every sample of runner i, the engine's own included, says which runner and test run
+    // it comes from.
+    for i in 1..=total {
+        let text = std::fs::read_to_string(dir.path(&format!("out-{i}.json"))).unwrap();
+        let points: Vec<Value> = text
+            .lines()
+            .map(json)
+            .filter(|l| l["type"] == "Point")
+            .collect();
+        assert!(
+            points.iter().any(|p| p["metric"] == "vus_max"),
+            "runner {i}"
+        );
+        for p in &points {
+            let tags = &p["data"]["tags"];
+            assert_eq!(tags["instance_id"], i.to_string(), "{p}");
+            assert_eq!(tags["testrun_name"], "k6-sample", "{p}");
+        }
+    }
     // Every iteration of every runner got the data set through PUT /v1/setup.
     let iterations = sum("iterations", "count");
     assert_eq!(sum("checks", "passes"), iterations);
