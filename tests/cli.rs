@@ -20,6 +20,7 @@ pub(crate) mod module_loading;
 mod modules;
 mod net_options;
 mod opentelemetry;
+mod operator;
 pub(crate) mod parity;
 mod prometheus;
 mod report;

@@ -10,6 +10,7 @@ mod modules;
 mod net_rules;
 mod opentelemetry;
 mod options;
+mod rest_api;
 mod verdicts;
 mod wire;
 

@@ -350,11 +350,15 @@ export default function () { console.log(`vu ${exec.vu.idInTest}`); sleep(0.05);
     );
     rk6(&["scale", "-a", &address, "-u", "2"], &dir.0).assert_code(0);
     std::thread::sleep(std::time::Duration::from_millis(600));
-    // Stopping through the API ends the test like a signal does.
+    // Stopping through the API ends the test gracefully with k6's own code for it (103).
     patch_status(&address, r#"{"data":{"attributes":{"stopped":true}}}"#);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(105), "{stderr}");
+    assert_eq!(out.status.code(), Some(103), "{stderr}");
+    assert!(
+        stderr.contains(r#"level=error msg="test run stopped from REST API""#),
+        "{stderr}"
+    );
     let export: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     assert!(count(&export, "iterations") >= 4.0, "{export}");

@@ -45,6 +45,22 @@ pub fn closed_addr() -> SocketAddr {
     l.local_addr().expect("local address")
 }
 
+/// Kills the processes it names when the test panics before it waited for them, so a
+/// failing test leaves no paused or lingering `rk6 run` behind.
+pub struct KillOnPanic(pub Vec<u32>);
+
+impl Drop for KillOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for pid in &self.0 {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+    }
+}
+
 /// A free port on 127.0.0.1, for a server the test starts as another process.
 pub fn free_port() -> u16 {
     closed_addr().port()

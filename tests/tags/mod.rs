@@ -224,3 +224,41 @@ export default function () {
     assert_eq!(metric(&export, "checks")["fails"], 0, "{export}");
     assert_eq!(metric(&export, "checks")["passes"], 9, "{export}");
 }
+
+#[test]
+fn run_tags_reach_the_engine_s_own_samples() {
+    // k6-operator tells its runners apart by `--tag instance_id=N --tag testrun_name=…`:
+    // the engine's gauges and dropped iterations must carry them as the VUs' samples do.
+    let dir = Dir::new("run-tags-engine");
+    let script = r#"
+import { sleep } from 'k6';
+export const options = { scenarios: {
+  car: { executor: 'constant-arrival-rate', rate: 20, duration: '1200ms', preAllocatedVUs: 1, maxVUs: 1 },
+} };
+export default function () { sleep(0.2); }
+"#;
+    let (run, _) = run_export(
+        &dir,
+        script,
+        &[
+            "--tag",
+            "instance_id=2",
+            "--tag",
+            "testrun_name=k6-sample",
+            "-o",
+            "json=out.json",
+        ],
+    );
+    run.assert_code(0);
+    let points = points(&dir, "out.json");
+    let expected = json!({"instance_id": "2", "testrun_name": "k6-sample"});
+    for m in ["vus", "vus_max", "dropped_iterations", "iterations"] {
+        assert_tags(&points, m, None, expected.clone());
+    }
+    assert_tags(
+        &points,
+        "dropped_iterations",
+        None,
+        json!({"scenario": "car"}),
+    );
+}

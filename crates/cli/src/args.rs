@@ -171,6 +171,10 @@ pub struct RunArgs {
     /// Start paused; `rk6 resume` (or PATCH /v1/status) starts the scenarios.
     #[arg(short = 'p', long = "paused")]
     pub paused: bool,
+    /// Keep the REST API up after the test until SIGINT/SIGTERM (env K6_LINGER); the
+    /// summary comes then, so a teardown through the API still counts in it.
+    #[arg(short = 'l', long = "linger")]
+    pub linger: bool,
     /// The part of the test this instance runs, e.g. 0:1/3 (see --execution-segment-sequence).
     #[arg(long = "execution-segment", value_name = "SEGMENT")]
     pub execution_segment: Option<String>,

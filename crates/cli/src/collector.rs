@@ -6,6 +6,7 @@
 //! checks and threshold verdicts) before closing them.
 
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -53,10 +54,40 @@ pub fn finish_outputs(
 /// 1024 samples): enough to ride out a slow write, bounded so memory stays flat.
 const BATCH_BACKLOG: usize = 512;
 
+/// The aggregator while the metrics thread feeds it, readable by the REST API's
+/// `/v1/metrics` and `/v1/groups` (as k6's metrics lock); empty once the test has ended and
+/// the summary took it. Locked once per batch, not per sample.
+#[derive(Clone)]
+pub struct LiveMetrics {
+    aggregator: Arc<Mutex<Option<Aggregator>>>,
+    /// The start of the test run, the divisor of counters' rates in threshold passes.
+    started: Arc<Mutex<Instant>>,
+}
+
+impl LiveMetrics {
+    /// Locks the aggregator (`None` after the end of the test).
+    pub fn lock(&self) -> MutexGuard<'_, Option<Aggregator>> {
+        self.aggregator.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the start of the test run (a `--paused` test starts when it is resumed).
+    pub fn set_started(&self, at: Instant) {
+        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = at;
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+    }
+}
+
 /// Handle to the running metrics thread.
 pub struct Collector {
     tx: SyncSender<Vec<Sample>>,
     thread: JoinHandle<Collected>,
+    live: LiveMetrics,
 }
 
 impl Collector {
@@ -71,11 +102,23 @@ impl Collector {
         // workers' lag probe then reports the generator as saturated) instead of memory
         // growing for as long as the test runs.
         let (tx, rx) = sync_channel(BATCH_BACKLOG);
-        let thread = std::thread::Builder::new()
-            .name("rk6-metrics".into())
-            .spawn(move || collect(aggregator, outputs, rx, started, abort))
-            .expect("spawn metrics thread");
-        Collector { tx, thread }
+        let live = LiveMetrics {
+            aggregator: Arc::new(Mutex::new(Some(aggregator))),
+            started: Arc::new(Mutex::new(started)),
+        };
+        let thread = {
+            let live = live.clone();
+            std::thread::Builder::new()
+                .name("rk6-metrics".into())
+                .spawn(move || collect(live, outputs, rx, abort))
+                .expect("spawn metrics thread")
+        };
+        Collector { tx, thread, live }
+    }
+
+    /// The aggregator as the REST API reads it during the run.
+    pub fn live(&self) -> LiveMetrics {
+        self.live.clone()
     }
 
     /// A sender for VUs.
@@ -93,10 +136,9 @@ impl Collector {
 }
 
 fn collect(
-    mut agg: Aggregator,
+    live: LiveMetrics,
     mut outputs: Vec<Box<dyn Output>>,
     rx: Receiver<Vec<Sample>>,
-    started: Instant,
     abort: CancellationToken,
 ) -> Collected {
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
@@ -109,9 +151,16 @@ fn collect(
         match rx.recv_timeout(wait) {
             Ok(batch) if batch.is_empty() => break,
             Ok(batch) => {
-                agg.add(&batch);
+                // Unlocked before the outputs write, so an API call never waits on a file.
+                let registry = match live.lock().as_mut() {
+                    Some(agg) => {
+                        agg.add(&batch);
+                        agg.registry().clone()
+                    }
+                    None => break,
+                };
                 for o in &mut outputs {
-                    o.add(agg.registry(), &batch);
+                    o.add(&registry, &batch);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -126,7 +175,11 @@ fn collect(
         }
         if now >= next_eval {
             next_eval += THRESHOLD_PERIOD;
-            let verdict = agg.evaluate(started.elapsed(), Pass::During);
+            let elapsed = live.elapsed();
+            let verdict = match live.lock().as_mut() {
+                Some(agg) => agg.evaluate(elapsed, Pass::During),
+                None => break,
+            };
             if verdict.abort && !aborted {
                 aborted = true;
                 abort.cancel();
@@ -137,7 +190,10 @@ fn collect(
         o.flush();
     }
     Collected {
-        aggregator: agg,
+        aggregator: live
+            .lock()
+            .take()
+            .expect("only the metrics thread takes the aggregator"),
         threshold_abort: aborted,
         outputs,
     }

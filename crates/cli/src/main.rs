@@ -1,5 +1,6 @@
 //! The `rk6` command line: runs k6 scripts.
 
+mod api_documents;
 mod archive;
 mod args;
 mod bench;

@@ -55,6 +55,28 @@ pub fn load(
 }
 
 /// The options set by flags.
+/// `--linger` as k6 layers it: the flag, else `K6_LINGER` (Go's boolean forms), else the
+/// config file's `linger` key (the file named by `--config` or `K6_CONFIG`).
+pub fn linger(args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> bool {
+    if args.linger {
+        return true;
+    }
+    match env("K6_LINGER").as_deref() {
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True") => return true,
+        Some("0" | "f" | "F" | "false" | "FALSE" | "False") => return false,
+        _ => {}
+    }
+    let path = args
+        .config
+        .clone()
+        .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
+    // The file was read and checked with the options; an unreadable one stopped the run.
+    path.and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v.get("linger").and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
 fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
     let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
         v.map(|n| {
@@ -151,6 +173,30 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn linger_from_flag_env_or_config_file() {
+        let dir = std::env::temp_dir().join(format!("rk6-linger-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("config.json");
+        std::fs::write(&config, r#"{"linger": true}"#).unwrap();
+        let with_config = RunArgs {
+            config: Some(config.clone()),
+            ..Default::default()
+        };
+        assert!(!linger(&RunArgs::default(), no_env));
+        assert!(linger(&with_config, no_env));
+        let env_false = |k: &str| (k == "K6_LINGER").then(|| "false".to_string());
+        assert!(!linger(&with_config, env_false));
+        let flag = RunArgs {
+            linger: true,
+            ..Default::default()
+        };
+        assert!(linger(&flag, env_false));
+        let env_true = |k: &str| (k == "K6_LINGER").then(|| "1".to_string());
+        assert!(linger(&RunArgs::default(), env_true));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -20,9 +20,9 @@ use rk6_scheduler::{
 use serde_json::Value;
 
 use crate::args::RunArgs;
-use crate::collector::{finish_outputs, Collected, Collector};
+use crate::collector::{finish_outputs, Collected, Collector, LiveMetrics};
 use crate::compare::Gate;
-use crate::control::{self, Control, Phase};
+use crate::control::{self, Control, Hooks, Phase};
 use crate::exit::ExitCode;
 use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
 use crate::progress;
@@ -439,6 +439,7 @@ fn execute_and_report(
         no_teardown: options.no_teardown.unwrap_or(false)
             || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
+        linger: crate::options::linger(args, |k| std::env::var(k).ok()),
     };
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -455,6 +456,7 @@ fn execute_and_report(
         &scenarios,
         abort.clone(),
         started,
+        collector.live(),
     ));
     let collected = {
         drop(shared);
@@ -621,7 +623,8 @@ impl Report {
         if let Some(failure) = &outcome.failure {
             return failure.log(&logger);
         }
-        if verdict.failed {
+        // Stopped through the API, k6 ends with 103 and does not report crossed thresholds.
+        if verdict.failed && !outcome.api_stopped {
             // k6 names each crossed metric once, sorted.
             let mut crossed = verdict.crossed.clone();
             crossed.sort();
@@ -639,8 +642,11 @@ impl Report {
         }
         if let Some(signal) = outcome.signal {
             logger.log(Level::Error, &aborted_by(signal), &[]);
+        } else if outcome.api_stopped {
+            logger.log(Level::Error, STOPPED_FROM_API, &[]);
         }
         match outcome.end {
+            RunEnd::Stopped if outcome.api_stopped => ExitCode::StoppedFromRestApi,
             _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
             _ if regression == Some(Gated::Exceeded) => ExitCode::ThresholdsFailed,
             _ if regression == Some(Gated::Unusable) => ExitCode::InvalidConfig,
@@ -775,7 +781,12 @@ struct Outcome {
     failure: Option<RunError>,
     /// The signal that stopped the test (Go's name: `interrupt`, `terminated`).
     signal: Option<&'static str>,
+    /// `PATCH /v1/status` with `stopped: true` stopped it (exit 103).
+    api_stopped: bool,
 }
+
+/// k6's error for a test stopped through the REST API.
+const STOPPED_FROM_API: &str = "test run stopped from REST API";
 
 /// What the options decide about the order of the run.
 struct Flow {
@@ -783,6 +794,8 @@ struct Flow {
     no_setup: bool,
     no_teardown: bool,
     timeouts: LifecycleTimeouts,
+    /// `--linger`: keep the API up after the test until a signal.
+    linger: bool,
 }
 
 /// The banner, setup, the scenarios and teardown; an error stops the run before the
@@ -797,10 +810,9 @@ async fn execute(
     scenarios: &[Arc<Scenario>],
     abort: CancellationToken,
     started: Instant,
+    live: LiveMetrics,
 ) -> Result<Outcome, RunError> {
     let timeouts = flow.timeouts;
-    let share = shared.vu_stripe.share();
-    let max_vus = total_vus(scenarios);
     let state = ExecutionState::new(scenarios);
     let stop = CancellationToken::new();
     // Watched from here to the end of teardown, as k6 does: a signal during setup ends the
@@ -808,17 +820,28 @@ async fn execute(
     // lets teardown finish; every case ends with exit 105.
     let signal: Arc<std::sync::OnceLock<&'static str>> = Arc::default();
     let signalled = CancellationToken::new();
+    let lingering = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signals = tokio::spawn(watch_signals(
         stop.clone(),
         signalled.clone(),
         signal.clone(),
         logger.to_owned(),
+        lingering.clone(),
     ));
     let _stop_watching = AbortOnDrop(signals);
     let control = Control::new(state.clone(), stop.clone(), flow.paused);
+    control.attach(Hooks {
+        shared: shared.clone(),
+        metrics: live.clone(),
+        timeouts,
+    });
+    let mut serving = false;
     if !args.address.is_empty() {
         match control::bind(&args.address).await {
-            Ok(listener) => control::serve(listener, control.clone()),
+            Ok(listener) => {
+                control::serve(listener, control.clone());
+                serving = true;
+            }
             // k6 only warns when the default address is taken, and stops for one given.
             Err(e) if args.address == DEFAULT_ADDRESS => logger.log(
                 Level::Warning,
@@ -837,6 +860,48 @@ async fn execute(
             "a paused test needs the API to be resumed: don't disable --address with --paused",
         ));
     }
+    let result = execute_test(
+        args,
+        flow,
+        output_names,
+        logger,
+        shared,
+        scenarios,
+        abort,
+        started,
+        (&state, &stop, &control),
+        (&signal, &signalled),
+        &live,
+    )
+    .await;
+    // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
+    // a signal; the summary comes after, so a teardown run through the API counts in it.
+    if flow.linger && serving && !signalled.is_cancelled() {
+        lingering.store(true, Ordering::Relaxed);
+        signalled.cancelled().await;
+    }
+    result
+}
+
+/// [`execute`] up to the end of the test.
+#[allow(clippy::too_many_arguments)]
+async fn execute_test(
+    args: &RunArgs,
+    flow: &Flow,
+    output_names: &[String],
+    logger: &Logger,
+    shared: Arc<Shared>,
+    scenarios: &[Arc<Scenario>],
+    abort: CancellationToken,
+    started: Instant,
+    (state, stop, control): (&Arc<ExecutionState>, &CancellationToken, &Arc<Control>),
+    (signal, signalled): (&Arc<OnceLock<&'static str>>, &CancellationToken),
+    live: &LiveMetrics,
+) -> Result<Outcome, RunError> {
+    let timeouts = flow.timeouts;
+    let share = shared.vu_stripe.share();
+    let max_vus = total_vus(scenarios);
+    let (state, stop) = (state.clone(), stop.clone());
     if !args.quiet {
         let script = args.script.display().to_string();
         print!(
@@ -845,13 +910,46 @@ async fn execute(
         );
         let _ = std::io::stdout().flush();
     }
+    let initial = rk6_scheduler::initial_vu_ids(scenarios);
+    // As k6, the API shows the VUs the test starts with from the start (`vus-max`).
+    state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     if flow.paused {
+        // And a paused test already has the `vus`/`vus_max` gauges in /v1/metrics.
+        let _ = shared.samples.send(vus_samples(&state, &run_tags(&shared)));
         control.set_phase(Phase::PausedBeforeRun);
         control.wait_resumed().await;
+        if stop.is_cancelled() {
+            control.set_phase(Phase::Interrupted);
+            if let Some(name) = signal.get() {
+                return Err(RunError::new(ExitCode::ExternalAbort, aborted_by(name)));
+            }
+            // Stopped through the API: k6 still prints the (empty) summary, then exits 103.
+            return Ok(Outcome {
+                end: RunEnd::Stopped,
+                marked_failed: false,
+                elapsed: Duration::ZERO,
+                summary_vu: Some(shared.clone()),
+                setup_data: None,
+                lag: Arc::default(),
+                failure: None,
+                signal: None,
+                api_stopped: true,
+            });
+        }
     }
+    // The test run's time starts now, as k6's: a wait for the start is not part of it
+    // (the progress clock, the summary's duration, counters' rates in thresholds).
+    let started = if flow.paused {
+        let now = Instant::now();
+        live.set_started(now);
+        now
+    } else {
+        started
+    };
     control.set_phase(Phase::Setup);
     let setup_data = if flow.no_setup {
-        None
+        // The data set through the API (`PUT /v1/setup`, k6-operator's setup-once flow).
+        control.setup_data()
     } else {
         // As k6, setup() runs on a VU of its own, initialized for it.
         let lifecycle = Lifecycle::start(shared.clone())?;
@@ -866,6 +964,7 @@ async fn execute(
             lag: Arc::default(),
             failure: Some(failure),
             signal: None,
+            api_stopped: false,
         };
         let setup = tokio::select! {
             r = tokio::time::timeout(timeouts.setup, lifecycle.setup(interrupt.clone())) => Some(r),
@@ -881,7 +980,9 @@ async fn execute(
             ));
         };
         match setup {
-            Ok(Ok(d)) => d,
+            // As k6's, the data comes out of setup() with its objects' keys sorted (it goes
+            // through a Go map there): what iterations, teardown and the API see.
+            Ok(Ok(d)) => d.as_deref().map(crate::api_documents::sorted_json),
             Ok(Err(e)) => {
                 control.set_phase(Phase::Ended);
                 return Ok(failed(RunError::of_script(&e), Some(shared.clone())));
@@ -902,8 +1003,10 @@ async fn execute(
             }
         }
     };
+    if !flow.no_setup {
+        control.set_setup_data(setup_data.clone());
+    }
     let _ = shared.setup_data.set(setup_data.clone());
-    let initial = rk6_scheduler::initial_vu_ids(scenarios);
     state.vus_max.store(initial.len() as u64, Ordering::Relaxed);
     let _ = shared.execution.set(state.clone());
     let pool = match ThreadPool::start(
@@ -1000,6 +1103,7 @@ async fn execute(
         lag,
         failure,
         signal,
+        api_stopped: signal.is_none() && control.stopped_by_api(),
     })
     .inspect(|_| control.set_phase(Phase::Ended))
 }
@@ -1055,6 +1159,7 @@ async fn tick(
         Duration::from_secs(1)
     };
     let per_second = (Duration::from_secs(1).as_millis() / period.as_millis()) as u64;
+    let tags = run_tags(&shared);
     let mut interval = tokio::time::interval(period);
     interval.tick().await;
     let mut n = 0u64;
@@ -1066,26 +1171,34 @@ async fn tick(
         if !n.is_multiple_of(per_second) {
             continue;
         }
-        let now = SystemTime::now();
-        // As k6: the run's `--tag` tags, and nothing else, on `vus` and `vus_max`.
-        let run_tags =
-            TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let batch = vec![
-            Sample {
-                metric: builtin::VUS,
-                tags: run_tags.clone(),
-                value: state.active_vus() as f64,
-                time: now,
-            },
-            Sample {
-                metric: builtin::VUS_MAX,
-                tags: run_tags,
-                value: state.vus_max.load(Ordering::Relaxed) as f64,
-                time: now,
-            },
-        ];
-        let _ = shared.samples.send(batch);
+        let _ = shared.samples.send(vus_samples(&state, &tags));
     }
+}
+
+/// The run's `--tag`/`tags` as a tag set: every sample carries them, the engine's own
+/// (`vus`, `vus_max`, `dropped_iterations`) as the VUs' (k6-operator's `instance_id` and
+/// `testrun_name` tell its runners apart with them).
+fn run_tags(shared: &Shared) -> TagSet {
+    TagSet::from_pairs(shared.tags.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+/// The `vus` and `vus_max` gauges now.
+fn vus_samples(state: &ExecutionState, tags: &TagSet) -> Vec<Sample> {
+    let now = SystemTime::now();
+    vec![
+        Sample {
+            metric: builtin::VUS,
+            tags: tags.clone(),
+            value: state.active_vus() as f64,
+            time: now,
+        },
+        Sample {
+            metric: builtin::VUS_MAX,
+            tags: tags.clone(),
+            value: state.vus_max.load(Ordering::Relaxed) as f64,
+            time: now,
+        },
+    ]
 }
 
 /// Drops per scenario and call sent as samples of 1; more are summed into one sample.
@@ -1109,12 +1222,15 @@ impl Drops {
         sent.resize(state.scenarios.len(), 0);
         let now = SystemTime::now();
         let mut batch = Vec::new();
+        let mut run = None;
         for (s, sent) in state.scenarios.iter().zip(sent.iter_mut()) {
             let dropped = s.dropped_so_far();
             if dropped <= *sent {
                 continue;
             }
-            let tags = TagSet::from_pairs([("scenario", s.scenario.name.as_str())]);
+            let tags = run
+                .get_or_insert_with(|| run_tags(shared))
+                .with("scenario", &s.scenario.name);
             let new = dropped - *sent;
             let singles = new.min(SINGLE_DROPS);
             let rest = new - singles;
@@ -1157,6 +1273,8 @@ async fn watch_signals(
     signalled: CancellationToken,
     received: Arc<std::sync::OnceLock<&'static str>>,
     logger: Logger,
+    // After the test (`--linger`) a signal only ends the wait, silently as in k6.
+    lingering: Arc<std::sync::atomic::AtomicBool>,
 ) {
     #[cfg(unix)]
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -1175,11 +1293,13 @@ async fn watch_signals(
     };
     let name = next.await;
     let _ = received.set(name);
-    logger.log(
-        Level::Warning,
-        "Stopping the test (press Ctrl+C again to stop at once)",
-        &[],
-    );
+    if !lingering.load(Ordering::Relaxed) {
+        logger.log(
+            Level::Warning,
+            "Stopping the test (press Ctrl+C again to stop at once)",
+            &[],
+        );
+    }
     signalled.cancel();
     stop.cancel();
     #[cfg(unix)]

@@ -1,5 +1,6 @@
 //! The single owner of all sinks: routes sample batches, evaluates thresholds, snapshots.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use crate::sample::Sample;
 use crate::sections::{CheckList, SectionSinks};
 use crate::sink::Sink;
 use crate::stat::Stat;
-use crate::summary::{MetricSummary, SummaryData, ThresholdResult};
+use crate::summary::{GroupSummary, MetricSummary, SummaryData, ThresholdResult};
 use crate::tags::TagSet;
 use crate::threshold::{Pass, Target, ThresholdSet};
 
@@ -56,6 +57,10 @@ pub struct Aggregator {
     /// Per-scenario and per-group sinks, only when the summary shows those sections.
     sections: Option<SectionSinks>,
     connections: ConnectionTally,
+    /// Per metric (or `metric{tags}`) with thresholds, whether one was crossed when they
+    /// were last judged (k6's `tainted`); absent until then. During the run a metric
+    /// without samples is not judged, so it keeps its earlier state.
+    tainted: HashMap<String, bool>,
 }
 
 impl Aggregator {
@@ -77,6 +82,7 @@ impl Aggregator {
             checks: CheckList::default(),
             sections: None,
             connections: ConnectionTally::default(),
+            tainted: HashMap::new(),
             thresholds,
         };
         agg.sync_registry();
@@ -161,7 +167,9 @@ impl Aggregator {
                     self.groups.add_check(group, check, s.value != 0.0);
                     self.checks.add(group, check, s.value != 0.0);
                 }
-            } else if new_tags && !group.is_empty() {
+            } else if s.metric == builtin::GROUP_DURATION && !group.is_empty() {
+                // As k6, a group exists once a `group()` call ended (or a check ran in it):
+                // setup's and teardown's own samples (`::setup`, `::teardown`) make none.
                 // A map hit borrows the &str; only a new group allocates.
                 self.groups.see(group);
             }
@@ -173,8 +181,13 @@ impl Aggregator {
     /// `elapsed` is the test run time so far, the divisor of Counter rates.
     pub fn evaluate(&mut self, elapsed: Duration, pass: Pass) -> Verdict {
         let mut verdict = Verdict::default();
+        let mut judged: HashMap<String, bool> = HashMap::new();
         for t in &self.thresholds.thresholds {
-            let (ok, _) = t.check(self.sink(t.target), elapsed, pass);
+            let sink = self.sink(t.target);
+            let (ok, _) = t.check(sink, elapsed, pass);
+            if pass == Pass::Final || !sink.is_empty() {
+                *judged.entry(t.metric.clone()).or_default() |= !ok;
+            }
             if !ok {
                 verdict.failed = true;
                 verdict.crossed.push(t.metric.clone());
@@ -185,6 +198,7 @@ impl Aggregator {
         }
         verdict.crossed.sort();
         verdict.crossed.dedup();
+        self.tainted.extend(judged);
         verdict
     }
 
@@ -233,6 +247,23 @@ impl Aggregator {
                 .map(|s| s.summary(&self.infos, elapsed, trend_stats)),
             connections: self.connections,
         }
+    }
+
+    /// Whether a threshold on `name` (a metric or `metric{tags}`) was crossed when its
+    /// thresholds were last judged; `None` before that or when it has none (k6's
+    /// `tainted`).
+    pub fn tainted(&self, name: &str) -> Option<bool> {
+        self.tainted.get(name).copied()
+    }
+
+    /// The group tree with its checks so far (the summary's `root_group`).
+    pub fn root_group(&self) -> GroupSummary {
+        self.groups.summary()
+    }
+
+    /// Whether some metric is tainted (k6's test-wide `tainted`).
+    pub fn any_tainted(&self) -> bool {
+        self.tainted.values().any(|t| *t)
     }
 
     /// The registry this aggregator reads.
@@ -323,6 +354,41 @@ mod tests {
     }
 
     const SECS2: Duration = Duration::from_secs(2);
+
+    #[test]
+    fn groups_come_from_group_calls_and_checks_only() {
+        let mut agg = aggregator(json!(null));
+        agg.add(&[
+            sample(builtin::ITERATIONS, 1.0, &[("group", "::teardown")]),
+            sample(builtin::HTTP_REQS, 1.0, &[("group", "::setup")]),
+            sample(builtin::GROUP_DURATION, 1.0, &[("group", "::setup::sg")]),
+            sample(builtin::CHECKS, 1.0, &[("group", "::c"), ("check", "ok")]),
+        ]);
+        let root = agg.summary(SECS2, &stats()).root_group;
+        let paths: Vec<&str> = root.groups.iter().map(|g| g.path.as_str()).collect();
+        assert_eq!(paths, ["::setup", "::c"]);
+        assert_eq!(root.groups[0].groups[0].path, "::setup::sg");
+    }
+
+    #[test]
+    fn tainted_follows_the_last_pass_that_judged_the_metric() {
+        let mut agg = aggregator(json!({"iterations": ["count>1"], "checks": ["rate>0"]}));
+        assert_eq!(agg.tainted("iterations"), None);
+        agg.evaluate(SECS2, Pass::During);
+        // No samples yet: not judged during the run, as in k6.
+        assert_eq!(agg.tainted("iterations"), None);
+        agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
+        agg.evaluate(SECS2, Pass::During);
+        assert_eq!(agg.tainted("iterations"), Some(true));
+        assert!(agg.any_tainted());
+        assert_eq!(agg.tainted("checks"), None);
+        assert_eq!(agg.tainted("vus"), None);
+        agg.add(&[sample(builtin::ITERATIONS, 1.0, &[])]);
+        agg.evaluate(SECS2, Pass::Final);
+        assert_eq!(agg.tainted("iterations"), Some(false));
+        // The end judges empty metrics too (an empty Rate passes).
+        assert_eq!(agg.tainted("checks"), Some(false));
+    }
 
     #[test]
     fn percentile_thresholds_do_not_flip_within_histogram_precision() {
@@ -471,6 +537,7 @@ mod tests {
         let c = builtin::CHECKS;
         agg.add(&[
             sample(builtin::HTTP_REQS, 1.0, &[("group", "::g2")]),
+            sample(builtin::GROUP_DURATION, 2.0, &[("group", "::g2")]),
             sample(c, 1.0, &[("group", ""), ("check", "status is 200")]),
             sample(c, 0.0, &[("group", ""), ("check", "status is 200")]),
             sample(c, 1.0, &[("group", "::g1"), ("check", "ok")]),

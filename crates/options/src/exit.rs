@@ -12,6 +12,8 @@ pub enum ExitCode {
     SetupTimeout = 100,
     /// `teardown()` ran past `teardownTimeout`.
     TeardownTimeout = 101,
+    /// Stopped through the REST API (`PATCH /v1/status` with `stopped: true`).
+    StoppedFromRestApi = 103,
     /// Options or scenarios are invalid.
     InvalidConfig = 104,
     /// Stopped by SIGINT/SIGTERM.
