@@ -190,10 +190,16 @@ fn setup_once_flow_with_three_runners_runs_the_whole_plan_once() {
     let script = script.to_str().unwrap();
 
     // Initializer (pkg/resources/jobs/initializer.go): `k6 archive SCRIPT -O ARCHIVE`, then
-    // `k6 inspect --execution-requirements ARCHIVE`.
-    // ARCHIVE STEP: `rk6 archive` and `run`/`inspect` of archives come with the archive
-    // branch; until then the runners and inspect get the script where the operator passes
-    // /tmp/test.js.archived.tar.
+    // `k6 inspect --execution-requirements ARCHIVE`; the runners get the archive.
+    let archive = dir.path("test.js.archived.tar");
+    let made = Command::new(&k6)
+        .args(["archive", script, "-O"])
+        .arg(&archive)
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let script = archive.to_str().unwrap();
     let inspect = Command::new(&k6)
         .args(["inspect", "--execution-requirements", script])
         .current_dir(&dir.0)
