@@ -11,36 +11,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{free_port, KillOnPanic};
+use crate::support::{free_port, rest_call, KillOnPanic};
 use crate::Dir;
 
-/// One HTTP/1.1 request to the API: (status code, headers in lower case, body).
+/// One HTTP/1.1 request to the API: (status code, headers in lower case, body). The
+/// operator's curl calls (PATCH) send `Content-Type: application/json`; its Go client
+/// (setup, teardown) sends none, which the API must not need.
 fn api(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
-    let mut s = TcpStream::connect(address).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let body = body.unwrap_or("");
-    // The operator's curl calls (PATCH) send `Content-Type: application/json`; its Go
-    // client (setup, teardown) sends none, which the API must not need.
-    let content_type = if method == "PATCH" {
-        "Content-Type: application/json\r\n"
-    } else {
-        ""
-    };
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{content_type}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let code = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (code, head.to_lowercase(), body.to_string())
+    let content_type = (method == "PATCH").then_some("application/json");
+    let (code, head, body) = rest_call(address, method, path, content_type, body);
+    (code, head.to_lowercase(), body)
 }
 
 fn json(body: &str) -> Value {

@@ -2,7 +2,7 @@
 //! through the same calls (k6-operator's and the others), must answer the same status
 //! codes, content types and documents (timings aside).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 
 use super::k6;
-use crate::support::{free_port, KillOnPanic};
+use crate::support::{free_port, rest_call, KillOnPanic};
 use crate::Dir;
 
 const SCRIPT: &str = r#"
@@ -30,23 +30,7 @@ export function teardown() { c.add(10); }
 
 /// (status, content type, body) of one request.
 fn call(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
-    let mut s = TcpStream::connect(address).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let body = body.unwrap_or("");
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let code = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
+    let (code, head, body) = rest_call(address, method, path, None, body);
     let content_type = head
         .lines()
         .find_map(|l| {
@@ -55,7 +39,7 @@ fn call(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, St
                 .then(|| v.trim().to_owned())
         })
         .unwrap_or_default();
-    (code, content_type, body.to_owned())
+    (code, content_type, body)
 }
 
 /// The parts of a document that do not depend on timing: metrics sorted by id with their

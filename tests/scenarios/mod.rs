@@ -276,17 +276,9 @@ fn bad_segments_are_rejected_like_k6() {
 
 /// Sends `PATCH /v1/status` with `body` to the control API at `address`.
 fn patch_status(address: &str, body: &str) {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(address).unwrap();
-    write!(
-        s,
-        "PATCH /v1/status HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let (code, head, answer) =
+        crate::support::rest_call(address, "PATCH", "/v1/status", None, Some(body));
+    assert_eq!(code, 200, "{head}\n\n{answer}");
 }
 
 /// Polls `rk6 status` until `want` appears in its output (or panics after 20 s).

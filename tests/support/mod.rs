@@ -34,7 +34,10 @@ pub mod grpc;
 pub mod otlp;
 pub mod py_ws;
 pub mod recorder;
+mod rest_call;
 pub mod ws_server;
+
+pub use rest_call::rest_call;
 
 type Resp = Response<Full<Bytes>>;
 

@@ -46,6 +46,7 @@ mod sample_writer;
 mod spec;
 mod text;
 mod timestamp;
+mod worker;
 
 pub use csv::{csv_header, TimeFormat};
 pub use export::summary_export;

@@ -11,9 +11,7 @@
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -25,6 +23,7 @@ use url::Url;
 use super::config::InfluxConfig;
 use super::log::log;
 use crate::prometheus_rw::transport::Transport;
+use crate::worker::Worker;
 
 /// Per-request timeout. k6's client has none (a server that accepts and never answers
 /// hangs k6 for good); InfluxDB's own write timeout is 10 s, so a live server answers within it.
@@ -53,8 +52,7 @@ pub(crate) struct WriteStats {
 pub(crate) struct Writer {
     tx: Option<UnboundedSender<Batch>>,
     pending: Arc<AtomicUsize>,
-    done: Receiver<WriteStats>,
-    thread: Option<JoinHandle<()>>,
+    worker: Worker<WriteStats>,
 }
 
 /// `addr` with `path` appended to its own path, as Go's `path.Join` does.
@@ -133,7 +131,6 @@ impl Writer {
             return Writer::start_udp(config);
         }
         let (tx, rx) = unbounded_channel::<Batch>();
-        let (done_tx, done) = sync_channel(1);
         let pending = Arc::new(AtomicUsize::new(0));
         let headers = auth_headers(config);
         let user_agent = format!("rk6/{}", env!("CARGO_PKG_VERSION"));
@@ -161,17 +158,13 @@ impl Writer {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let thread = std::thread::Builder::new()
-            .name("rk6-influxdb".into())
-            .spawn(move || {
-                let stats = runtime.block_on(job.run(rx, create, write));
-                let _ = done_tx.send(stats);
-            })?;
+        let worker = Worker::spawn("rk6-influxdb", move || {
+            runtime.block_on(job.run(rx, create, write))
+        })?;
         Ok(Writer {
             tx: Some(tx),
             pending,
-            done,
-            thread: Some(thread),
+            worker,
         })
     }
 
@@ -193,49 +186,45 @@ impl Writer {
         let socket = UdpSocket::bind(local)?;
         socket.connect(peer)?;
         let (tx, mut rx) = unbounded_channel::<Batch>();
-        let (done_tx, done) = sync_channel(1);
         let pending = Arc::new(AtomicUsize::new(0));
         let thread_pending = pending.clone();
         let (payload, push_interval) = (config.payload_size.max(1), config.push_interval);
-        let thread = std::thread::Builder::new()
-            .name("rk6-influxdb".into())
-            .spawn(move || {
-                let mut report = Report::default();
-                while let Some(batch) = rx.blocking_recv() {
-                    let started = Instant::now();
-                    let result = send_datagrams(&socket, &batch.body, payload);
-                    thread_pending.fetch_sub(batch.body.len(), Ordering::Relaxed);
-                    let failure = result.err().map(|e| {
-                        let text = match e.kind() {
-                            std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
-                            _ => e.to_string(),
-                        };
-                        let local = socket
-                            .local_addr()
-                            .map(|a| a.to_string())
-                            .unwrap_or_default();
-                        (
-                            text.clone(),
-                            format!("write udp {local}->{peer}: write: {text}"),
-                        )
-                    });
-                    report.record(
-                        Outcome {
-                            points: batch.points,
-                            took: started.elapsed(),
-                            database_missing: false,
-                            failure,
-                        },
-                        push_interval,
-                    );
-                }
-                let _ = done_tx.send(report.stats);
-            })?;
+        let worker = Worker::spawn("rk6-influxdb", move || {
+            let mut report = Report::default();
+            while let Some(batch) = rx.blocking_recv() {
+                let started = Instant::now();
+                let result = send_datagrams(&socket, &batch.body, payload);
+                thread_pending.fetch_sub(batch.body.len(), Ordering::Relaxed);
+                let failure = result.err().map(|e| {
+                    let text = match e.kind() {
+                        std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+                        _ => e.to_string(),
+                    };
+                    let local = socket
+                        .local_addr()
+                        .map(|a| a.to_string())
+                        .unwrap_or_default();
+                    (
+                        text.clone(),
+                        format!("write udp {local}->{peer}: write: {text}"),
+                    )
+                });
+                report.record(
+                    Outcome {
+                        points: batch.points,
+                        took: started.elapsed(),
+                        database_missing: false,
+                        failure,
+                    },
+                    push_interval,
+                );
+            }
+            report.stats
+        })?;
         Ok(Writer {
             tx: Some(tx),
             pending,
-            done,
-            thread: Some(thread),
+            worker,
         })
     }
 
@@ -261,17 +250,7 @@ impl Writer {
     /// Closes the queue and waits until everything queued was written or `deadline` passed.
     pub(crate) fn close(&mut self, deadline: Instant) -> Option<WriteStats> {
         self.tx = None;
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.done.recv_timeout(wait) {
-            Ok(stats) => {
-                if let Some(t) = self.thread.take() {
-                    let _ = t.join();
-                }
-                Some(stats)
-            }
-            // The thread is left to die with the process rather than block the exit.
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.worker.wait(deadline)
     }
 }
 

@@ -5,15 +5,14 @@
 //! is lost by the replacement.
 
 use std::collections::HashSet;
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use tokio::sync::Notify;
 
 use super::log::log_warning;
 use super::transport::Transport;
+use crate::worker::Worker;
 
 /// How the pusher thread ended.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -44,8 +43,7 @@ impl Shared {
 /// Handle to the pusher thread.
 pub struct Pusher {
     shared: Arc<Shared>,
-    done: Receiver<PushStats>,
-    thread: Option<JoinHandle<()>>,
+    worker: Worker<PushStats>,
 }
 
 impl Pusher {
@@ -55,22 +53,14 @@ impl Pusher {
             slot: Mutex::new(Slot::default()),
             wake: Notify::new(),
         });
-        let (done_tx, done) = sync_channel(1);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let theirs = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("rk6-opentelemetry".into())
-            .spawn(move || {
-                let stats = runtime.block_on(run(theirs, transport));
-                let _ = done_tx.send(stats);
-            })?;
-        Ok(Pusher {
-            shared,
-            done,
-            thread: Some(thread),
-        })
+        let worker = Worker::spawn("rk6-opentelemetry", move || {
+            runtime.block_on(run(theirs, transport))
+        })?;
+        Ok(Pusher { shared, worker })
     }
 
     /// Hands over `body` to be sent next, in place of any export still waiting.
@@ -83,17 +73,7 @@ impl Pusher {
     pub fn close(&mut self, deadline: Instant) -> Option<PushStats> {
         self.shared.with_slot(|s| s.closed = true);
         self.shared.wake.notify_one();
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.done.recv_timeout(wait) {
-            Ok(stats) => {
-                if let Some(t) = self.thread.take() {
-                    let _ = t.join();
-                }
-                Some(stats)
-            }
-            // The thread is left to die with the process rather than block the exit.
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.worker.wait(deadline)
     }
 }
 

@@ -3,8 +3,7 @@
 //! caller keeps its series marked changed and sends their newer state next time.
 
 use std::collections::HashSet;
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -13,6 +12,7 @@ use url::Url;
 use super::log::log_error;
 use super::transport::Transport;
 use super::wire::HEADERS;
+use crate::worker::Worker;
 
 /// Requests waiting to be sent.
 const QUEUE: usize = 4;
@@ -32,8 +32,7 @@ pub struct PushStats {
 /// Handle to the pusher thread.
 pub struct Pusher {
     tx: Option<SyncSender<Vec<u8>>>,
-    done: Receiver<PushStats>,
-    thread: Option<JoinHandle<()>>,
+    worker: Worker<PushStats>,
 }
 
 impl Pusher {
@@ -44,7 +43,6 @@ impl Pusher {
         insecure_skip_tls_verify: bool,
     ) -> std::io::Result<Pusher> {
         let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE);
-        let (done_tx, done) = sync_channel(1);
         let headers: Vec<(String, String)> = HEADERS
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -54,25 +52,21 @@ impl Pusher {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let thread = std::thread::Builder::new()
-            .name("rk6-prometheus-rw".into())
-            .spawn(move || {
-                let stats = runtime.block_on(async {
-                    let transport = Transport::new(
-                        &url,
-                        &headers,
-                        &user_agent,
-                        insecure_skip_tls_verify,
-                        REQUEST_TIMEOUT,
-                    );
-                    run(rx, transport).await
-                });
-                let _ = done_tx.send(stats);
-            })?;
+        let worker = Worker::spawn("rk6-prometheus-rw", move || {
+            runtime.block_on(async {
+                let transport = Transport::new(
+                    &url,
+                    &headers,
+                    &user_agent,
+                    insecure_skip_tls_verify,
+                    REQUEST_TIMEOUT,
+                );
+                run(rx, transport).await
+            })
+        })?;
         Ok(Pusher {
             tx: Some(tx),
-            done,
-            thread: Some(thread),
+            worker,
         })
     }
 
@@ -102,17 +96,7 @@ impl Pusher {
     /// Closes the queue and waits until everything queued was sent or `deadline` passed.
     pub fn close(&mut self, deadline: Instant) -> Option<PushStats> {
         self.tx = None;
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.done.recv_timeout(wait) {
-            Ok(stats) => {
-                if let Some(t) = self.thread.take() {
-                    let _ = t.join();
-                }
-                Some(stats)
-            }
-            // The thread is left to die with the process rather than block the exit.
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.worker.wait(deadline)
     }
 }
 
