@@ -1,6 +1,6 @@
 //! One VU as its natives see it: the VU-wide state every native reaches through the JS
-//! context ([`Host`]), and what it owns: the coroutine the VU runs in (on a pooled stack), its event loop, tag
-//! context and sample buffer, and the modules' per-VU instances.
+//! context ([`Host`]), and what it owns: the coroutine the VU runs in (on a pooled stack),
+//! its event loop, tag context and sample buffer, and the modules' per-VU instances.
 
 pub(crate) mod coroutine;
 pub(crate) mod event_loop;

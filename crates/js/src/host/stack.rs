@@ -110,7 +110,7 @@ pub(crate) fn page_size() -> usize {
 #[derive(Debug, thiserror::Error)]
 #[error(
     "{source} with {in_use} VU stacks allocated; the process may be at vm.max_map_count \
-     ({}) or its address-space limit (ulimit -v); raise it \
+     ({}) or its address-space limit (ulimit -v): raise them \
      (`sysctl -w vm.max_map_count=262144`) or run fewer VUs per process",
     map_figures()
 )]
@@ -174,6 +174,7 @@ impl StackPool {
     }
 
     /// Stacks handed out and not yet dropped.
+    #[cfg(test)]
     pub(crate) fn in_use(&self) -> usize {
         self.lock().in_use
     }
