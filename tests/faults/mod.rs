@@ -331,3 +331,33 @@ fn too_few_descriptors_to_start_is_a_clear_error() {
         run.stderr
     );
 }
+
+/// A VU that gets no coroutine stack (the process at `vm.max_map_count` or `ulimit -v`;
+/// here a debug build's limit of 2 stacks, so VU 3 gets none): the limit
+/// named with the VU and the stacks allocated, and exit 255 as for a worker thread rk6
+/// cannot start; it used to be `Cannot allocate memory` as a "script exception" (107), and
+/// a malloc that found no mapping left aborted the process (134).
+#[cfg(debug_assertions)]
+#[test]
+fn a_vu_without_a_stack_names_vm_max_map_count() {
+    let dir = Dir::new("faults-stacks");
+    dir.write(
+        "script.js",
+        "export const options = { vus: 3, iterations: 3 };\nexport default function () {}\n",
+    );
+    let run = crate::rk6_env(
+        &["run", "script.js"],
+        &dir.0,
+        &[("RK6_TEST_MAX_STACKS", "2")],
+    );
+    run.assert_code(255);
+    no_panic(&run);
+    assert!(
+        run.stderr.contains("cannot allocate a VU stack for VU 3: ")
+            && run.stderr.contains("with 2 VU stacks allocated")
+            && run.stderr.contains("vm.max_map_count (")
+            && run.stderr.contains("sysctl -w vm.max_map_count="),
+        "{}",
+        run.stderr
+    );
+}

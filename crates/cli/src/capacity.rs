@@ -4,7 +4,9 @@
 //! (exit 2). rk6 estimates what the VUs need from their measured cost
 //! (docs/design/004-memory-per-vu.md) and refuses, with the figures, a test that cannot
 //! fit: in memory (available RAM and swap, the cgroup's limit), in address space
-//! (`ulimit -v`), or in memory mappings (`vm.max_map_count`, two per VU stack).
+//! (`ulimit -v`), or in memory mappings (`vm.max_map_count`: a worker thread's stack, and
+//! the VU stacks' share of their pooled reservations, or two per VU where the kernel lacks
+//! `MADV_GUARD_INSTALL`).
 
 use std::fs;
 
@@ -15,8 +17,9 @@ const RSS_PER_VU: u64 = 280 << 10;
 /// Address space one VU reserves: its 8 MiB coroutine stack, plus its share of a worker
 /// thread's 64 MiB stack (48 VUs per worker).
 const VIRTUAL_PER_VU: u64 = (8 << 20) + (64 << 20) / 48 + RSS_PER_VU;
-/// Memory mappings one VU adds: its stack and that stack's guard page.
-const MAPS_PER_VU: u64 = 2;
+/// VUs on one worker thread (the JS VU factory's profile), whose stack and guard page are
+/// two mappings.
+const VUS_PER_WORKER: u64 = 48;
 
 /// What bounds how many VUs fit, as read from the system; `None` where unknown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,6 +32,8 @@ pub(crate) struct Limits {
     pub(crate) address_space_left: Option<u64>,
     /// `vm.max_map_count` minus the mappings the process has already.
     pub(crate) maps_left: Option<u64>,
+    /// Whether a VU stack's guard needs mappings of its own (no `MADV_GUARD_INSTALL`).
+    pub(crate) guard_splits: bool,
 }
 
 impl Limits {
@@ -59,6 +64,24 @@ impl Limits {
             cgroup_left: cgroup_left(),
             address_space_left,
             maps_left,
+            guard_splits: rk6_js::stack_guards_split(),
+        }
+    }
+
+    /// Mappings the VU stacks of `vus` VUs take.
+    fn stack_mappings(&self, vus: u64) -> u64 {
+        if self.guard_splits {
+            vus.saturating_mul(2)
+        } else {
+            vus.div_ceil(rk6_js::STACKS_PER_MAPPING)
+        }
+    }
+
+    fn maps_per_vu_text(&self) -> &'static str {
+        if self.guard_splits {
+            "2 per VU, as this kernel lacks MADV_GUARD_INSTALL"
+        } else {
+            "a worker thread's stack per 48 VUs, and pooled VU stacks"
         }
     }
 }
@@ -96,10 +119,12 @@ pub(crate) fn check(vus: u64, limits: &Limits) -> Result<(), String> {
             format!("{} under the address-space limit (ulimit -v)", bytes(have)),
         );
     }
-    let need_maps = vus.saturating_mul(MAPS_PER_VU);
+    let need_maps = limits
+        .stack_mappings(vus)
+        .saturating_add(vus.div_ceil(VUS_PER_WORKER).saturating_mul(2));
     if let Some(have) = limits.maps_left.filter(|&a| need_maps > a) {
         return refuse(
-            "memory mappings (2 per VU)",
+            &format!("memory mappings ({})", limits.maps_per_vu_text()),
             need_maps.to_string(),
             format!("{have} under vm.max_map_count"),
         );
@@ -165,6 +190,7 @@ mod tests {
             cgroup_left: None,
             address_space_left: None,
             maps_left: Some(65_000),
+            guard_splits: true,
         };
         assert!(check(1_000, &roomy).is_ok());
         assert!(check(30_000, &roomy).is_ok());
@@ -173,8 +199,24 @@ mod tests {
         assert!(e.contains("254.7 PiB of memory"), "{e}");
         assert!(e.contains("16.0 GiB (available RAM and free swap)"), "{e}");
         let e = check(40_000, &roomy).unwrap_err();
-        assert!(e.contains("80000 of memory mappings"), "{e}");
+        // 2 a stack and 2 a worker thread of 48 VUs.
+        assert!(e.contains("81668 of memory mappings (2 per VU"), "{e}");
         assert!(e.contains("65000 under vm.max_map_count"), "{e}");
+        // Pooled stacks: 100,000 VUs take 3125 reservations and 2084 worker threads.
+        let pooled = Limits {
+            maps_left: Some(65_000),
+            ..Limits::default()
+        };
+        assert!(check(100_000, &pooled).is_ok());
+        let e = check(
+            100_000,
+            &Limits {
+                maps_left: Some(5_000),
+                ..pooled
+            },
+        )
+        .unwrap_err();
+        assert!(e.contains("7293 of memory mappings (a worker"), "{e}");
         let small_as = Limits {
             address_space_left: Some(GIB),
             ..Limits::default()

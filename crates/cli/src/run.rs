@@ -1017,8 +1017,12 @@ async fn execute_test(
     .await
     {
         Ok(p) => p,
-        // Not the script's fault (out of threads or file descriptors): k6's generic failure.
-        Err(e) if e.starts_with("cannot start a worker thread") => {
+        // Not the script's fault (out of threads, file descriptors or stack mappings): k6's
+        // generic failure.
+        Err(e)
+            if e.starts_with("cannot start a worker thread")
+                || e.starts_with(rk6_js::STACK_FAILURE) =>
+        {
             return Err(RunError::new(ExitCode::Failure, e))
         }
         Err(e) => {

@@ -28,6 +28,7 @@ mod test_js;
 mod value;
 mod vu;
 
+pub use host::stack::{stack_guards_split, STACKS_PER_MAPPING};
 pub use run_options::{RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST};
 pub use script::archive;
 pub use script::archive::{Archive, ArchiveError, Metadata as ArchiveMetadata};
@@ -35,4 +36,4 @@ pub use script::files::Entry;
 pub use script::program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;
 pub use vu::lifecycle::{read_init, InitInfo, Lifecycle, SummaryOutputs};
-pub use vu::{JsVu, JsVuFactory};
+pub use vu::{JsVu, JsVuFactory, STACK_FAILURE};

@@ -13,9 +13,10 @@ use std::pin::{pin, Pin};
 use std::rc::Rc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use tokio_util::sync::CancellationToken;
+
+use crate::host::stack::{PooledStack, StackError, StackPool};
 
 /// Work sent into a coroutine: a closure over the value the coroutine owns (type-erased so
 /// that natives can suspend without knowing the owner's type).
@@ -133,29 +134,24 @@ pub enum BlockError {
 /// A value of type `T` living inside its own coroutine, on which closures can be run that may
 /// block through the [`Suspender`].
 pub struct CoCell<T: 'static> {
-    co: Coroutine<Resume, Yielded, (), DefaultStack>,
-    /// Lowest address of the coroutine's stack mapping (its guard page).
-    stack_limit: usize,
+    co: Coroutine<Resume, Yielded, (), PooledStack>,
+    /// Lowest usable address of the coroutine's stack, just above its guard.
+    stack_bottom: usize,
     _owner: std::marker::PhantomData<T>,
     suspender: Rc<Suspender>,
 }
 
-/// Coroutine stacks are virtual: only touched pages cost memory. Recursion that passes
-/// through natives (`map`, `sort`, `JSON.parse` revivers, `check`) uses native stack on every
-/// level; up to the runtime's recursion limit (2048 calls) it peaked under 3 MiB, and 8 MiB
-/// keeps a margin so runaway recursion ends in a RangeError, never a stack overflow.
-const STACK_SIZE: usize = 8 << 20;
-
 impl<T: 'static> CoCell<T> {
     /// Moves `value` into a new coroutine. `attach` receives the suspender so the value can
-    /// hand it to its natives (stored in the JS context's host data).
-    pub fn new(value: T, attach: impl FnOnce(&mut T, Rc<Suspender>)) -> std::io::Result<Self> {
+    /// hand it to its natives (stored in the JS context's host data). The stack comes from
+    /// the process's [`StackPool`].
+    pub fn new(value: T, attach: impl FnOnce(&mut T, Rc<Suspender>)) -> Result<Self, StackError> {
         let suspender = Suspender::new();
         let mut value = value;
         attach(&mut value, suspender.clone());
         let inner = suspender.clone();
-        let stack = DefaultStack::new(STACK_SIZE)?;
-        let stack_limit = corosensei::stack::Stack::limit(&stack).get();
+        let stack = StackPool::global().alloc()?;
+        let stack_bottom = stack.bottom();
         let mut value: Box<dyn Any> = Box::new(value);
         let co = Coroutine::with_stack(
             stack,
@@ -177,7 +173,7 @@ impl<T: 'static> CoCell<T> {
         );
         Ok(CoCell {
             co,
-            stack_limit,
+            stack_bottom,
             suspender,
             _owner: std::marker::PhantomData,
         })
@@ -201,7 +197,7 @@ impl<T: 'static> CoCell<T> {
                 CoroutineResult::Yield(Yielded::Pending) => {
                     let below = self.suspender.idle_below.replace(0);
                     if below != 0 {
-                        release_stack(self.stack_limit, below);
+                        release_stack(self.stack_bottom, below);
                     }
                     Poll::Pending
                 }
@@ -222,18 +218,13 @@ impl<T: 'static> CoCell<T> {
 /// wide margin.
 const IDLE_MARGIN: usize = 8 << 10;
 
-/// Gives back to the OS the pages of a suspended coroutine's stack between its guard page
-/// (at `limit`) and `IDLE_MARGIN` below `below`; they read as zero when touched again,
-/// which is all a stack needs of fresh pages.
+/// Gives back to the OS the pages of a suspended coroutine's stack between its lowest
+/// usable address (`bottom`, above the guard) and `IDLE_MARGIN` below `below`; they read as
+/// zero when touched again, which is all a stack needs of fresh pages.
 #[cfg(target_os = "linux")]
-fn release_stack(limit: usize, below: usize) {
-    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    // SAFETY: sysconf has no preconditions.
-    let page = *PAGE.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-        n if n > 0 => n as usize,
-        _ => 4096,
-    });
-    let start = limit + page;
+fn release_stack(bottom: usize, below: usize) {
+    let page = crate::host::stack::page_size();
+    let start = bottom;
     let end = below.saturating_sub(IDLE_MARGIN) & !(page - 1);
     if end > start {
         // SAFETY: [start, end) lies inside this coroutine's own stack mapping, under every
@@ -247,7 +238,7 @@ fn release_stack(limit: usize, below: usize) {
 
 /// Elsewhere `MADV_DONTNEED` does not promise to free the pages; they simply stay resident.
 #[cfg(not(target_os = "linux"))]
-fn release_stack(_limit: usize, _below: usize) {}
+fn release_stack(_bottom: usize, _below: usize) {}
 
 impl<T: 'static> Drop for CoCell<T> {
     fn drop(&mut self) {
@@ -262,6 +253,7 @@ impl<T: 'static> Drop for CoCell<T> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::host::stack::STACK_SIZE;
 
     struct Owner {
         suspender: Option<Rc<Suspender>>,
@@ -275,21 +267,16 @@ mod tests {
         buf.iter().map(|&b| u64::from(b)).sum()
     }
 
-    /// Resident pages of a coroutine stack whose guard page starts at `limit`.
-    fn resident_pages(limit: usize) -> usize {
+    /// Resident pages of a coroutine stack whose usable range starts at `bottom`.
+    fn resident_pages(bottom: usize) -> usize {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
         let len = STACK_SIZE;
         let mut vec = vec![0u8; len / page];
         // SAFETY: the range is the coroutine's usable stack mapping, which outlives this
         // call, and `vec` has one byte per page of it.
-        let rc = unsafe {
-            libc::mincore(
-                (limit + page) as *mut libc::c_void,
-                len,
-                vec.as_mut_ptr().cast(),
-            )
-        };
+        let rc =
+            unsafe { libc::mincore(bottom as *mut libc::c_void, len, vec.as_mut_ptr().cast()) };
         assert_eq!(rc, 0, "mincore failed");
         vec.iter().filter(|&&b| b & 1 == 1).count()
     }
@@ -299,7 +286,7 @@ mod tests {
     fn deep_then_wait(idle: bool) -> (usize, u64) {
         let mut cell =
             CoCell::new(Owner { suspender: None }, |o, s| o.suspender = Some(s)).expect("stack");
-        let limit = cell.stack_limit;
+        let bottom = cell.stack_bottom;
         let (tx, rx) = tokio::sync::oneshot::channel::<u64>();
         let resident;
         let out;
@@ -318,7 +305,7 @@ mod tests {
             }));
             let mut cx = TaskContext::from_waker(Waker::noop());
             assert!(fut.as_mut().poll(&mut cx).is_pending());
-            resident = resident_pages(limit);
+            resident = resident_pages(bottom);
             tx.send(7).expect("receiver alive");
             out = match fut.as_mut().poll(&mut cx) {
                 Poll::Ready(v) => v,

@@ -1,12 +1,13 @@
 //! One VU as its natives see it: the VU-wide state every native reaches through the JS
-//! context ([`Host`]), and what it owns: the coroutine the VU runs in, its event loop, tag
-//! context and sample buffer, and the modules' per-VU instances.
+//! context ([`Host`]), and what it owns: the coroutine the VU runs in (on a pooled stack),
+//! its event loop, tag context and sample buffer, and the modules' per-VU instances.
 
 pub(crate) mod coroutine;
 pub(crate) mod event_loop;
 pub(crate) mod gc_pacing;
 pub(crate) mod instances;
 pub(crate) mod samples;
+pub(crate) mod stack;
 pub(crate) mod tags;
 
 use std::cell::{Cell, RefCell};

@@ -97,8 +97,10 @@ impl Lifecycle {
                 let mut vu = match JsVu::new(rt) {
                     Ok(vu) => vu,
                     Err(e) => {
-                        let _ = ready_tx
-                            .send(Err(ScriptError::new(ScriptErrorKind::Io, e.to_string())));
+                        let _ = ready_tx.send(Err(ScriptError::new(
+                            ScriptErrorKind::Io,
+                            format!("{} for the setup/teardown VU: {e}", super::STACK_FAILURE),
+                        )));
                         return;
                     }
                 };

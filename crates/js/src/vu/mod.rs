@@ -13,6 +13,7 @@ use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
 use tokio_util::sync::CancellationToken;
 
 use crate::host::coroutine::CoCell;
+use crate::host::stack::StackError;
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
 
@@ -25,6 +26,10 @@ const WORKER_PROFILE: WorkerProfile = WorkerProfile {
     max_vus_per_worker: 48,
     stack_size: THREAD_STACK,
 };
+
+/// How the message of a VU that got no coroutine stack starts: the machine's limit, not the
+/// script, so the binary ends with the generic failure as for a worker thread it cannot start.
+pub const STACK_FAILURE: &str = "cannot allocate a VU stack";
 
 /// Creates JS VUs on worker threads.
 pub struct JsVuFactory {
@@ -43,7 +48,7 @@ impl VuFactory for JsVuFactory {
 
     fn create(&self, id: u64) -> Result<JsVu, String> {
         let runtime = Runtime::init(id, self.shared.clone()).map_err(|e| e.message)?;
-        JsVu::new(runtime).map_err(|e| format!("cannot allocate a VU stack: {e}"))
+        JsVu::new(runtime).map_err(|e| format!("{STACK_FAILURE} for VU {id}: {e}"))
     }
 
     fn worker_profile(&self) -> WorkerProfile {
@@ -58,7 +63,7 @@ pub struct JsVu {
 }
 
 impl JsVu {
-    pub(crate) fn new(runtime: Runtime) -> std::io::Result<JsVu> {
+    pub(crate) fn new(runtime: Runtime) -> Result<JsVu, StackError> {
         let cell = CoCell::new(runtime, |rt, suspender| {
             *rt.host.suspender.borrow_mut() = Some(suspender);
         })?;
