@@ -224,7 +224,9 @@ pub(crate) async fn open(client: &Client, url: &Url, up: Upgrade<'_>) -> Attempt
         }
     };
     attempt.traffic = Some(conn.traffic());
-    let result = tokio_tungstenite::client_async(request, WsConn::new(conn)).await;
+    let result =
+        tokio_tungstenite::client_async_with_config(request, WsConn::new(conn), Some(ws_config()))
+            .await;
     attempt.connecting = start.elapsed();
     match result {
         Ok((stream, resp)) => {
@@ -256,6 +258,17 @@ pub(crate) async fn open(client: &Client, url: &Url, up: Upgrade<'_>) -> Attempt
     }
     attempt
 }
+
+/// tungstenite's settings for a VU's socket. Its read buffer starts at 128 KiB and is
+/// zeroed when first read into, so every open socket held 128 KiB of RSS: 4 KiB (gorilla's
+/// default, which k6 uses) still reads a message of any size, growing for a large frame.
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
+}
+
+/// The read buffer of a VU's socket (see [`ws_config`]).
+const READ_BUFFER: usize = 4 * 1024;
 
 /// Go's wording of a failed upgrade that got no HTTP answer.
 fn handshake_text(e: &WsError) -> String {
