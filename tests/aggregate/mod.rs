@@ -52,13 +52,18 @@ fn aggregator(dir: &Dir, script: &Path, extra: &[&str]) -> (Child, String) {
 /// Runner `i` (1-based) of three: its segment, `instance_id`, API address, its own
 /// `-o json` file and the aggregate output.
 fn runner(dir: &Dir, script: &Path, i: usize, push: &str) -> Child {
+    runner_at(dir, script, i, push, &format!("127.0.0.1:{}", free_port()))
+}
+
+/// [`runner`] with its REST API at `api`.
+fn runner_at(dir: &Dir, script: &Path, i: usize, push: &str, api: &str) -> Child {
     let args = vec![
         "run".to_string(),
         "-q".into(),
         format!("--execution-segment={}", SEGMENTS[i - 1]),
         SEQUENCE.into(),
         "--address".into(),
-        format!("127.0.0.1:{}", free_port()),
+        api.to_string(),
         "--tag".into(),
         format!("instance_id={i}"),
         "-o".into(),
@@ -314,11 +319,22 @@ export default function () { sleep(0.2); }
 "#,
     );
     let (agg, push) = aggregator(&dir, &path, &["--timeout", "2s"]);
-    let mut runners: Vec<Child> = (1..=3).map(|i| runner(&dir, &path, i, &push)).collect();
+    let apis: Vec<String> = (0..3)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let mut runners: Vec<Child> = (1..=3)
+        .map(|i| runner_at(&dir, &path, i, &push, &apis[i - 1]))
+        .collect();
     let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
     pids.push(agg.id());
     let _reaper = KillOnPanic(pids);
-    std::thread::sleep(Duration::from_millis(1500));
+    // Runner 2 joined (its output pushes before its API listens) and ran a while.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(&apis[1]).is_err() {
+        assert!(Instant::now() < deadline, "runner 2 never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(800));
     runners[1].kill().unwrap();
     let start = Instant::now();
     let runners: Vec<Done> = runners.into_iter().map(wait).collect();

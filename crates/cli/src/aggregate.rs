@@ -127,6 +127,8 @@ enum End {
     Silent,
     /// No runner joined within `--join-timeout`.
     NobodyJoined,
+    /// SIGINT or SIGTERM.
+    Signal,
 }
 
 async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> ExitCode {
@@ -159,6 +161,15 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             "rk6 aggregate: waiting for {} runners on http://{local} (runners: -o aggregate=http://{local})",
             args.instances
         );
+    }
+    // A signal ends the wait; the summary of what arrived is still printed.
+    let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let signalled = signalled.clone();
+        tokio::spawn(async move {
+            signal().await;
+            signalled.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
     }
     let started = Instant::now();
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
@@ -203,7 +214,9 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 }
             }
             let joined = h.runners.len();
-            if joined >= args.instances && h.done() == joined {
+            if signalled.load(std::sync::atomic::Ordering::Relaxed) {
+                Some(End::Signal)
+            } else if joined >= args.instances && h.done() == joined {
                 Some(End::AllDone)
             } else if h.last_push.is_some_and(|t| t.elapsed() >= args.timeout) {
                 Some(End::Silent)
@@ -260,6 +273,14 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         );
         return ExitCode::ThresholdsFailed;
     }
+    if end == End::Signal {
+        logger.log(
+            Level::Error,
+            "the aggregator was stopped by a signal before every runner was done",
+            &[],
+        );
+        return ExitCode::ExternalAbort;
+    }
     if missing {
         return ExitCode::Failure;
     }
@@ -283,11 +304,10 @@ fn report_coverage(
             .unwrap_or(Segment::FULL)
             .share()
     };
-    let full: f64 = runners
+    let full = runners
         .iter()
         .filter(|r| r.done)
-        .map(share)
-        .sum::<f64>()
+        .fold(0.0, |sum, r| sum + share(r))
         .min(1.0);
     let done = runners.iter().filter(|r| r.done).count();
     let mut missing = false;
@@ -341,4 +361,20 @@ async fn stop_runner(label: String, api: String, logger: Logger) {
             &[],
         );
     }
+}
+
+/// The first SIGINT (or, on Unix, SIGTERM).
+async fn signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

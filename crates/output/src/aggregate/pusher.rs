@@ -83,7 +83,10 @@ impl Pusher {
         // The first push (empty) tells the aggregator this runner joined.
         let mut join = true;
         loop {
-            let wait = if in_flight.is_some() {
+            // The join push goes out at once; later ones wait for deltas.
+            let wait = if join && in_flight.is_none() {
+                Duration::ZERO
+            } else if in_flight.is_some() {
                 RETRY
             } else {
                 HEARTBEAT
