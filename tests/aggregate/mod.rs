@@ -416,3 +416,45 @@ export default function () {{ http.get('{}'); sleep(0.3); }}
     assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
     assert_eq!(whole["metrics"]["http_reqs"]["count"], 60, "{whole}");
 }
+
+#[test]
+fn percentiles_past_the_exact_limit_merge_within_histogram_precision() {
+    let dir = Dir::new("aggregate-histograms");
+    // 42,000 values of a custom Trend (14,000 a runner): the merged whole is in HDR
+    // histograms, and each runner's deltas travel as buckets once it sent 10,000 values.
+    let path = dir.write(
+        "test.js",
+        r#"
+import { Trend } from 'k6/metrics';
+import exec from 'k6/execution';
+const t = new Trend('spread', true);
+export const options = {
+  scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 60 } },
+  thresholds: { spread: ['p(95)<951', 'med>499'] },
+};
+export default function () {
+  const it = exec.scenario.iterationInTest;
+  for (let i = 0; i < 700; i++) t.add(((it * 700 + i) * 7919 % 30011) / 30.0);
+}
+"#,
+    );
+    let (agg, runners) = distributed(&dir, &path, &[]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    let values = samples(&dir, "spread");
+    assert_eq!(values.len(), 42_000);
+    for (key, p) in [("p(95)", 95.0), ("med", 50.0), ("p(90)", 90.0)] {
+        let got = whole["metrics"]["spread"][key].as_f64().unwrap();
+        let want = percentile(&values, p);
+        assert!(
+            ((got - want) / want).abs() < 0.001,
+            "{key}: aggregated {got}, exact {want}"
+        );
+    }
+    let avg = values.iter().sum::<f64>() / values.len() as f64;
+    let got = whole["metrics"]["spread"]["avg"].as_f64().unwrap();
+    assert!((got - avg).abs() < 1e-9, "avg {got} vs {avg}");
+}
