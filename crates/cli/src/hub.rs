@@ -4,6 +4,7 @@
 
 use std::convert::Infallible;
 use std::io::Read as _;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,8 @@ pub struct RunnerState {
     pub last_seen: Instant,
     /// Whether the aggregator said it joined.
     pub announced: bool,
+    /// Its run time: the latest it reported, the final one once done.
+    elapsed: Duration,
 }
 
 /// Everything merged so far.
@@ -77,6 +80,7 @@ impl Hub {
                     done: false,
                     last_seen: now,
                     announced: false,
+                    elapsed: Duration::ZERO,
                 });
                 self.runners.len() - 1
             }
@@ -88,8 +92,19 @@ impl Hub {
         }
         r.next_seq = push.seq + 1;
         r.done |= push.done;
-        let elapsed = Duration::from_secs_f64((push.elapsed_ms / 1000.0).max(0.0));
-        self.elapsed = self.elapsed.max(elapsed);
+        let elapsed = Duration::try_from_secs_f64(push.elapsed_ms / 1000.0).unwrap_or_default();
+        // The last push carries the run time the runner's own summary used.
+        r.elapsed = if push.done {
+            elapsed
+        } else {
+            r.elapsed.max(elapsed)
+        };
+        self.elapsed = self
+            .runners
+            .iter()
+            .map(|r| r.elapsed)
+            .max()
+            .unwrap_or_default();
         self.aggregator.merge(&push.delta)?;
         Ok(PushAnswer { merged: true })
     }
@@ -112,14 +127,14 @@ pub fn lock(hub: &SharedHub) -> MutexGuard<'_, Hub> {
 pub fn serve(listener: TcpListener, hub: SharedHub) {
     tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else {
+            let Ok((stream, peer)) = listener.accept().await else {
                 continue;
             };
             let hub = hub.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
                     let hub = hub.clone();
-                    async move { Ok::<_, Infallible>(handle(req, &hub).await) }
+                    async move { Ok::<_, Infallible>(handle(req, &hub, peer.ip()).await) }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
@@ -129,7 +144,7 @@ pub fn serve(listener: TcpListener, hub: SharedHub) {
     });
 }
 
-async fn handle(req: Request<Incoming>, hub: &SharedHub) -> Response<Full<Bytes>> {
+async fn handle(req: Request<Incoming>, hub: &SharedHub, peer: IpAddr) -> Response<Full<Bytes>> {
     if req.uri().path() != PUSH_PATH {
         return answer(StatusCode::NOT_FOUND, "not found".into());
     }
@@ -149,10 +164,11 @@ async fn handle(req: Request<Incoming>, hub: &SharedHub) -> Response<Full<Bytes>
             )
         }
     };
-    let push = match decode(&body, gzip) {
+    let mut push = match decode(&body, gzip) {
         Ok(p) => p,
         Err(e) => return answer(StatusCode::BAD_REQUEST, e),
     };
+    push.runner.api = push.runner.api.map(|a| reachable_api(&a, peer));
     // Merging is CPU work on the runtime's threads; it is short (docs/aggregate.md).
     let merged = lock(hub).push(push);
     match merged {
@@ -161,6 +177,28 @@ async fn handle(req: Request<Incoming>, hub: &SharedHub) -> Response<Full<Bytes>
             serde_json::to_string(&a).unwrap_or_default(),
         ),
         Err(e) => answer(StatusCode::BAD_REQUEST, e.to_string()),
+    }
+}
+
+/// The runner's API address as the aggregator can call it: a runner listening on every
+/// interface (`0.0.0.0:6565`, as k6-operator starts them) is called at the address its
+/// push came from.
+fn reachable_api(api: &str, peer: IpAddr) -> String {
+    let Some((host, port)) = api.rsplit_once(':') else {
+        return api.to_owned();
+    };
+    let unspecified = host.is_empty()
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_unspecified());
+    if !unspecified {
+        return api.to_owned();
+    }
+    match peer {
+        IpAddr::V4(ip) => format!("{ip}:{port}"),
+        IpAddr::V6(ip) => format!("[{ip}]:{port}"),
     }
 }
 
@@ -248,6 +286,19 @@ mod tests {
             Duration::from_millis(3000),
             "the longest run time"
         );
+    }
+
+    #[test]
+    fn a_runner_on_every_interface_is_called_where_its_push_came_from() {
+        let peer: IpAddr = "10.1.2.3".parse().unwrap();
+        assert_eq!(reachable_api("0.0.0.0:6565", peer), "10.1.2.3:6565");
+        assert_eq!(reachable_api(":6565", peer), "10.1.2.3:6565");
+        assert_eq!(
+            reachable_api("[::]:6565", "fd00::7".parse().unwrap()),
+            "[fd00::7]:6565"
+        );
+        assert_eq!(reachable_api("10.9.9.9:6565", peer), "10.9.9.9:6565");
+        assert_eq!(reachable_api("runner-1:6565", peer), "runner-1:6565");
     }
 
     #[test]
