@@ -205,11 +205,20 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             if aborted {
                 // Runners that join after the abort are stopped too.
                 for r in h.runners.iter().filter(|r| !r.done) {
-                    if let Some(api) = &r.runner.api {
-                        if !stopped.contains(api) {
-                            stopped.push(api.clone());
-                            to_stop.push((r.runner.label(), api.clone()));
-                        }
+                    if stopped.contains(&r.runner.id) {
+                        continue;
+                    }
+                    stopped.push(r.runner.id.clone());
+                    match &r.runner.api {
+                        Some(api) => to_stop.push((r.runner.label(), api.clone())),
+                        None => logger.log(
+                            Level::Error,
+                            &format!(
+                                "cannot stop {}: it runs without a REST API (--address)",
+                                r.runner.label()
+                            ),
+                            &[],
+                        ),
                     }
                 }
             }

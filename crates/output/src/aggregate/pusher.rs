@@ -93,33 +93,17 @@ impl Pusher {
             };
             let mut closed = false;
             match rx.recv_timeout(wait) {
-                Ok(m) => {
-                    let (delta, at, last) = match m {
-                        Message::Delta(d, at) => (d, at, false),
-                        Message::Done(d, at) => (d, at, true),
-                    };
-                    if let Err(e) = pending.absorb(delta) {
-                        log(
-                            "error",
-                            "aggregate: a delta could not be merged",
-                            Some(&e.to_string()),
-                        );
-                    }
-                    elapsed = at;
-                    done |= last;
-                }
+                Ok(m) => take(m, &mut pending, &mut elapsed, &mut done),
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => closed = true,
+                Err(RecvTimeoutError::Disconnected) => {
+                    closed = true;
+                    // No queue to wait on any more: pace the retries of the last push.
+                    std::thread::sleep(wait);
+                }
             }
             // Drain whatever else waits, so one push carries it all.
             while let Ok(m) = rx.try_recv() {
-                let (delta, at, last) = match m {
-                    Message::Delta(d, at) => (d, at, false),
-                    Message::Done(d, at) => (d, at, true),
-                };
-                let _ = pending.absorb(delta);
-                elapsed = at;
-                done |= last;
+                take(m, &mut pending, &mut elapsed, &mut done);
             }
             if closed && !done {
                 return Err("the test ended without its last figures".to_owned());
@@ -205,6 +189,23 @@ impl Pusher {
     }
 }
 
+/// Adds a message's delta to what waits to be sent.
+fn take(message: Message, pending: &mut Delta, elapsed: &mut Duration, done: &mut bool) {
+    let (delta, at, last) = match message {
+        Message::Delta(d, at) => (d, at, false),
+        Message::Done(d, at) => (d, at, true),
+    };
+    if let Err(e) = pending.absorb(delta) {
+        log(
+            "error",
+            "aggregate: a delta could not be merged",
+            Some(&e.to_string()),
+        );
+    }
+    *elapsed = at;
+    *done |= last;
+}
+
 /// The push as gzip-compressed JSON.
 fn encode(push: &Push) -> Result<Bytes, String> {
     let json = serde_json::to_vec(push).map_err(|e| e.to_string())?;
@@ -224,4 +225,110 @@ fn log(level: &str, msg: &str, error: Option<&str>) {
         rfc3339(std::time::SystemTime::now(), false),
         quote(msg),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rk6_metrics::delta::{MetricDelta, SinkState};
+    use rk6_metrics::{MetricType, ValueType};
+    use std::io::{BufRead, BufReader, Read};
+    use std::net::TcpListener;
+    use std::sync::mpsc::{channel, sync_channel};
+
+    /// One request as the server read it: the push and its raw body.
+    fn read_push(stream: &mut std::net::TcpStream) -> (Push, Vec<u8>) {
+        let mut reader = BufReader::new(stream);
+        let mut length = 0usize;
+        let mut gzip = false;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            gzip |= lower.starts_with("content-encoding: gzip");
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        assert!(gzip, "pushes are compressed");
+        let mut json = Vec::new();
+        flate2::read::GzDecoder::new(&body[..])
+            .read_to_end(&mut json)
+            .unwrap();
+        (serde_json::from_slice(&json).unwrap(), body)
+    }
+
+    fn iterations(n: f64) -> Delta {
+        Delta {
+            metrics: vec![MetricDelta {
+                name: "iterations".into(),
+                kind: MetricType::Counter,
+                contains: ValueType::Default,
+                sink: SinkState::Counter {
+                    sum: n,
+                    samples: n as u64,
+                },
+            }],
+            ..Delta::default()
+        }
+    }
+
+    #[test]
+    fn a_push_whose_answer_was_lost_is_sent_again_as_it_was() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = Url::parse(&format!("http://{}/v1/push", listener.local_addr().unwrap())).unwrap();
+        let (seen_tx, seen) = channel();
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                let mut stream = stream.unwrap();
+                let (push, body) = read_push(&mut stream);
+                let last = push.done;
+                seen_tx.send((push, body)).unwrap();
+                // The second request is read and then left unanswered: as if the
+                // aggregator merged it and the answer was lost.
+                if n != 1 {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 15\r\nconnection: close\r\n\r\n{\"merged\":true}",
+                    );
+                }
+                if last {
+                    break;
+                }
+            }
+        });
+        let runner = Runner {
+            id: "r".into(),
+            ..Runner::default()
+        };
+        let (tx, rx) = sync_channel(4);
+        let pusher = Pusher::new(&url, runner);
+        let worker = std::thread::spawn(move || pusher.run(rx));
+        let (join, _) = seen.recv().unwrap();
+        assert_eq!((join.seq, join.delta.is_empty()), (0, true), "joins at once");
+        tx.send(Message::Delta(iterations(3.0), Duration::from_secs(1)))
+            .unwrap();
+        let (first, first_body) = seen.recv().unwrap();
+        assert_eq!(first.seq, 1);
+        tx.send(Message::Delta(iterations(4.0), Duration::from_secs(2)))
+            .unwrap();
+        tx.send(Message::Done(iterations(5.0), Duration::from_secs(3)))
+            .unwrap();
+        drop(tx);
+        let (again, again_body) = seen.recv().unwrap();
+        assert_eq!(again.seq, 1, "the same number");
+        assert_eq!(again_body, first_body, "the same delta, byte for byte");
+        let (last, _) = seen.recv().unwrap();
+        assert_eq!(last.seq, 2);
+        assert!(last.done);
+        let mut waiting = iterations(4.0);
+        waiting.absorb(iterations(5.0)).unwrap();
+        assert_eq!(last.delta, waiting, "what waited, merged into one push");
+        assert_eq!(last.elapsed_ms, 3000.0);
+        assert_eq!(worker.join().unwrap(), Ok(()));
+    }
 }
