@@ -274,12 +274,13 @@ pub struct Recorder {
     subs: Vec<SubRecord>,
     /// Sub-metric indices per parent metric name, for metrics not yet seen.
     subs_by_name: HashMap<String, Vec<usize>>,
-    /// Threshold boundaries per metric name and per sub-metric index.
+    /// Percentile threshold boundaries per metric name (sub-metric sinks get theirs at once).
     metric_pivots: HashMap<String, Vec<f64>>,
     groups: Vec<String>,
     groups_seen: HashSet<String>,
     checks: Vec<CheckDelta>,
-    check_index: HashMap<(String, String), usize>,
+    /// Index in `checks` by group, then check name.
+    check_index: HashMap<String, HashMap<String, usize>>,
     connections: ConnectionTally,
 }
 
@@ -405,14 +406,14 @@ impl Recorder {
                 }
             }
             self.connections.add(s);
-            let group = s.tags.get("group").unwrap_or("");
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
+                    let group = s.tags.get("group").unwrap_or("");
                     self.see_group(group);
                     self.add_check(group, check, s.value != 0.0);
                 }
-            } else if s.metric == builtin::GROUP_DURATION && !group.is_empty() {
-                self.see_group(group);
+            } else if s.metric == builtin::GROUP_DURATION {
+                self.see_group(s.tags.get("group").unwrap_or(""));
             }
         }
     }
@@ -425,17 +426,21 @@ impl Recorder {
     }
 
     fn add_check(&mut self, group: &str, name: &str, passed: bool) {
-        let key = (group.to_owned(), name.to_owned());
-        let i = match self.check_index.get(&key) {
+        // Looked up by &str: only a new (group, check) allocates.
+        let known = self.check_index.get(group).and_then(|g| g.get(name));
+        let i = match known {
             Some(&i) => i,
             None => {
                 self.checks.push(CheckDelta {
-                    group: key.0.clone(),
-                    name: key.1.clone(),
+                    group: group.to_owned(),
+                    name: name.to_owned(),
                     passes: 0,
                     fails: 0,
                 });
-                self.check_index.insert(key, self.checks.len() - 1);
+                self.check_index
+                    .entry(group.to_owned())
+                    .or_default()
+                    .insert(name.to_owned(), self.checks.len() - 1);
                 self.checks.len() - 1
             }
         };

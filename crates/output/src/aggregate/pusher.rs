@@ -281,7 +281,11 @@ mod tests {
     #[test]
     fn a_push_whose_answer_was_lost_is_sent_again_as_it_was() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = Url::parse(&format!("http://{}/v1/push", listener.local_addr().unwrap())).unwrap();
+        let url = Url::parse(&format!(
+            "http://{}/v1/push",
+            listener.local_addr().unwrap()
+        ))
+        .unwrap();
         let (seen_tx, seen) = channel();
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
@@ -309,7 +313,11 @@ mod tests {
         let pusher = Pusher::new(&url, runner);
         let worker = std::thread::spawn(move || pusher.run(rx));
         let (join, _) = seen.recv().unwrap();
-        assert_eq!((join.seq, join.delta.is_empty()), (0, true), "joins at once");
+        assert_eq!(
+            (join.seq, join.delta.is_empty()),
+            (0, true),
+            "joins at once"
+        );
         tx.send(Message::Delta(iterations(3.0), Duration::from_secs(1)))
             .unwrap();
         let (first, first_body) = seen.recv().unwrap();
