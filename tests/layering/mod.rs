@@ -59,6 +59,15 @@ const CRATES: &[Row] = &[
         allowed: &[],
     },
     Row {
+        name: "rk6-bench-echo",
+        manifest: "bench/echo/Cargo.toml",
+        layer: 0,
+        src: "bench/echo/src",
+        root: "main.rs",
+        grain: Grain::File,
+        allowed: &[],
+    },
+    Row {
         name: "rk6-http",
         manifest: "crates/http/Cargo.toml",
         layer: 0,

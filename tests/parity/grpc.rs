@@ -19,10 +19,16 @@ struct Server {
 impl Server {
     /// `None` (after saying why) when grpcio is missing, which CI does not accept.
     fn start() -> Option<Server> {
+        Self::start_with(&[])
+    }
+
+    /// [`Server::start`] with environment variables for server.py.
+    fn start_with(env: &[(&str, &str)]) -> Option<Server> {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/grpc/server.py");
         let spawned = Command::new("python3")
             .arg(&script)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -418,4 +424,73 @@ fn grpc_connect_params_agree_with_k6() {
     b.sort();
     assert_eq!(a, b, "replies");
     assert_eq!(r.samples, k.samples, "grpc_req_duration samples");
+}
+
+const RECONNECT_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check, sleep } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto', 'stream.proto');
+export const options = { iterations: 16, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  if (__ITER === 0) client.connect(__ENV.ADDR, { plaintext: true });
+  const r = client.invoke('rk6.test.Echo/Say', { text: 'again' });
+  check(r, { 'call after the server ended the connection': (r) => r.status === grpc.StatusOK });
+  let got = 0;
+  const s = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  s.on('data', () => got++);
+  s.on('end', () => check(got, { 'stream after the server ended the connection': (n) => n === 1 }));
+  s.write({ text: 'x' });
+  s.end();
+  sleep(0.1);
+}
+"#;
+
+/// A server that ends every connection after 300 ms (GOAWAY, as grpc-go's
+/// `MaxConnectionAge` or Envoy do): k6's client dials again and every later call and stream
+/// works; so must rk6's, rather than failing `Unavailable` for the rest of the test.
+#[test]
+fn grpc_calls_go_on_after_the_server_ends_the_connection_as_in_k6() {
+    let Some(k6) = super::k6() else { return };
+    let Some(server) = Server::start_with(&[("MAX_CONNECTION_AGE_MS", "300")]) else {
+        return;
+    };
+    let dir = Dir::new("parity-grpc-reconnect");
+    let src = crate::support::grpc::proto_dir();
+    for f in ["echo.proto", "stream.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir.write("script.js", RECONNECT_SCRIPT);
+    let k = run(&k6, "k6", &dir, &server.addr);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(
+        k.code, 0,
+        "k6 went on after the GOAWAYs: {:?}",
+        k.export["metrics"]["checks"]
+    );
+    assert_eq!(
+        r.code, k.code,
+        "exit codes: {:?}",
+        r.export["metrics"]["checks"]
+    );
+    // Every check passed in both; k6 sometimes ends the run before the last stream's `end`
+    // handler, so rk6 is held to all 16 of each and k6 to no failure.
+    let failures = |c: Vec<(String, u64, u64)>| c.iter().map(|x| x.2).sum::<u64>();
+    assert_eq!(failures(super::checks(&k.export)), 0, "k6's checks");
+    assert_eq!(
+        super::checks(&r.export),
+        vec![
+            (
+                "::call after the server ended the connection".to_owned(),
+                16,
+                0
+            ),
+            (
+                "::stream after the server ended the connection".to_owned(),
+                16,
+                0
+            ),
+        ],
+        "rk6's checks"
+    );
 }

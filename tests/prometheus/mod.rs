@@ -1,6 +1,7 @@
 //! `-o experimental-prometheus-rw` against a real Prometheus (Debian's `prometheus`
 //! package; CI installs it): what Prometheus stores must equal the end-of-test summary,
-//! with Trends as stat gauges and as native histograms.
+//! with Trends as stat gauges and as native histograms, and native histograms of several
+//! runners summed in Prometheus give the whole test's percentiles.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -639,4 +640,183 @@ fn https_endpoint_needs_a_trusted_certificate_or_insecure_skip_tls_verify() {
             assert!(head.contains(h), "missing {h}: {head}");
         }
     }
+}
+
+/// The schema-3 bucket `(lower, upper]` holding `v` (> 0): bucket `i` is
+/// `(2^((i-1)/8), 2^(i/8)]`, the layout rk6 pushes native histograms in.
+fn schema3_bucket(v: f64) -> (f64, f64) {
+    let i = (v.log2() * 8.0).ceil();
+    (((i - 1.0) / 8.0).exp2(), (i / 8.0).exp2())
+}
+
+/// Every `http_req_duration` value (ms) in a `-o json` file, with its `instance_id` tag.
+fn json_durations(path: &std::path::Path) -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(path).expect("json output");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "http_req_duration")
+        .map(|v| {
+            let id = v["data"]["tags"]["instance_id"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            (id, v["data"]["value"].as_f64().expect("a number"))
+        })
+        .collect()
+}
+
+/// Three runners of one test, as k6-operator starts them (execution segments, `instance_id`
+/// tags), push native histograms to one Prometheus: summed over the instances they hold
+/// every request once, and `histogram_quantile` over the sum is the whole test's p(95)
+/// within one bucket.
+#[test]
+fn native_histograms_of_three_runners_give_the_whole_tests_p95() {
+    let Some(bin) = prometheus_bin() else {
+        return;
+    };
+    let dir = Dir::new("prometheus-rw-segments");
+    let prom = Prometheus::start(&bin, &dir);
+    let srv = TestServer::start();
+    let url = prom.write_url();
+    // Delays spread uniformly over 5–60 ms, so the p(95) sits among many distinct
+    // values; `http.url` keeps the URL out of the labels (one series per runner).
+    let script = format!(
+        r#"
+import http from 'k6/http';
+export const options = {{
+  scenarios: {{
+    spread: {{ executor: 'shared-iterations', vus: 9, iterations: 540, maxDuration: '20s' }},
+  }},
+}};
+export default function () {{
+  const ms = 5 + Math.floor(Math.random() * 56);
+  http.get(http.url`{base}/delay/${{ms}}`);
+}}
+"#,
+        base = srv.url("")
+    );
+    let path = dir.write("script.js", &script);
+    // The three runners k6-operator would start for parallelism 3, at the same time.
+    let runs: Vec<Run> = std::thread::scope(|s| {
+        let handles: Vec<_> = ["0:1/3", "1/3:2/3", "2/3:1"]
+            .iter()
+            .enumerate()
+            .map(|(i, segment)| {
+                let (dir, path, url) = (&dir, &path, &url);
+                s.spawn(move || {
+                    let json = dir.path(&format!("runner-{}.json", i + 1));
+                    rk6_env(
+                        &[
+                            "run",
+                            "-q",
+                            "--address",
+                            "",
+                            "--execution-segment",
+                            segment,
+                            "--execution-segment-sequence",
+                            "0,1/3,2/3,1",
+                            "--tag",
+                            &format!("instance_id={}", i + 1),
+                            // k6-operator's other tag (a `--tag` replaces the script's
+                            // `tags`, in k6 as in rk6).
+                            "--tag",
+                            "testrun_name=segments",
+                            "-o",
+                            &format!("json={}", json.display()),
+                            "-o",
+                            "experimental-prometheus-rw",
+                            path.to_str().unwrap(),
+                        ],
+                        &dir.0,
+                        &[
+                            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+                            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "500ms"),
+                            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true"),
+                        ],
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for run in &runs {
+        run.assert_code(0);
+        assert!(!run.stderr.contains("level=error"), "{}", run.stderr);
+    }
+    let mut samples = Vec::new();
+    for i in 1..=3 {
+        samples.extend(json_durations(&dir.path(&format!("runner-{i}.json"))));
+    }
+    assert_eq!(
+        samples.len(),
+        540,
+        "every iteration once over the three segments"
+    );
+
+    // One series per runner, each holding exactly that runner's requests.
+    let series = r#"k6_http_req_duration_seconds{testrun_name="segments"}"#;
+    let per_instance = prom.query(&format!("histogram_count(sum by (instance_id) ({series}))"));
+    let mut got: Vec<(String, f64)> = per_instance
+        .iter()
+        .map(|r| {
+            let id = r["metric"]["instance_id"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            let v = r["value"][1].as_str().and_then(|s| s.parse().ok()).unwrap();
+            (id, v)
+        })
+        .collect();
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let want: Vec<(String, f64)> = ["1", "2", "3"]
+        .iter()
+        .map(|id| {
+            let n = samples.iter().filter(|(i, _)| i == id).count();
+            (id.to_string(), n as f64)
+        })
+        .collect();
+    assert_eq!(got, want, "per-instance counts");
+    assert_eq!(
+        prom.value(&format!("histogram_count(sum({series}))")),
+        540.0
+    );
+    let sum = prom.value(&format!("histogram_sum(sum({series}))"));
+    let want_sum: f64 = samples.iter().map(|(_, v)| v / 1000.0).sum();
+    assert!(
+        (sum - want_sum).abs() <= 1e-9 * want_sum,
+        "sum {sum} != {want_sum}"
+    );
+
+    // The whole test's p(95) as k6 computes it (linear between the two nearest ranks),
+    // in seconds.
+    let mut values: Vec<f64> = samples.iter().map(|(_, v)| v / 1000.0).collect();
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let pos = 0.95 * (n - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    let exact = values[lo] + (values[hi] - values[lo]) * (pos - lo as f64);
+    let p95 = prom.value(&format!("histogram_quantile(0.95, sum({series}))"));
+    // Prometheus finds the bucket where the cumulative count reaches 0.95·n — the one
+    // holding the ⌈0.95·n⌉-th value — and interpolates inside it; k6's p(95) lies between
+    // the values at ranks ⌊0.95·(n−1)⌋ and ⌈0.95·(n−1)⌉. So both lie in the buckets of
+    // those (at most three adjacent) values: one schema-3 bucket, a factor 2^(1/8) ≈ 1.0905
+    // wide, unless the values straddle a bucket boundary.
+    let rank = (0.95 * n as f64).ceil() as usize - 1;
+    let (bucket_lo, bucket_hi) = schema3_bucket(values[rank]);
+    assert!(
+        bucket_lo <= p95 && p95 <= bucket_hi,
+        "p95 {p95} outside the bucket ({bucket_lo}, {bucket_hi}] of the {}-th value",
+        rank + 1
+    );
+    let lower = schema3_bucket(values[lo.min(rank)]).0;
+    let upper = schema3_bucket(values[hi.max(rank)]).1;
+    assert!(
+        (p95 - exact).abs() <= upper - lower,
+        "histogram_quantile {p95} vs exact p(95) {exact}: more than the bucket span ({lower}, {upper}]"
+    );
+    eprintln!(
+        "p(95): exact {exact:.6} s, histogram_quantile {p95:.6} s, difference {:+.2} % (bound {:.2} %)",
+        (p95 - exact) / exact * 100.0,
+        (upper - lower) / exact * 100.0
+    );
 }

@@ -60,6 +60,9 @@ pub struct GrpcReply {
     pub duration: Duration,
     /// The call's own deadline ended it (not a status the server sent).
     pub timed_out: bool,
+    /// The call never left: its connection had already closed (a server's GOAWAY, a
+    /// dropped socket), so it can be sent again on a new connection.
+    pub unsent: bool,
 }
 
 /// gRPC status codes used by the transport itself.
@@ -349,6 +352,12 @@ impl GrpcConn {
         reply
     }
 
+    /// Whether the connection has ended (the server sent GOAWAY and its last streams
+    /// finished, or the socket dropped): no new call can go on it.
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+
     /// Bytes (written, read) on the socket since the previous claim: the caller's share of
     /// the traffic (the handshake and reflection go to whoever claims next).
     pub fn claim_bytes(&self) -> (u64, u64) {
@@ -377,11 +386,20 @@ impl GrpcConn {
         };
         let mut sender = self.sender.clone();
         if sender.ready().await.is_err() {
-            return failed(code::UNAVAILABLE, "connection closed".to_owned());
+            return GrpcReply {
+                unsent: true,
+                ..failed(code::UNAVAILABLE, "connection closed".to_owned())
+            };
         }
         let resp = match sender.send_request(req).await {
             Ok(r) => r,
-            Err(e) => return failed(code::UNAVAILABLE, e.to_string()),
+            // hyper gives the request back untouched when the connection ended first.
+            Err(e) => {
+                return GrpcReply {
+                    unsent: e.is_canceled() || e.is_closed(),
+                    ..failed(code::UNAVAILABLE, e.to_string())
+                }
+            }
         };
         let (parts, incoming) = resp.into_parts();
         let mut reply = GrpcReply {

@@ -91,7 +91,11 @@ def main():
         "Collect": grpc.stream_unary_rpc_method_handler(collect, **ser),
         "Chat": grpc.stream_stream_rpc_method_handler(chat, **ser),
     })
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    # MAX_CONNECTION_AGE_MS: the server ends each connection with GOAWAY after that long,
+    # as production servers do (grpc-go's MaxConnectionAge, Envoy), for the reconnect test.
+    age = os.environ.get("MAX_CONNECTION_AGE_MS")
+    opts = [("grpc.max_connection_age_ms", int(age)), ("grpc.max_connection_age_grace_ms", 100)] if age else []
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=opts)
     server.add_generic_rpc_handlers((handler, streams))
     # Only Echo is listed: the reflection service's own descriptors are not in this pool.
     reflection.enable_server_reflection(("rk6.test.Echo",), server, pool=pool)

@@ -36,6 +36,8 @@ pub(super) struct ClientState {
     max_receive: Cell<usize>,
     /// `maxSendSize` of the last `connect()` (none: no limit).
     max_send: Cell<Option<usize>>,
+    /// How the last `connect()` dialed, to dial again when the server ends the connection.
+    dial: RefCell<Option<(GrpcConnectOptions, Duration)>>,
 }
 
 /// grpc-go's text for a request over `maxSendSize`.
@@ -283,6 +285,7 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
     state.max_send.set(params.max_send);
     count_bytes(&host, &conn);
     *state.addr.borrow_mut() = addr;
+    *state.dial.borrow_mut() = Some((opts, params.timeout));
     if let Some(old) = state.conn.borrow_mut().replace(conn) {
         count_bytes(&host, &old);
     }
@@ -294,6 +297,41 @@ impl ClientState {
     pub(super) fn connection(&self) -> Option<Rc<GrpcConn>> {
         self.conn.borrow().clone()
     }
+    /// The connection for a new call or stream. As grpc-go's client does, a connection the
+    /// server ended (a GOAWAY for its maximum connection age, a dropped socket) is dialed
+    /// again with `connect()`'s settings, so the VU's next calls go on; if that dial fails
+    /// the call fails on the old one with `Unavailable`.
+    pub(super) fn live_connection(&self, host: &Host) -> JsResult<Option<Rc<GrpcConn>>> {
+        let Some(conn) = self.connection() else {
+            return Ok(None);
+        };
+        if !conn.is_closed() {
+            return Ok(Some(conn));
+        }
+        Ok(Some(self.redial(host)?.unwrap_or(conn)))
+    }
+
+    /// Dials the last `connect()`'s address again; `None` when that fails.
+    fn redial(&self, host: &Host) -> JsResult<Option<Rc<GrpcConn>>> {
+        let Some((opts, timeout)) = self.dial.borrow().clone() else {
+            return Ok(None);
+        };
+        let addr = self.address();
+        let client = host.http.clone();
+        let dialed = host.block_on(
+            "connecting to a gRPC server",
+            client.grpc_connect(&addr, &opts, timeout),
+        )?;
+        let Ok(conn) = dialed else {
+            return Ok(None);
+        };
+        let conn = Rc::new(conn);
+        if let Some(old) = self.conn.borrow_mut().replace(conn.clone()) {
+            count_bytes(host, &old);
+        }
+        Ok(Some(conn))
+    }
+
     /// The address `connect()` was given.
     pub(super) fn address(&self) -> String {
         self.addr.borrow().clone()
@@ -337,7 +375,7 @@ fn prepare(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<Prepare
         ));
     }
     host.check_interrupted()?;
-    let Some(conn) = state.conn.borrow().clone() else {
+    let Some(conn) = state.live_connection(&host)? else {
         return Err(go_error(
             "no gRPC connection, you must call connect first",
             ctx,
@@ -407,9 +445,17 @@ pub(super) async fn run(p: &Prepared) -> GrpcReply {
 
 /// `client.invoke(method, request, params)`.
 fn invoke(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let p = prepare(this, a, ctx)?;
+    let mut p = prepare(this, a, ctx)?;
     let host = Host::of(ctx);
-    let reply = host.block_on("invoking RPC methods", run(&p))?;
+    let mut reply = host.block_on("invoking RPC methods", run(&p))?;
+    if reply.unsent {
+        // The connection ended between the check and the call (a GOAWAY racing it):
+        // grpc-go sends such a call again on a new connection, as it never reached the server.
+        if let Some(conn) = state_of(this)?.redial(&host)? {
+            p.conn = conn;
+            reply = host.block_on("invoking RPC methods", run(&p))?;
+        }
+    }
     finish(grpc, &host, &p, reply, ctx)
 }
 

@@ -73,7 +73,7 @@ pub(super) fn new_stream(
             ))
         }
     };
-    let Some(conn) = client.connection() else {
+    let Some(conn) = client.live_connection(&host)? else {
         return Err(go_error(
             "invalid GRPC Stream's client: no gRPC connection, you must call connect first",
             ctx,
