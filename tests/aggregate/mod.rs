@@ -478,3 +478,42 @@ export default function () {
     let got = whole["metrics"]["spread"]["avg"].as_f64().unwrap();
     assert!((got - avg).abs() < 1e-9, "avg {got} vs {avg}");
 }
+
+#[test]
+fn the_aggregator_runs_handle_summary_over_the_whole_test() {
+    let dir = Dir::new("aggregate-handle-summary");
+    // Every process runs handleSummary: the runners over their shares, the aggregator
+    // (`-e WHO=whole`) over the whole test.
+    let path = dir.write(
+        "test.js",
+        r#"
+export const options = { scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 30 } } };
+export default function () {}
+export function handleSummary(data) {
+  const who = __ENV.WHO || 'share';
+  return { [`${who}.txt`]: String(data.metrics.iterations.values.count), stdout: `summary of the ${who}\n` };
+}
+"#,
+    );
+    let (agg, runners) = distributed(&dir, &path, &["-e", "WHO=whole"]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains("summary of the share"), "{}", r.stdout);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stdout.contains("summary of the whole"),
+        "{}",
+        agg.stdout
+    );
+    assert!(!agg.stdout.contains("TOTAL RESULTS"), "{}", agg.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path("whole.txt")).unwrap(),
+        "30"
+    );
+    assert_eq!(
+        read_json(&dir.path("whole.json"))["metrics"]["iterations"]["count"],
+        30,
+        "--summary-export is written too"
+    );
+}

@@ -35,6 +35,10 @@ const DEFAULT_TREND_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(
 
 /// What the script says about judging and showing the test.
 struct Judging {
+    /// The script, for its `handleSummary()`.
+    program: Arc<rk6_js::Program>,
+    /// Whether it exports `handleSummary`.
+    handle_summary: bool,
     registry: Arc<Registry>,
     thresholds: ThresholdSet,
     trend_stats: Vec<String>,
@@ -82,7 +86,7 @@ fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, Stri
         .map_err(|e| (ExitCode::InvalidConfig, e))?;
     let program = test.program(env).map_err(script_failure)?;
     let registry = Arc::new(Registry::new());
-    let init = read_init(program, registry.clone(), logger).map_err(script_failure)?;
+    let init = read_init(program.clone(), registry.clone(), logger).map_err(script_failure)?;
     let options = script_layer(test.script_options(&init.options))
         .map_err(|e| (e.code, e.message))?
         .options;
@@ -110,6 +114,8 @@ fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, Stri
         _ => SummaryMode::Compact,
     };
     Ok(Judging {
+        program,
+        handle_summary: init.functions.iter().any(|f| f == "handleSummary"),
         registry,
         thresholds,
         trend_stats,
@@ -133,6 +139,8 @@ enum End {
 
 async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> ExitCode {
     let Judging {
+        program,
+        handle_summary,
         registry,
         thresholds,
         trend_stats,
@@ -246,7 +254,18 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let elapsed = h.elapsed;
     let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
     let data = h.aggregator.summary(elapsed, &trend_stats);
-    if !args.no_summary {
+    // As `rk6 run`: the script's handleSummary() (on a VU of its own), else the text summary.
+    let printed = !args.no_summary
+        && handle_summary
+        && summarise(
+            program,
+            data.clone(),
+            &trend_stats,
+            time_unit.as_deref(),
+            args.no_color,
+            &logger,
+        );
+    if !args.no_summary && !printed {
         let color = crate::compare::color(args.no_color);
         let text = render_text(
             &data,
@@ -294,6 +313,59 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         return ExitCode::Failure;
     }
     ExitCode::Success
+}
+
+/// Runs the script's `handleSummary(data)` over the whole test's summary (k6's metrics
+/// only, as `rk6 run` gives it) and writes what it returns; whether it returned outputs.
+fn summarise(
+    program: Arc<rk6_js::Program>,
+    data: rk6_metrics::SummaryData,
+    trend_stats: &[String],
+    time_unit: Option<&str>,
+    no_color: bool,
+    logger: &Logger,
+) -> bool {
+    use std::io::IsTerminal as _;
+    let registry = Arc::new(Registry::new());
+    let lifecycle =
+        match rk6_js::Lifecycle::start(rk6_js::Shared::for_init(program, registry, *logger)) {
+            Ok(l) => l,
+            Err(e) => {
+                logger.log(
+                    Level::Error,
+                    &format!("handleSummary() failed: {}", e.message),
+                    &[],
+                );
+                return false;
+            }
+        };
+    let json = rk6_output::handle_summary_data(
+        &k6_summary(&data),
+        trend_stats,
+        time_unit,
+        no_color,
+        std::io::stdout().is_terminal(),
+        std::io::stderr().is_terminal(),
+        None,
+    );
+    let result = tokio::task::block_in_place(|| {
+        tokio::runtime::Handle::current().block_on(lifecycle.handle_summary(json))
+    });
+    match result {
+        Ok(Some(outputs)) => {
+            crate::run::write_outputs(logger, outputs);
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            logger.log(
+                Level::Error,
+                &format!("handleSummary() failed: {}", e.message),
+                &[],
+            );
+            false
+        }
+    }
 }
 
 /// Says which runners are missing and what share of the test the figures cover; returns

@@ -818,7 +818,8 @@ fn shared_setup_json(text: &Option<String>) -> Option<Value> {
     text.as_deref().and_then(|t| serde_json::from_str(t).ok())
 }
 
-fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
+/// Writes what `handleSummary()` returned: `stdout`, `stderr` or a file path each.
+pub(crate) fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
     for (target, bytes) in outputs {
         let result = match target.as_str() {
             "stdout" => std::io::stdout().write_all(&bytes),
