@@ -1,5 +1,6 @@
 //! End-to-end tests: the real `rk6` binary against in-process servers on 127.0.0.1:0.
 
+mod aggregate;
 mod archive;
 mod auth_compression;
 mod bench_mode;

@@ -315,12 +315,17 @@ rk6-nothing = 1
 
 #[test]
 fn every_crate_has_a_row() {
-    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
-    let dirs: BTreeSet<String> = std::fs::read_dir(&crates)
-        .expect("read crates/")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("src").is_dir())
-        .map(|e| format!("crates/{}/src", e.file_name().to_string_lossy()))
+    // The workspace's crates, and the benchmark helpers' crates beside bench/'s scripts.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dirs: BTreeSet<String> = ["crates", "bench"]
+        .iter()
+        .flat_map(|top| {
+            std::fs::read_dir(root.join(top))
+                .unwrap_or_else(|e| panic!("read {top}/: {e}"))
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().join("src").is_dir())
+                .map(move |e| format!("{top}/{}/src", e.file_name().to_string_lossy()))
+        })
         .collect();
     let rows: BTreeSet<String> = CRATES.iter().map(|r| r.src.to_string()).collect();
     assert_eq!(

@@ -52,6 +52,9 @@ pub enum Command {
     Archive(Box<ArchiveArgs>),
     /// Write a starter test script.
     New(NewArgs),
+    /// Merge the pushes of a distributed test's runners (`-o aggregate=URL`) and judge
+    /// the whole test: one summary, one threshold verdict.
+    Aggregate(Box<AggregateArgs>),
 }
 
 /// Where a running test's control API listens.
@@ -504,4 +507,49 @@ pub struct NewArgs {
     /// Replace the file if it exists.
     #[arg(short = 'f', long = "force")]
     pub force: bool,
+}
+
+/// A duration flag as a `std` duration (Go's syntax, not negative).
+fn std_duration(v: &str) -> Result<std::time::Duration, String> {
+    let d = go_duration(v)?;
+    u64::try_from(d.0)
+        .map(std::time::Duration::from_nanos)
+        .map_err(|_| format!("a duration cannot be negative: {v}"))
+}
+
+/// Flags of `rk6 aggregate`.
+#[derive(Debug, Clone, Args)]
+pub struct AggregateArgs {
+    /// The script or archive the runners run: its thresholds and summary options.
+    pub script: PathBuf,
+    /// How many runners take part.
+    #[arg(long = "instances", value_name = "N")]
+    pub instances: usize,
+    /// Where the runners push (`-o aggregate=http://HOST:PORT`).
+    #[arg(short = 'a', long = "address", default_value = "localhost:6566")]
+    pub address: String,
+    /// Write the end-of-test summary of the whole test as JSON to this file.
+    #[arg(long = "summary-export", value_name = "FILE")]
+    pub summary_export: Option<PathBuf>,
+    /// Print no progress lines (the summary is still printed).
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Do not print the end-of-test summary.
+    #[arg(long = "no-summary")]
+    pub no_summary: bool,
+    /// Disable colored output.
+    #[arg(long = "no-color")]
+    pub no_color: bool,
+    /// End when no runner pushed for this long (a vanished runner is reported missing).
+    #[arg(long = "timeout", default_value = "30s", value_parser = std_duration, value_name = "DURATION")]
+    pub timeout: std::time::Duration,
+    /// Give up when no runner joined within this long.
+    #[arg(long = "join-timeout", default_value = "10m", value_parser = std_duration, value_name = "DURATION")]
+    pub join_timeout: std::time::Duration,
+    /// Set an __ENV variable (KEY=VALUE) for reading the script's options; repeatable.
+    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Include the system environment in __ENV.
+    #[arg(long = "include-system-env-vars", default_value_t = false, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub include_system_env_vars: bool,
 }

@@ -9,7 +9,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Map, Value};
 
 /// Sends one request to the API at `address` and returns the status document.
-async fn call(address: &str, method: Method, body: Option<Value>) -> Result<Value> {
+pub(crate) async fn call(address: &str, method: Method, body: Option<Value>) -> Result<Value> {
     let stream = tokio::net::TcpStream::connect(address)
         .await
         .with_context(|| format!("cannot reach the rk6 API at {address} (is a test running with --address {address}?)"))?;

@@ -1,5 +1,6 @@
 //! The `rk6` command line: runs k6 scripts.
 
+mod aggregate;
 mod api_documents;
 mod archive;
 mod args;
@@ -13,6 +14,7 @@ mod demo;
 mod exit;
 mod flag_error;
 mod http_config;
+mod hub;
 mod inspect;
 mod lifecycle_timeouts;
 mod net_options;
@@ -62,6 +64,7 @@ fn main() {
         Command::Compare(args) => compare::run(&args),
         Command::Archive(args) => archive::run(*args),
         Command::New(args) => new::run(args),
+        Command::Aggregate(args) => aggregate::run(*args),
         Command::Version => {
             println!("{}", version_line(invoked_as_k6()));
             exit::ExitCode::Success

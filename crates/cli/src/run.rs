@@ -11,7 +11,7 @@ use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, SummaryData, TagS
 use rk6_options::{Options, OptionsError};
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
-    OutputError, OutputSpec, RunInfo, SummaryMode, TextOptions,
+    OutputError, OutputKind, OutputSpec, RunInfo, SummaryMode, TextOptions,
 };
 use rk6_scheduler::{
     scenarios_from_options, total_vus, CancellationToken, ExecutionState, RunEnd, Scenario,
@@ -380,7 +380,20 @@ fn execute_and_report(
             .map(|s| s.max_duration())
             .max()
             .unwrap_or_default(),
+        segment: options.execution_segment.clone().filter(|s| !s.is_empty()),
+        instance_id: options
+            .tags
+            .as_ref()
+            .and_then(|t| t.get("instance_id"))
+            .cloned(),
+        api_address: (!args.address.is_empty()).then(|| args.address.clone()),
     };
+    // With `-o aggregate` the aggregator judges the whole test: this runner's thresholds
+    // neither abort it nor set its exit code.
+    let aggregator_url = output_specs
+        .iter()
+        .find(|s| s.kind == OutputKind::Aggregate)
+        .map(|s| s.arg.clone());
     let mut outputs: Vec<Box<dyn Output>> = Vec::new();
     for spec in &output_specs {
         let output = spec
@@ -399,7 +412,9 @@ fn execute_and_report(
                 };
                 RunError::new(code, e.to_string())
             })?;
-        outputs.push(if args.rk6_metrics {
+        // The aggregator's summary shows what a run's text summary shows, rk6's metrics
+        // included.
+        outputs.push(if args.rk6_metrics || spec.kind == OutputKind::Aggregate {
             output
         } else {
             Box::new(K6MetricsOnly::new(output))
@@ -408,7 +423,12 @@ fn execute_and_report(
     let output_names: Vec<String> = outputs.iter().map(|o| o.description()).collect();
     let abort = CancellationToken::new();
     let started = Instant::now();
-    let collector = Collector::start(aggregator, outputs, started, abort.clone());
+    let threshold_abort = if aggregator_url.is_some() {
+        CancellationToken::new()
+    } else {
+        abort.clone()
+    };
+    let collector = Collector::start(aggregator, outputs, started, threshold_abort);
     let shared = Arc::new(Shared {
         program: loaded.program.clone(),
         registry: loaded.registry.clone(),
@@ -472,11 +492,16 @@ fn execute_and_report(
             return Ok(code);
         }
     };
+    let share = aggregator_url.map(|url| Share {
+        url,
+        segment: options.execution_segment.clone().filter(|s| !s.is_empty()),
+    });
     let report = Report {
         trend_stats,
         summary_mode,
         time_unit,
         gate,
+        share,
     };
     Ok(report.print(args, &logger, &rt, collected, outcome))
 }
@@ -494,6 +519,30 @@ struct Report {
     time_unit: Option<String>,
     /// `--compare-to`: the earlier run and the limits on the change.
     gate: Option<Gate>,
+    /// `-o aggregate`: this run is a share of a distributed test.
+    share: Option<Share>,
+}
+
+/// A runner's part in a distributed test judged by `rk6 aggregate`.
+struct Share {
+    /// The aggregator's URL.
+    url: String,
+    /// `--execution-segment`.
+    segment: Option<String>,
+}
+
+impl Share {
+    /// The line under the summary.
+    fn note(&self) -> String {
+        let part = match &self.segment {
+            Some(s) => format!("execution segment {s}"),
+            None => "a part".to_owned(),
+        };
+        format!(
+            "\n  This summary covers this runner's share of a distributed test ({part}); the aggregator at {} gives the verdict for the whole test.\n\n",
+            self.url
+        )
+    }
 }
 
 impl Report {
@@ -519,6 +568,7 @@ impl Report {
             summary_mode,
             time_unit,
             gate,
+            share,
         } = self;
         let logger = *logger;
         let elapsed = outcome.elapsed;
@@ -583,6 +633,9 @@ impl Report {
                 );
                 let _ = std::io::stdout().write_all(text.as_bytes());
             }
+            if let Some(share) = &share {
+                let _ = std::io::stdout().write_all(share.note().as_bytes());
+            }
             if let Some(path) = &args.summary_export {
                 let export = if args.rk6_metrics {
                     summary_export(&data)
@@ -623,6 +676,22 @@ impl Report {
         if let Some(failure) = &outcome.failure {
             return failure.log(&logger);
         }
+        // A share's verdict is the aggregator's: crossing on a part says nothing of the whole.
+        let threshold_abort = threshold_abort && share.is_none();
+        let verdict = match &share {
+            Some(_) if verdict.failed => {
+                logger.log(
+                    Level::Info,
+                    &format!(
+                        "thresholds on metrics '{}' crossed on this runner's share; the aggregator judges the whole test",
+                        verdict.crossed.join(", ")
+                    ),
+                    &[],
+                );
+                rk6_metrics::Verdict::default()
+            }
+            _ => verdict,
+        };
         // Stopped through the API, k6 ends with 103 and does not report crossed thresholds.
         if verdict.failed && !outcome.api_stopped {
             // k6 names each crossed metric once, sorted.
@@ -749,7 +818,8 @@ fn shared_setup_json(text: &Option<String>) -> Option<Value> {
     text.as_deref().and_then(|t| serde_json::from_str(t).ok())
 }
 
-fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
+/// Writes what `handleSummary()` returned: `stdout`, `stderr` or a file path each.
+pub(crate) fn write_outputs(logger: &Logger, outputs: Vec<(String, Vec<u8>)>) {
     for (target, bytes) in outputs {
         let result = match target.as_str() {
             "stdout" => std::io::stdout().write_all(&bytes),

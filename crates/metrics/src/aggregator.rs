@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::builtin;
 use crate::connections::ConnectionTally;
+use crate::delta::{Delta, DeltaError};
 use crate::group_tree::GroupTree;
 use crate::metric::{MetricId, MetricInfo};
 use crate::metric_values::metric_values;
@@ -174,6 +175,40 @@ impl Aggregator {
                 self.groups.see(group);
             }
         }
+    }
+
+    /// Adds a runner's [`Delta`] (a distributed test, `rk6 aggregate`): its metrics by name
+    /// (registering a custom one the script here did not), the sub-metrics this aggregator
+    /// keeps by name (others are dropped), groups, checks and connections. Deltas carry no
+    /// per-scenario or per-group sections.
+    pub fn merge(&mut self, delta: &Delta) -> Result<(), DeltaError> {
+        for m in &delta.metrics {
+            let id = self
+                .registry
+                .register(&m.name, m.kind, m.contains)
+                .map_err(|e| DeltaError::Register(m.name.clone(), e.to_string()))?;
+            self.sync_registry();
+            m.sink.merge_into(&mut self.sinks[id.index()], &m.name)?;
+        }
+        for s in &delta.submetrics {
+            if let Some(i) = self
+                .thresholds
+                .submetrics
+                .iter()
+                .position(|x| x.name == s.name)
+            {
+                s.sink.merge_into(&mut self.subs[i].sink, &s.name)?;
+            }
+        }
+        for g in &delta.groups {
+            self.groups.see(g);
+        }
+        for c in &delta.checks {
+            self.groups.add_checks(&c.group, &c.name, c.passes, c.fails);
+            self.checks.add_n(&c.group, &c.name, c.passes, c.fails);
+        }
+        self.connections.absorb(&delta.connections);
+        Ok(())
     }
 
     /// Evaluates every threshold now: every 2 s during the run ([`Pass::During`], where a

@@ -6,7 +6,7 @@ use crate::builtin;
 use crate::sample::Sample;
 
 /// Connections opened and requests sent, HTTP/2 apart from the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ConnectionTally {
     /// Connections opened by requests answered over HTTP/1.x or not answered at all.
     pub http1_opened: u64,
@@ -34,6 +34,14 @@ impl ConnectionTally {
             (true, false) => &mut self.http2_requests,
         };
         *slot += n;
+    }
+
+    /// Adds another tally (a runner's, in a distributed test).
+    pub fn absorb(&mut self, other: &ConnectionTally) {
+        self.http1_opened += other.http1_opened;
+        self.http1_requests += other.http1_requests;
+        self.http2_opened += other.http2_opened;
+        self.http2_requests += other.http2_requests;
     }
 
     /// Whether any HTTP request was made.

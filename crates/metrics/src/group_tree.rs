@@ -69,6 +69,12 @@ impl GroupTree {
 
     /// Counts one outcome of check `name` in the group at `path`.
     pub fn add_check(&mut self, path: &str, name: &str, passed: bool) {
+        let (passes, fails) = if passed { (1, 0) } else { (0, 1) };
+        self.add_checks(path, name, passes, fails);
+    }
+
+    /// Counts `passes` and `fails` of check `name` in the group at `path`.
+    pub fn add_checks(&mut self, path: &str, name: &str, passes: u64, fails: u64) {
         let g = self.see(path);
         let node = &mut self.nodes[g];
         let i = match node.check_index.get(name) {
@@ -84,11 +90,8 @@ impl GroupTree {
             }
         };
         let tally = &mut node.checks[i];
-        if passed {
-            tally.passes += 1;
-        } else {
-            tally.fails += 1;
-        }
+        tally.passes += passes;
+        tally.fails += fails;
     }
 
     /// The node index of the group at `path`, if seen.

@@ -34,6 +34,7 @@
 pub mod aggregator;
 pub mod builtin;
 mod connections;
+pub mod delta;
 pub mod group_tree;
 pub mod metric;
 mod metric_values;

@@ -1,9 +1,9 @@
 //! Metric identity and kind.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a metric aggregates its samples (k6's metric "type").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MetricType {
     /// Cumulative sum; reports `count` and `rate` (per second).
@@ -35,7 +35,7 @@ impl std::fmt::Display for MetricType {
 }
 
 /// What a metric's values mean, which decides how they are displayed (k6's "contains").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ValueType {
     /// Plain numbers.

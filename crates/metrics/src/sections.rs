@@ -139,6 +139,12 @@ pub(crate) struct CheckList {
 impl CheckList {
     /// Counts one outcome of check `name` run in the group at `group`.
     pub(crate) fn add(&mut self, group: &str, name: &str, passed: bool) {
+        let (passes, fails) = if passed { (1, 0) } else { (0, 1) };
+        self.add_n(group, name, passes, fails);
+    }
+
+    /// Counts `passes` and `fails` of check `name` first run in the group at `group`.
+    pub(crate) fn add_n(&mut self, group: &str, name: &str, passes: u64, fails: u64) {
         let i = match self.index.get(name) {
             Some(&i) => i,
             None => {
@@ -155,11 +161,8 @@ impl CheckList {
             }
         };
         let c = &mut self.checks[i];
-        if passed {
-            c.passes += 1;
-        } else {
-            c.fails += 1;
-        }
+        c.passes += passes;
+        c.fails += fails;
     }
 }
 

@@ -13,6 +13,7 @@
 //! the boundary — which is every case except a percentile interpolated across it.
 
 use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
 
 /// Samples kept verbatim before switching to histograms.
 pub const EXACT_LIMIT: usize = 10_000;
@@ -274,6 +275,271 @@ fn bucket_at_rank(h: &Histogram<u64>, rank: u64) -> f64 {
         }
     }
     h.max() as f64 / SCALE
+}
+
+/// A [`TrendSink`] as it travels between processes (`crate::delta`): the exact values
+/// while the sink holds them (or `histograms` was asked for), else the recorded buckets
+/// of its histograms, each as (a value in the bucket, count) over `value × 1_000_000`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrendState {
+    /// Values added.
+    pub count: u64,
+    /// Exact sum.
+    pub sum: f64,
+    /// Exact minimum.
+    pub min: f64,
+    /// Exact maximum.
+    pub max: f64,
+    /// Every value, when the sink is still exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<f64>>,
+    /// Buckets of non-negative values: (scaled value, count).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positive: Vec<(u64, u64)>,
+    /// Buckets of negative values' magnitudes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub negative: Vec<(u64, u64)>,
+    /// Threshold boundaries with their exact counts: (boundary, below, equal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pivots: Vec<(f64, u64, u64)>,
+}
+
+/// Why a [`TrendState`] cannot be a sink.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TrendStateError {
+    /// The buckets or values do not add up to `count`.
+    #[error("trend state holds {held} values but says {count}")]
+    Count {
+        /// What the state's count says.
+        count: u64,
+        /// What its values or buckets hold.
+        held: u64,
+    },
+}
+
+impl TrendSink {
+    /// An empty sink with this one's threshold boundaries, for the next delta.
+    pub fn empty_like(&self) -> TrendSink {
+        TrendSink {
+            pivots: self
+                .pivots
+                .iter()
+                .map(|p| Pivot {
+                    boundary: p.boundary,
+                    below: 0,
+                    equal: 0,
+                })
+                .collect(),
+            ..TrendSink::default()
+        }
+    }
+
+    /// Adds everything `other` holds, as if its values had been added here: exact while
+    /// both together hold at most [`EXACT_LIMIT`] values, else bucket by bucket (both
+    /// histograms have the same precision, so the result is the histogram one sink fed
+    /// every value would hold). A boundary counted here and not in `other` stays exact
+    /// only when `other` still has its values; otherwise it is dropped, so a verdict never
+    /// rests on a partial count.
+    pub fn merge(&mut self, other: &TrendSink) {
+        if other.count == 0 {
+            return;
+        }
+        // Boundaries only `other` counts: exact here too while this sink has its values.
+        let mut adopted = Vec::new();
+        if let Store::Exact(mine) = &self.store {
+            for o in &other.pivots {
+                if !self.pivots.iter().any(|p| p.boundary == o.boundary) {
+                    let mut p = *o;
+                    for &v in mine {
+                        if v < p.boundary {
+                            p.below += 1;
+                        } else if v == p.boundary {
+                            p.equal += 1;
+                        }
+                    }
+                    adopted.push(p);
+                }
+            }
+        }
+        self.pivots.retain_mut(|p| {
+            if let Some(o) = other.pivots.iter().find(|o| o.boundary == p.boundary) {
+                p.below += o.below;
+                p.equal += o.equal;
+                return true;
+            }
+            match &other.store {
+                Store::Exact(values) => {
+                    for &v in values {
+                        if v < p.boundary {
+                            p.below += 1;
+                        } else if v == p.boundary {
+                            p.equal += 1;
+                        }
+                    }
+                    true
+                }
+                Store::Histograms { .. } => false,
+            }
+        });
+        self.pivots.extend(adopted);
+        if self.count == 0 {
+            self.min = other.min;
+            self.max = other.max;
+        } else {
+            self.min = self.min.min(other.min);
+            self.max = self.max.max(other.max);
+        }
+        self.count += other.count;
+        self.sum += other.sum;
+        if let (Store::Exact(mine), Store::Exact(theirs)) = (&mut self.store, &other.store) {
+            if mine.len() + theirs.len() <= EXACT_LIMIT {
+                mine.extend_from_slice(theirs);
+                return;
+            }
+        }
+        let (positive, negative) = self.histograms_mut();
+        match &other.store {
+            Store::Exact(values) => {
+                for &v in values {
+                    record(positive, negative, v);
+                }
+            }
+            Store::Histograms {
+                positive: p,
+                negative: n,
+            } => {
+                add_histogram(positive, p);
+                add_histogram(negative, n);
+            }
+        }
+    }
+
+    /// Switches to histograms (if not yet) and returns them.
+    fn histograms_mut(&mut self) -> (&mut Histogram<u64>, &mut Histogram<u64>) {
+        if let Store::Exact(values) = &self.store {
+            let mut positive = new_histogram();
+            let mut negative = new_histogram();
+            for &v in values {
+                record(&mut positive, &mut negative, v);
+            }
+            self.store = Store::Histograms { positive, negative };
+        }
+        match &mut self.store {
+            Store::Histograms { positive, negative } => (positive, negative),
+            Store::Exact(_) => unreachable!("converted above"),
+        }
+    }
+
+    /// The sink's state; with `histograms`, exact values are sent as buckets (for a sink
+    /// whose merged whole already holds more than [`EXACT_LIMIT`] values, where exact
+    /// values would only cost bytes).
+    pub fn to_state(&self, histograms: bool) -> TrendState {
+        let mut state = TrendState {
+            count: self.count,
+            sum: self.sum,
+            min: self.min,
+            max: self.max,
+            pivots: self
+                .pivots
+                .iter()
+                .map(|p| (p.boundary, p.below, p.equal))
+                .collect(),
+            ..TrendState::default()
+        };
+        let buckets = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
+            h.iter_recorded()
+                .map(|s| (s.value_iterated_to(), s.count_at_value()))
+                .collect()
+        };
+        match &self.store {
+            Store::Exact(values) if !histograms => state.values = Some(values.clone()),
+            Store::Exact(values) => {
+                let mut positive = new_histogram();
+                let mut negative = new_histogram();
+                for &v in values {
+                    record(&mut positive, &mut negative, v);
+                }
+                state.positive = buckets(&positive);
+                state.negative = buckets(&negative);
+            }
+            Store::Histograms { positive, negative } => {
+                state.positive = buckets(positive);
+                state.negative = buckets(negative);
+            }
+        }
+        state
+    }
+
+    /// The sink a state describes; its values or buckets must add up to its count.
+    pub fn from_state(state: &TrendState) -> Result<TrendSink, TrendStateError> {
+        let held = match &state.values {
+            Some(values) => values.len() as u64,
+            None => state
+                .positive
+                .iter()
+                .chain(&state.negative)
+                .fold(0u64, |n, (_, c)| n.saturating_add(*c)),
+        };
+        if held != state.count {
+            return Err(TrendStateError::Count {
+                count: state.count,
+                held,
+            });
+        }
+        let store = match &state.values {
+            Some(values) if values.len() <= EXACT_LIMIT => Store::Exact(values.clone()),
+            Some(values) => {
+                let mut positive = new_histogram();
+                let mut negative = new_histogram();
+                for &v in values {
+                    record(&mut positive, &mut negative, v);
+                }
+                Store::Histograms { positive, negative }
+            }
+            None => {
+                let fill = |buckets: &[(u64, u64)]| {
+                    let mut h = new_histogram();
+                    for &(v, n) in buckets {
+                        let v = v.min(MAX_SCALED);
+                        if h.record_n(v, n).is_err() {
+                            h.saturating_record_n(v, n);
+                        }
+                    }
+                    h
+                };
+                Store::Histograms {
+                    positive: fill(&state.positive),
+                    negative: fill(&state.negative),
+                }
+            }
+        };
+        Ok(TrendSink {
+            count: state.count,
+            sum: state.sum,
+            min: state.min,
+            max: state.max,
+            store,
+            pivots: state
+                .pivots
+                .iter()
+                .filter(|(b, _, _)| !b.is_nan())
+                .map(|&(boundary, below, equal)| Pivot {
+                    boundary,
+                    below,
+                    equal,
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Adds `from`'s counts to `into`, bucket by bucket (same precision, auto-resizing).
+fn add_histogram(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+    if into.add(from).is_err() {
+        for s in from.iter_recorded() {
+            into.saturating_record_n(s.value_iterated_to(), s.count_at_value());
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,9 +24,13 @@
 //! [`K6MetricsOnly`] and [`k6_summary`] keep rk6's own metrics (`iteration_start_delay`)
 //! out of these k6-format machine outputs unless `--rk6-metrics` asks for them.
 //!
+//! [`aggregate`] (`-o aggregate=URL`) pushes a runner's mergeable deltas to `rk6 aggregate`,
+//! which judges a distributed test as one.
+//!
 //! [`compare`] reads two `--summary-export` files back and compares them, for `rk6
 //! compare` and `rk6 run --compare-to` (limits on a stat's relative change).
 
+pub mod aggregate;
 pub mod compare;
 mod csv;
 mod export;

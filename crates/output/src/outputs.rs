@@ -35,6 +35,12 @@ pub struct RunInfo {
     pub scenarios: Vec<String>,
     /// The longest the run can last, graceful stops included.
     pub end_offset: Duration,
+    /// `--execution-segment`, when this instance runs a part of the test.
+    pub segment: Option<String>,
+    /// The run's `instance_id` tag (`--tag instance_id=N`), when given.
+    pub instance_id: Option<String>,
+    /// The REST API's address (`--address`), when it serves one.
+    pub api_address: Option<String>,
 }
 
 /// Why an `-o` value was refused.
@@ -42,7 +48,7 @@ pub struct RunInfo {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: aggregate, json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.

@@ -4,6 +4,7 @@ use std::time::SystemTime;
 
 use rk6_metrics::ThresholdSet;
 
+use crate::aggregate::AggregateOutput;
 use crate::csv::{CsvConfig, CsvFormat};
 use crate::influxdb::config::InfluxConfig;
 use crate::influxdb::InfluxDbOutput;
@@ -44,6 +45,8 @@ pub enum OutputKind {
     OpenTelemetry,
     /// k6's `influxdb` (InfluxDB v1 line protocol over HTTP).
     InfluxDb,
+    /// rk6's `aggregate`: this runner's deltas pushed to `rk6 aggregate`.
+    Aggregate,
 }
 
 impl OutputSpec {
@@ -57,6 +60,7 @@ impl OutputSpec {
             "experimental-prometheus-rw" => OutputKind::PrometheusRw,
             "experimental-opentelemetry" => OutputKind::OpenTelemetry,
             "influxdb" => OutputKind::InfluxDb,
+            "aggregate" => OutputKind::Aggregate,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
             n => return Err(OutputError::Unknown(n.to_string())),
         };
@@ -168,6 +172,9 @@ impl OutputSpec {
                 let cfg = InfluxConfig::parse(&self.arg, env)?;
                 Ok(Box::new(InfluxDbOutput::new(cfg)?))
             }
+            OutputKind::Aggregate => {
+                Ok(Box::new(AggregateOutput::new(&self.arg, thresholds, run)?))
+            }
         }
     }
 }
@@ -195,7 +202,7 @@ mod tests {
         let e = OutputSpec::parse("statsd").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output statsd is not supported by rk6 yet (supported: json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
+            "output statsd is not supported by rk6 yet (supported: aggregate, json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
         );
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {

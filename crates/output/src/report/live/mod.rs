@@ -425,6 +425,7 @@ mod tests {
             script_url: "file:///s.js".into(),
             scenarios: vec!["default".into()],
             end_offset: Duration::from_secs(34),
+            ..RunInfo::default()
         };
         // Long, so only the explicit ticks below end a period, however slow the machine.
         let period = Duration::from_secs(10);

@@ -1,0 +1,461 @@
+//! `rk6 aggregate`: one verdict for a distributed test. Runners started with `-o
+//! aggregate=http://HOST:PORT` push their deltas here (see `hub.rs`); this command loads
+//! the script's thresholds and summary options as `rk6 inspect` reads them, merges the
+//! pushes, judges the thresholds on the whole test every 2 s (an `abortOnFail` crossing
+//! stops every runner through its REST API), and when every runner is done — or none has
+//! been heard from for `--timeout` — prints the end-of-test summary of the whole test,
+//! writes `--summary-export` and exits as k6 would (99 on crossed thresholds).
+
+use std::io::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hyper::Method;
+use rk6_js::log::{Level, Logger};
+use rk6_js::read_init;
+use rk6_metrics::{Aggregator, Pass, Registry, ThresholdSet};
+use rk6_options::script_layer;
+use rk6_output::{k6_summary, render_text, summary_export, SummaryMode, TextOptions};
+use rk6_scheduler::segment::Segment;
+use serde_json::{json, Value};
+
+use crate::args::AggregateArgs;
+use crate::exit::ExitCode;
+use crate::hub::{self, Hub, SharedHub};
+use crate::test_file::TestFile;
+
+/// How often thresholds are judged on the merged whole (as `rk6 run` does).
+const THRESHOLD_PERIOD: Duration = Duration::from_secs(2);
+
+/// How often the command looks at the hub.
+const TICK: Duration = Duration::from_millis(200);
+
+/// k6's default trend columns.
+const DEFAULT_TREND_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(95)"];
+
+/// What the script says about judging and showing the test.
+struct Judging {
+    /// The script, for its `handleSummary()`.
+    program: Arc<rk6_js::Program>,
+    /// Whether it exports `handleSummary`.
+    handle_summary: bool,
+    registry: Arc<Registry>,
+    thresholds: ThresholdSet,
+    trend_stats: Vec<String>,
+    summary_mode: SummaryMode,
+    time_unit: Option<String>,
+}
+
+/// Runs `rk6 aggregate`.
+pub fn run(args: AggregateArgs) -> ExitCode {
+    let logger = Logger::new(false);
+    let judging = match load(&args, logger) {
+        Ok(j) => j,
+        Err((code, msg)) => {
+            logger.log(Level::Error, &msg, &[]);
+            return code;
+        }
+    };
+    if args.instances == 0 {
+        logger.log(Level::Error, "--instances must be at least 1", &[]);
+        return ExitCode::InvalidConfig;
+    }
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            logger.log(Level::Error, &e.to_string(), &[]);
+            return ExitCode::Failure;
+        }
+    };
+    rt.block_on(aggregate(&args, judging, logger))
+}
+
+/// The script's thresholds and summary options (script options only, as `rk6 inspect`).
+fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, String)> {
+    let script_failure = |e: rk6_js::ScriptError| match e.kind {
+        rk6_js::ScriptErrorKind::Load => (ExitCode::Failure, e.message),
+        _ => (ExitCode::ScriptException, e.message),
+    };
+    let test = TestFile::open(&args.script, None).map_err(script_failure)?;
+    let env = test
+        .env(args.include_system_env_vars, &args.env)
+        .map_err(|e| (ExitCode::InvalidConfig, e))?;
+    let program = test.program(env).map_err(script_failure)?;
+    let registry = Arc::new(Registry::new());
+    let init = read_init(program.clone(), registry.clone(), logger).map_err(script_failure)?;
+    let options = script_layer(test.script_options(&init.options))
+        .map_err(|e| (e.code, e.message))?
+        .options;
+    let thresholds = match &options.thresholds {
+        Some(t) => ThresholdSet::parse(&Value::Object(t.clone()), &registry),
+        None => ThresholdSet::parse(&Value::Null, &registry),
+    }
+    .map_err(|e| (ExitCode::InvalidConfig, e.to_string()))?;
+    let trend_stats = options
+        .summary_trend_stats
+        .clone()
+        .unwrap_or_else(|| DEFAULT_TREND_STATS.map(String::from).to_vec());
+    if let Some(s) = trend_stats
+        .iter()
+        .find(|s| rk6_metrics::Stat::parse_trend_stat(s).is_none())
+    {
+        return Err((
+            ExitCode::Failure,
+            format!("invalid summaryTrendStats value \"{s}\""),
+        ));
+    }
+    let summary_mode = match options.summary_mode.as_deref() {
+        Some("legacy") => SummaryMode::Legacy,
+        // Deltas carry no per-scenario or per-group sinks: full is shown as compact.
+        _ => SummaryMode::Compact,
+    };
+    Ok(Judging {
+        program,
+        handle_summary: init.functions.iter().any(|f| f == "handleSummary"),
+        registry,
+        thresholds,
+        trend_stats,
+        summary_mode,
+        time_unit: options.summary_time_unit.clone().filter(|s| !s.is_empty()),
+    })
+}
+
+/// How the wait for the runners ended.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    /// Every runner said done.
+    AllDone,
+    /// No push for `--timeout` while some runner was not done.
+    Silent,
+    /// No runner joined within `--join-timeout`.
+    NobodyJoined,
+    /// SIGINT or SIGTERM.
+    Signal,
+}
+
+async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> ExitCode {
+    let Judging {
+        program,
+        handle_summary,
+        registry,
+        thresholds,
+        trend_stats,
+        summary_mode,
+        time_unit,
+    } = judging;
+    let listener = match crate::control::bind(&args.address).await {
+        Ok(l) => l,
+        Err(e) => {
+            logger.log(
+                Level::Error,
+                &format!("cannot listen on {}: {e}", args.address),
+                &[],
+            );
+            return ExitCode::Failure;
+        }
+    };
+    let local = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| args.address.clone());
+    let hub: SharedHub = Arc::new(Mutex::new(Hub::new(Aggregator::new(registry, thresholds))));
+    hub::serve(listener, hub.clone());
+    if !args.quiet {
+        println!(
+            "rk6 aggregate: waiting for {} runners on http://{local} (runners: -o aggregate=http://{local})",
+            args.instances
+        );
+    }
+    // A signal ends the wait; the summary of what arrived is still printed.
+    let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let signalled = signalled.clone();
+        tokio::spawn(async move {
+            signal().await;
+            signalled.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    let started = Instant::now();
+    let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
+    let mut aborted = false;
+    let mut stopped: Vec<String> = Vec::new();
+    let end = loop {
+        tokio::time::sleep(TICK).await;
+        let mut to_stop = Vec::new();
+        let end = {
+            let mut h = hub::lock(&hub);
+            for r in h.runners.iter_mut().filter(|r| !r.announced) {
+                r.announced = true;
+                if !args.quiet {
+                    println!("rk6 aggregate: {} joined", r.runner.label());
+                }
+            }
+            if Instant::now() >= next_eval {
+                next_eval += THRESHOLD_PERIOD;
+                let elapsed = h.elapsed;
+                let verdict = h.aggregator.evaluate(elapsed, Pass::During);
+                if verdict.abort && !aborted {
+                    aborted = true;
+                    logger.log(
+                        Level::Error,
+                        &format!(
+                            "thresholds on metrics '{}' were crossed on the whole test; at least one has abortOnFail enabled, stopping every runner",
+                            verdict.crossed.join(", ")
+                        ),
+                        &[],
+                    );
+                }
+            }
+            if aborted {
+                // Runners that join after the abort are stopped too.
+                for r in h.runners.iter().filter(|r| !r.done) {
+                    if stopped.contains(&r.runner.id) {
+                        continue;
+                    }
+                    stopped.push(r.runner.id.clone());
+                    match &r.runner.api {
+                        Some(api) => to_stop.push((r.runner.label(), api.clone())),
+                        None => logger.log(
+                            Level::Error,
+                            &format!(
+                                "cannot stop {}: it runs without a REST API (--address)",
+                                r.runner.label()
+                            ),
+                            &[],
+                        ),
+                    }
+                }
+            }
+            let joined = h.runners.len();
+            if signalled.load(std::sync::atomic::Ordering::Relaxed) {
+                Some(End::Signal)
+            } else if joined >= args.instances && h.done() == joined {
+                Some(End::AllDone)
+            } else if h.last_push.is_some_and(|t| t.elapsed() >= args.timeout) {
+                Some(End::Silent)
+            } else if joined == 0 && started.elapsed() >= args.join_timeout {
+                Some(End::NobodyJoined)
+            } else {
+                None
+            }
+        };
+        for (label, api) in to_stop {
+            tokio::spawn(stop_runner(label, api, logger));
+        }
+        if let Some(end) = end {
+            break end;
+        }
+    };
+    let mut h = hub::lock(&hub);
+    let elapsed = h.elapsed;
+    let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
+    let data = h.aggregator.summary(elapsed, &trend_stats);
+    // As `rk6 run`: the script's handleSummary() (on a VU of its own), else the text summary.
+    let printed = !args.no_summary
+        && handle_summary
+        && summarise(
+            program,
+            data.clone(),
+            &trend_stats,
+            time_unit.as_deref(),
+            args.no_color,
+            &logger,
+        );
+    if !args.no_summary && !printed {
+        let color = crate::compare::color(args.no_color);
+        let text = render_text(
+            &data,
+            &TextOptions {
+                mode: summary_mode,
+                color,
+                time_unit,
+            },
+        );
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    }
+    if let Some(path) = &args.summary_export {
+        let export = summary_export(&k6_summary(&data));
+        let json = serde_json::to_string_pretty(&export).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, json) {
+            logger.log(
+                Level::Error,
+                &format!("cannot write the summary export {}: {e}", path.display()),
+                &[],
+            );
+        }
+    }
+    let missing = report_coverage(&h.runners, args.instances, &end, args, &logger);
+    h.runners.clear();
+    if verdict.failed {
+        logger.log(
+            Level::Error,
+            &format!(
+                "thresholds on metrics '{}' have been crossed on the whole test",
+                verdict.crossed.join(", ")
+            ),
+            &[],
+        );
+        return ExitCode::ThresholdsFailed;
+    }
+    if end == End::Signal {
+        logger.log(
+            Level::Error,
+            "the aggregator was stopped by a signal before every runner was done",
+            &[],
+        );
+        return ExitCode::ExternalAbort;
+    }
+    if missing {
+        return ExitCode::Failure;
+    }
+    ExitCode::Success
+}
+
+/// Runs the script's `handleSummary(data)` over the whole test's summary (k6's metrics
+/// only, as `rk6 run` gives it) and writes what it returns; whether it returned outputs.
+fn summarise(
+    program: Arc<rk6_js::Program>,
+    data: rk6_metrics::SummaryData,
+    trend_stats: &[String],
+    time_unit: Option<&str>,
+    no_color: bool,
+    logger: &Logger,
+) -> bool {
+    use std::io::IsTerminal as _;
+    let registry = Arc::new(Registry::new());
+    let lifecycle =
+        match rk6_js::Lifecycle::start(rk6_js::Shared::for_init(program, registry, *logger)) {
+            Ok(l) => l,
+            Err(e) => {
+                logger.log(
+                    Level::Error,
+                    &format!("handleSummary() failed: {}", e.message),
+                    &[],
+                );
+                return false;
+            }
+        };
+    let json = rk6_output::handle_summary_data(
+        &k6_summary(&data),
+        trend_stats,
+        time_unit,
+        no_color,
+        std::io::stdout().is_terminal(),
+        std::io::stderr().is_terminal(),
+        None,
+    );
+    let result = tokio::task::block_in_place(|| {
+        tokio::runtime::Handle::current().block_on(lifecycle.handle_summary(json))
+    });
+    match result {
+        Ok(Some(outputs)) => {
+            crate::run::write_outputs(logger, outputs);
+            true
+        }
+        Ok(None) => false,
+        Err(e) => {
+            logger.log(
+                Level::Error,
+                &format!("handleSummary() failed: {}", e.message),
+                &[],
+            );
+            false
+        }
+    }
+}
+
+/// Says which runners are missing and what share of the test the figures cover; returns
+/// whether one is missing.
+fn report_coverage(
+    runners: &[hub::RunnerState],
+    instances: usize,
+    end: &End,
+    args: &AggregateArgs,
+    logger: &Logger,
+) -> bool {
+    let share = |r: &hub::RunnerState| {
+        r.runner
+            .segment
+            .as_deref()
+            .and_then(|s| Segment::parse(s).ok())
+            .unwrap_or(Segment::FULL)
+            .share()
+    };
+    let full = runners
+        .iter()
+        .filter(|r| r.done)
+        .fold(0.0, |sum, r| sum + share(r))
+        .min(1.0);
+    let done = runners.iter().filter(|r| r.done).count();
+    let mut missing = false;
+    for r in runners.iter().filter(|r| !r.done) {
+        missing = true;
+        logger.log(
+            Level::Error,
+            &format!(
+                "{} is missing: its last push arrived {:.1}s before the end and it never said done; its figures up to then are included",
+                r.runner.label(),
+                r.last_seen.elapsed().as_secs_f64()
+            ),
+            &[],
+        );
+    }
+    if runners.len() < instances {
+        missing = true;
+        let msg = match end {
+            End::NobodyJoined => format!(
+                "no runner joined within {}s",
+                args.join_timeout.as_secs_f64()
+            ),
+            _ => format!(
+                "{} of {instances} runners never joined",
+                instances - runners.len()
+            ),
+        };
+        logger.log(Level::Error, &msg, &[]);
+    }
+    if missing || !args.quiet {
+        let level = if missing { Level::Warning } else { Level::Info };
+        logger.log(
+            level,
+            &format!(
+                "the figures cover {done} of {instances} runners in full: {:.2}% of the test's execution segments",
+                full * 100.0
+            ),
+            &[],
+        );
+    }
+    missing
+}
+
+/// Stops one runner through its REST API (`PATCH /v1/status` with `stopped: true`).
+async fn stop_runner(label: String, api: String, logger: Logger) {
+    let doc = json!({"data": {"type": "status", "id": "default", "attributes": {"stopped": true}}});
+    if let Err(e) = crate::control_client::call(&api, Method::PATCH, Some(doc)).await {
+        logger.log(
+            Level::Error,
+            &format!("cannot stop {label} through its REST API at {api}: {e:#}"),
+            &[],
+        );
+    }
+}
+
+/// The first SIGINT (or, on Unix, SIGTERM).
+async fn signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,319 @@
+//! The aggregator's state and its push endpoint (`rk6 aggregate`): runners' deltas merged
+//! into one [`Aggregator`], each runner's sequence numbers remembered so a retried push is
+//! merged once.
+
+use std::convert::Infallible;
+use std::io::Read as _;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rk6_metrics::delta::DeltaError;
+use rk6_metrics::Aggregator;
+use rk6_output::aggregate::protocol::{Push, PushAnswer, Runner, PUSH_PATH};
+use tokio::net::TcpListener;
+
+/// The largest push body taken, compressed or not (a second of a busy runner's trends
+/// as buckets is a few hundred KiB).
+const MAX_BODY: usize = 256 << 20;
+
+/// One runner as the aggregator knows it.
+#[derive(Debug, Clone)]
+pub struct RunnerState {
+    /// Who it is.
+    pub runner: Runner,
+    /// The next sequence number to merge.
+    next_seq: u64,
+    /// Its `done` push arrived.
+    pub done: bool,
+    /// When its last push arrived.
+    pub last_seen: Instant,
+    /// Whether the aggregator said it joined.
+    pub announced: bool,
+    /// Its run time: the latest it reported, the final one once done.
+    elapsed: Duration,
+}
+
+/// Everything merged so far.
+pub struct Hub {
+    /// The merged metrics.
+    pub aggregator: Aggregator,
+    /// Runners in the order they joined.
+    pub runners: Vec<RunnerState>,
+    /// The longest run time a runner reported: the divisor of counter rates.
+    pub elapsed: Duration,
+    /// When the last push (of any runner) arrived.
+    pub last_push: Option<Instant>,
+}
+
+impl Hub {
+    /// An empty hub over `aggregator`.
+    pub fn new(aggregator: Aggregator) -> Hub {
+        Hub {
+            aggregator,
+            runners: Vec::new(),
+            elapsed: Duration::ZERO,
+            last_push: None,
+        }
+    }
+
+    /// Merges a push unless its sequence number was merged already.
+    pub fn push(&mut self, push: Push) -> Result<PushAnswer, DeltaError> {
+        let now = Instant::now();
+        self.last_push = Some(now);
+        let i = match self
+            .runners
+            .iter()
+            .position(|r| r.runner.id == push.runner.id)
+        {
+            Some(i) => i,
+            None => {
+                self.runners.push(RunnerState {
+                    runner: push.runner.clone(),
+                    next_seq: 0,
+                    done: false,
+                    last_seen: now,
+                    announced: false,
+                    elapsed: Duration::ZERO,
+                });
+                self.runners.len() - 1
+            }
+        };
+        let r = &mut self.runners[i];
+        r.last_seen = now;
+        if push.seq < r.next_seq {
+            return Ok(PushAnswer { merged: false });
+        }
+        r.next_seq = push.seq + 1;
+        r.done |= push.done;
+        let elapsed = Duration::try_from_secs_f64(push.elapsed_ms / 1000.0).unwrap_or_default();
+        // The last push carries the run time the runner's own summary used.
+        r.elapsed = if push.done {
+            elapsed
+        } else {
+            r.elapsed.max(elapsed)
+        };
+        self.elapsed = self
+            .runners
+            .iter()
+            .map(|r| r.elapsed)
+            .max()
+            .unwrap_or_default();
+        self.aggregator.merge(&push.delta)?;
+        Ok(PushAnswer { merged: true })
+    }
+
+    /// Runners whose `done` push arrived.
+    pub fn done(&self) -> usize {
+        self.runners.iter().filter(|r| r.done).count()
+    }
+}
+
+/// The hub as the server and the command share it.
+pub type SharedHub = Arc<Mutex<Hub>>;
+
+/// Locks the hub (a panic while merging leaves it usable: each push is merged or not).
+pub fn lock(hub: &SharedHub) -> MutexGuard<'_, Hub> {
+    hub.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Serves the push endpoint on `listener` until the runtime ends.
+pub fn serve(listener: TcpListener, hub: SharedHub) {
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, peer)) = listener.accept().await else {
+                continue;
+            };
+            let hub = hub.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let hub = hub.clone();
+                    async move { Ok::<_, Infallible>(handle(req, &hub, peer.ip()).await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+}
+
+async fn handle(req: Request<Incoming>, hub: &SharedHub, peer: IpAddr) -> Response<Full<Bytes>> {
+    if req.uri().path() != PUSH_PATH {
+        return answer(StatusCode::NOT_FOUND, "not found".into());
+    }
+    if req.method() != Method::POST {
+        return answer(StatusCode::METHOD_NOT_ALLOWED, "POST only".into());
+    }
+    let gzip = req
+        .headers()
+        .get(CONTENT_ENCODING)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
+    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            return answer(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the push: {e}"),
+            )
+        }
+    };
+    let mut push = match decode(&body, gzip) {
+        Ok(p) => p,
+        Err(e) => return answer(StatusCode::BAD_REQUEST, e),
+    };
+    push.runner.api = push.runner.api.map(|a| reachable_api(&a, peer));
+    // Merging is CPU work on the runtime's threads; it is short (docs/aggregate.md).
+    let merged = lock(hub).push(push);
+    match merged {
+        Ok(a) => answer(
+            StatusCode::OK,
+            serde_json::to_string(&a).unwrap_or_default(),
+        ),
+        Err(e) => answer(StatusCode::BAD_REQUEST, e.to_string()),
+    }
+}
+
+/// The runner's API address as the aggregator can call it: a runner listening on every
+/// interface (`0.0.0.0:6565`, as k6-operator starts them) is called at the address its
+/// push came from.
+fn reachable_api(api: &str, peer: IpAddr) -> String {
+    let Some((host, port)) = api.rsplit_once(':') else {
+        return api.to_owned();
+    };
+    let unspecified = host.is_empty()
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.is_unspecified());
+    if !unspecified {
+        return api.to_owned();
+    }
+    match peer {
+        IpAddr::V4(ip) => format!("{ip}:{port}"),
+        IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+    }
+}
+
+/// A push body: JSON, gzip-compressed when `gzip`.
+pub fn decode(body: &[u8], gzip: bool) -> Result<Push, String> {
+    let json = if gzip {
+        let mut out = Vec::with_capacity(body.len() * 4);
+        flate2::read::GzDecoder::new(body)
+            .take(MAX_BODY as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("the push is not valid gzip: {e}"))?;
+        out
+    } else {
+        body.to_vec()
+    };
+    serde_json::from_slice(&json).map_err(|e| format!("the push is not a valid push document: {e}"))
+}
+
+fn answer(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+    let mut res = Response::new(Full::new(Bytes::from(body)));
+    *res.status_mut() = status;
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rk6_metrics::delta::{Delta, MetricDelta, SinkState};
+    use rk6_metrics::{MetricType, Registry, ThresholdSet, ValueType};
+
+    fn push(id: &str, seq: u64, iterations: f64, done: bool) -> Push {
+        Push {
+            runner: Runner {
+                id: id.into(),
+                instance_id: Some(id.into()),
+                segment: None,
+                api: None,
+            },
+            seq,
+            elapsed_ms: 1500.0 * (seq + 1) as f64,
+            done,
+            delta: Delta {
+                metrics: vec![MetricDelta {
+                    name: "iterations".into(),
+                    kind: MetricType::Counter,
+                    contains: ValueType::Default,
+                    sink: SinkState::Counter {
+                        sum: iterations,
+                        samples: iterations as u64,
+                    },
+                }],
+                ..Delta::default()
+            },
+        }
+    }
+
+    fn iterations(hub: &Hub) -> Option<f64> {
+        hub.aggregator
+            .summary(hub.elapsed, &[])
+            .metric("iterations")
+            .and_then(|m| m.value("count"))
+    }
+
+    #[test]
+    fn a_retried_push_is_merged_once() {
+        let agg = Aggregator::new(
+            std::sync::Arc::new(Registry::new()),
+            ThresholdSet::default(),
+        );
+        let mut hub = Hub::new(agg);
+        assert!(hub.push(push("a", 0, 3.0, false)).unwrap().merged);
+        // The answer got lost; the runner sends push 0 again.
+        assert!(!hub.push(push("a", 0, 3.0, false)).unwrap().merged);
+        assert!(hub.push(push("b", 0, 5.0, false)).unwrap().merged);
+        assert!(hub.push(push("a", 1, 2.0, true)).unwrap().merged);
+        assert_eq!(iterations(&hub), Some(10.0));
+        assert_eq!(hub.done(), 1);
+        assert_eq!(hub.runners.len(), 2);
+        assert_eq!(
+            hub.elapsed,
+            Duration::from_millis(3000),
+            "the longest run time"
+        );
+    }
+
+    #[test]
+    fn a_runner_on_every_interface_is_called_where_its_push_came_from() {
+        let peer: IpAddr = "10.1.2.3".parse().unwrap();
+        assert_eq!(reachable_api("0.0.0.0:6565", peer), "10.1.2.3:6565");
+        assert_eq!(reachable_api(":6565", peer), "10.1.2.3:6565");
+        assert_eq!(
+            reachable_api("[::]:6565", "fd00::7".parse().unwrap()),
+            "[fd00::7]:6565"
+        );
+        assert_eq!(reachable_api("10.9.9.9:6565", peer), "10.9.9.9:6565");
+        assert_eq!(reachable_api("runner-1:6565", peer), "runner-1:6565");
+    }
+
+    #[test]
+    fn pushes_decode_gzip_and_plain_json() {
+        use std::io::Write as _;
+        let p = push("a", 4, 1.0, true);
+        let json = serde_json::to_vec(&p).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&json).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(decode(&gz, true).unwrap(), p);
+        assert_eq!(decode(&json, false).unwrap(), p);
+        assert!(decode(&json, true).unwrap_err().contains("not valid gzip"));
+        assert!(decode(b"{}", false)
+            .unwrap_err()
+            .contains("not a valid push"));
+    }
+}

@@ -1,0 +1,519 @@
+//! One verdict for a distributed test: three `rk6 run` runners, each with its execution
+//! segment and `-o aggregate`, and one `rk6 aggregate` that merges their deltas, judges the
+//! thresholds on the whole test and prints its summary.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{free_port, KillOnPanic, TestServer};
+use crate::Dir;
+
+const SEQUENCE: &str = "--execution-segment-sequence=0,1/3,2/3,1";
+const SEGMENTS: [&str; 3] = ["0:1/3", "1/3:2/3", "2/3:1"];
+
+fn rk6_cmd(args: &[String], cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rk6"));
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// `rk6 aggregate` for three runners on a free port; returns it and its push URL.
+fn aggregator(dir: &Dir, script: &Path, extra: &[&str]) -> (Child, String) {
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut args = vec![
+        "aggregate".to_string(),
+        "--instances".into(),
+        "3".into(),
+        "--address".into(),
+        address.clone(),
+        "--summary-export".into(),
+        dir.path("whole.json").display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(script.display().to_string());
+    let mut child = rk6_cmd(&args, &dir.0).spawn().unwrap();
+    // Runners that push before it listens retry a second later; waiting keeps tests short.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(child.try_wait().unwrap().is_none(), "the aggregator exited");
+        assert!(Instant::now() < deadline, "the aggregator never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, format!("http://{address}"))
+}
+
+/// Runner `i` (1-based) of three: its segment, `instance_id`, API address, its own
+/// `-o json` file and the aggregate output.
+fn runner(dir: &Dir, script: &Path, i: usize, push: &str) -> Child {
+    runner_at(dir, script, i, push, &format!("127.0.0.1:{}", free_port()))
+}
+
+/// [`runner`] with its REST API at `api`.
+fn runner_at(dir: &Dir, script: &Path, i: usize, push: &str, api: &str) -> Child {
+    let args = vec![
+        "run".to_string(),
+        "-q".into(),
+        format!("--execution-segment={}", SEGMENTS[i - 1]),
+        SEQUENCE.into(),
+        "--address".into(),
+        api.to_string(),
+        "--tag".into(),
+        format!("instance_id={i}"),
+        "-o".into(),
+        format!("aggregate={push}"),
+        "-o".into(),
+        format!("json={}", dir.path(&format!("samples-{i}.json")).display()),
+        script.display().to_string(),
+    ];
+    rk6_cmd(&args, &dir.0).spawn().unwrap()
+}
+
+struct Done {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// When the process was seen to have ended.
+    at: Instant,
+}
+
+fn wait(child: Child) -> Done {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = child.wait_with_output().unwrap();
+    Done {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        at: Instant::now(),
+    }
+}
+
+/// Runs three runners and the aggregator to their ends: (aggregator, runners).
+fn distributed(dir: &Dir, script: &Path, extra: &[&str]) -> (Done, Vec<Done>) {
+    let (agg, push) = aggregator(dir, script, extra);
+    let runners: Vec<Child> = (1..=3).map(|i| runner(dir, script, i, &push)).collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    (wait(agg), runners)
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Every `metric` value in the runners' `-o json` files.
+fn samples(dir: &Dir, metric: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 1..=3 {
+        let text = std::fs::read_to_string(dir.path(&format!("samples-{i}.json"))).unwrap();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "Point" && v["metric"] == metric {
+                out.push(v["data"]["value"].as_f64().unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// k6's percentile: sort, interpolate at `p·(n−1)`.
+fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut s = values.to_vec();
+    s.sort_by(f64::total_cmp);
+    let i = p / 100.0 * (s.len() - 1) as f64;
+    let (a, b) = (s[i.floor() as usize], s[i.ceil() as usize]);
+    a + (b - a) * (i - i.floor())
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= (want.abs() * 0.01).max(0.5)
+}
+
+fn script(base: &str, thresholds: &str) -> String {
+    format!(
+        r#"
+import http from 'k6/http';
+import {{ check, group }} from 'k6';
+export const options = {{
+  scenarios: {{ s: {{ executor: 'shared-iterations', vus: 6, iterations: 60 }} }},
+  thresholds: {thresholds},
+}};
+export default function () {{
+  group('g', () => {{
+    const r = http.get('{base}');
+    check(r, {{ 'status is 200': (r) => r.status === 200 }});
+  }});
+}}
+"#
+    )
+}
+
+#[test]
+fn three_runners_give_the_single_process_counts_percentiles_and_verdict() {
+    let srv = TestServer::start();
+    let dir = Dir::new("aggregate-whole");
+    // Each runner's share (20 iterations) fails `count==60` on its own; the whole passes.
+    let path = dir.write(
+        "test.js",
+        &script(
+            &srv.url("/get"),
+            "{ iterations: ['count==60'], http_req_duration: ['p(95)<10000', 'med<10000'] }",
+        ),
+    );
+    let single = rk6_cmd(
+        &[
+            "run".into(),
+            "-q".into(),
+            "--address".into(),
+            "".into(),
+            "--summary-export".into(),
+            dir.path("single.json").display().to_string(),
+            path.display().to_string(),
+        ],
+        &dir.0,
+    )
+    .spawn()
+    .unwrap();
+    let single = wait(single);
+    assert_eq!(single.code, 0, "{}", single.stderr);
+    let single = read_json(&dir.path("single.json"));
+
+    let (agg, runners) = distributed(&dir, &path, &[]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "a runner defers its verdict\n{}", r.stderr);
+        assert!(
+            r.stdout.contains("covers this runner's share"),
+            "{}",
+            r.stdout
+        );
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    let m = |e: &Value, name: &str, key: &str| e["metrics"][name][key].as_f64().unwrap_or(-1.0);
+    for (name, key) in [
+        ("iterations", "count"),
+        ("http_reqs", "count"),
+        ("checks", "passes"),
+        ("http_req_duration", "count"),
+    ] {
+        assert_eq!(m(&whole, name, key), m(&single, name, key), "{name} {key}");
+    }
+    assert_eq!(m(&whole, "iterations", "count"), 60.0);
+    assert_eq!(
+        whole["root_group"]["groups"]["g"]["checks"]["status is 200"]["passes"], 60,
+        "{whole}"
+    );
+    let durations = samples(&dir, "http_req_duration");
+    assert_eq!(durations.len(), 60);
+    for (key, p) in [("p(95)", 95.0), ("med", 50.0), ("p(90)", 90.0)] {
+        let (got, want) = (
+            m(&whole, "http_req_duration", key),
+            percentile(&durations, p),
+        );
+        assert!(close(got, want), "{key}: aggregated {got}, exact {want}");
+    }
+    assert!(agg.stdout.contains("TOTAL RESULTS"), "{}", agg.stdout);
+    assert!(agg.stdout.contains("✓ 'count==60'"), "{}", agg.stdout);
+}
+
+#[test]
+fn a_threshold_only_the_whole_test_crosses_fails_the_aggregator_alone() {
+    let srv = TestServer::start();
+    let dir = Dir::new("aggregate-share");
+    // 20 iterations a share pass `count<50`; the whole test's 60 do not.
+    let path = dir.write(
+        "test.js",
+        &script(&srv.url("/get"), "{ iterations: ['count<50'] }"),
+    );
+    let single = wait(
+        rk6_cmd(
+            &[
+                "run".into(),
+                "-q".into(),
+                "--address".into(),
+                "".into(),
+                path.display().to_string(),
+            ],
+            &dir.0,
+        )
+        .spawn()
+        .unwrap(),
+    );
+    assert_eq!(single.code, 99, "the same test in one process fails");
+    let (agg, runners) = distributed(&dir, &path, &[]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 99, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(agg.stdout.contains("✗ 'count<50'"), "{}", agg.stdout);
+    assert!(
+        agg.stderr
+            .contains("thresholds on metrics 'iterations' have been crossed"),
+        "{}",
+        agg.stderr
+    );
+    assert_eq!(
+        read_json(&dir.path("whole.json"))["metrics"]["iterations"]["count"],
+        60
+    );
+}
+
+#[test]
+fn abort_on_fail_crossed_by_the_whole_test_stops_every_runner() {
+    let dir = Dir::new("aggregate-abort");
+    // One VU a runner, one iteration a second: the whole test reaches 6 iterations after
+    // about two seconds, while a runner's share would need six.
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = {
+  scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '30s' } },
+  thresholds: { iterations: [{ threshold: 'count<6', abortOnFail: true }] },
+};
+export default function () { sleep(1); }
+"#,
+    );
+    let (mut agg, push) = aggregator(&dir, &path, &[]);
+    // The aggregator's log, read as it is written, to know when it decided to stop.
+    let stderr = agg.stderr.take().unwrap();
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines_tx.send((line, Instant::now()));
+        }
+    });
+    let runners: Vec<Child> = (1..=3).map(|i| runner(&dir, &path, i, &push)).collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    let agg = wait(agg);
+    let log: Vec<(String, Instant)> = lines.try_iter().collect();
+    let text: String = log.iter().map(|(l, _)| format!("{l}\n")).collect();
+    let decided = log
+        .iter()
+        .find(|(l, _)| l.contains("stopping every runner"))
+        .map(|(_, at)| *at)
+        .unwrap_or_else(|| panic!("the aggregator never stopped the runners\n{text}"));
+    for r in &runners {
+        assert_eq!(r.code, 103, "stopped through the REST API\n{}", r.stderr);
+        // `at` is when this test saw the exit, no earlier than the exit itself.
+        let after = r.at.saturating_duration_since(decided);
+        assert!(
+            after < Duration::from_secs(5),
+            "a runner stopped {after:?} after the abort"
+        );
+    }
+    assert_eq!(agg.code, 99, "{}\n{text}", agg.stdout);
+    let whole = read_json(&dir.path("whole.json"));
+    let n = whole["metrics"]["iterations"]["count"].as_f64().unwrap();
+    assert!((6.0..30.0).contains(&n), "{n}");
+}
+
+#[test]
+fn a_runner_killed_mid_test_is_named_and_the_aggregator_still_ends() {
+    let dir = Dir::new("aggregate-missing");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '3s' } } };
+export default function () { sleep(0.2); }
+"#,
+    );
+    let (agg, push) = aggregator(&dir, &path, &["--timeout", "2s"]);
+    let apis: Vec<String> = (0..3)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let mut runners: Vec<Child> = (1..=3)
+        .map(|i| runner_at(&dir, &path, i, &push, &apis[i - 1]))
+        .collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    // Runner 2 joined (its output pushes before its API listens) and ran a while.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(&apis[1]).is_err() {
+        assert!(Instant::now() < deadline, "runner 2 never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    runners[1].kill().unwrap();
+    let start = Instant::now();
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    assert_eq!((runners[0].code, runners[2].code), (0, 0));
+    let agg = wait(agg);
+    assert!(
+        agg.at - start < Duration::from_secs(10),
+        "the aggregator hung"
+    );
+    assert_eq!(agg.code, 255, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stderr
+            .contains("instance 2 (segment 1/3:2/3) is missing"),
+        "{}",
+        agg.stderr
+    );
+    assert!(
+        agg.stderr.contains("2 of 3 runners in full: 66.67%"),
+        "{}",
+        agg.stderr
+    );
+    assert!(agg.stdout.contains("TOTAL RESULTS"), "{}", agg.stdout);
+}
+
+#[test]
+fn runners_that_start_before_the_aggregator_send_everything_once() {
+    let srv = TestServer::start();
+    let dir = Dir::new("aggregate-late");
+    // Three seconds of iterations (0.3 s each, 10 a VU); the aggregator starts halfway.
+    let path = dir.write(
+        "test.js",
+        &format!(
+            r#"
+import http from 'k6/http';
+import {{ sleep }} from 'k6';
+export const options = {{
+  scenarios: {{ s: {{ executor: 'per-vu-iterations', vus: 6, iterations: 10 }} }},
+  thresholds: {{ iterations: ['count==60'] }},
+}};
+export default function () {{ http.get('{}'); sleep(0.3); }}
+"#,
+            srv.url("/get")
+        ),
+    );
+    // Nothing listens yet: every runner's first pushes fail and are kept.
+    let address = format!("127.0.0.1:{}", free_port());
+    let push = format!("http://{address}");
+    let runners: Vec<Child> = (1..=3).map(|i| runner(&dir, &path, i, &push)).collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    let args: Vec<String> = [
+        "aggregate",
+        "--instances",
+        "3",
+        "--address",
+        &address,
+        "--summary-export",
+        dir.path("whole.json").to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let agg = rk6_cmd(&args, &dir.0).spawn().unwrap();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    let agg = wait(agg);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(
+            r.stderr.matches("cannot reach the aggregator").count(),
+            1,
+            "said once\n{}",
+            r.stderr
+        );
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
+    assert_eq!(whole["metrics"]["http_reqs"]["count"], 60, "{whole}");
+}
+
+#[test]
+fn percentiles_past_the_exact_limit_merge_within_histogram_precision() {
+    let dir = Dir::new("aggregate-histograms");
+    // 42,000 values of a custom Trend (14,000 a runner): the merged whole is in HDR
+    // histograms, and each runner's deltas travel as buckets once it sent 10,000 values.
+    let path = dir.write(
+        "test.js",
+        r#"
+import { Trend } from 'k6/metrics';
+import exec from 'k6/execution';
+const t = new Trend('spread', true);
+export const options = {
+  scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 60 } },
+  thresholds: { spread: ['p(95)<951', 'med>499'] },
+};
+export default function () {
+  const it = exec.scenario.iterationInTest;
+  for (let i = 0; i < 700; i++) t.add(((it * 700 + i) * 7919 % 30011) / 30.0);
+}
+"#,
+    );
+    let (agg, runners) = distributed(&dir, &path, &[]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    let values = samples(&dir, "spread");
+    assert_eq!(values.len(), 42_000);
+    for (key, p) in [("p(95)", 95.0), ("med", 50.0), ("p(90)", 90.0)] {
+        let got = whole["metrics"]["spread"][key].as_f64().unwrap();
+        let want = percentile(&values, p);
+        assert!(
+            ((got - want) / want).abs() < 0.001,
+            "{key}: aggregated {got}, exact {want}"
+        );
+    }
+    let avg = values.iter().sum::<f64>() / values.len() as f64;
+    let got = whole["metrics"]["spread"]["avg"].as_f64().unwrap();
+    assert!((got - avg).abs() < 1e-9, "avg {got} vs {avg}");
+}
+
+#[test]
+fn the_aggregator_runs_handle_summary_over_the_whole_test() {
+    let dir = Dir::new("aggregate-handle-summary");
+    // Every process runs handleSummary: the runners over their shares, the aggregator
+    // (`-e WHO=whole`) over the whole test.
+    let path = dir.write(
+        "test.js",
+        r#"
+export const options = { scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 30 } } };
+export default function () {}
+export function handleSummary(data) {
+  const who = __ENV.WHO || 'share';
+  return { [`${who}.txt`]: String(data.metrics.iterations.values.count), stdout: `summary of the ${who}\n` };
+}
+"#,
+    );
+    let (agg, runners) = distributed(&dir, &path, &["-e", "WHO=whole"]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains("summary of the share"), "{}", r.stdout);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stdout.contains("summary of the whole"),
+        "{}",
+        agg.stdout
+    );
+    assert!(!agg.stdout.contains("TOTAL RESULTS"), "{}", agg.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path("whole.txt")).unwrap(),
+        "30"
+    );
+    assert_eq!(
+        read_json(&dir.path("whole.json"))["metrics"]["iterations"]["count"],
+        30,
+        "--summary-export is written too"
+    );
+}
