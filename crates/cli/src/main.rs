@@ -28,6 +28,11 @@ mod tls_options;
 
 use clap::Parser;
 
+/// mimalloc's thread-local free lists suit a generator whose workers each allocate and free
+/// their own VUs' garbage (measured with bench/ab.py; docs/design/004, "Allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use args::{Cli, Command};
 use control_client::ControlRequest;
 
