@@ -442,6 +442,9 @@ export default function () {{ http.get('{}'); sleep(0.3); }}
     let whole = read_json(&dir.path("whole.json"));
     assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
     assert_eq!(whole["metrics"]["http_reqs"]["count"], 60, "{whole}");
+    // Two VUs a runner: the whole test's are the sum of every runner's, not the last one's.
+    assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
+    assert_eq!(whole["metrics"]["vus_max"]["max"], 6, "{whole}");
 }
 
 #[test]
@@ -596,6 +599,7 @@ export function teardown(data) {{ http.post('{base}/teardown', JSON.stringify(da
     let whole = read_json(&dir.path("whole.json"));
     let group = &whole["root_group"]["checks"]["got the setup data"];
     assert_eq!((&group["passes"], &group["fails"]), (&30.into(), &0.into()), "{whole}");
+    assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
     // The requests of setup() and teardown() count in the whole test, as in k6.
     assert_eq!(whole["metrics"]["http_reqs"]["count"], 32, "{whole}");
 }
