@@ -580,7 +580,11 @@ export function teardown(data) {{ http.post('{base}/teardown', JSON.stringify(da
         assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     }
     assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
-    assert!(agg.stdout.contains("setup() ran once; started 3 runners"), "{}", agg.stdout);
+    assert!(
+        agg.stdout.contains("setup() ran once; started 3 runners"),
+        "{}",
+        agg.stdout
+    );
     let seen: Vec<(String, String)> = target
         .seen()
         .iter()
@@ -593,12 +597,19 @@ export function teardown(data) {{ http.post('{base}/teardown', JSON.stringify(da
     assert_eq!(seen[0].0, "/setup", "setup comes first");
     assert_eq!(
         seen.last().unwrap(),
-        &("/teardown".to_string(), r#"{"n":3,"token":"tok-7"}"#.to_string()),
+        &(
+            "/teardown".to_string(),
+            r#"{"n":3,"token":"tok-7"}"#.to_string()
+        ),
         "teardown comes last, with setup's data"
     );
     let whole = read_json(&dir.path("whole.json"));
     let group = &whole["root_group"]["checks"]["got the setup data"];
-    assert_eq!((&group["passes"], &group["fails"]), (&30.into(), &0.into()), "{whole}");
+    assert_eq!(
+        (&group["passes"], &group["fails"]),
+        (&30.into(), &0.into()),
+        "{whole}"
+    );
     assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
     // The requests of setup() and teardown() count in the whole test, as in k6.
     assert_eq!(whole["metrics"]["http_reqs"]["count"], 32, "{whole}");
@@ -626,10 +637,14 @@ export default function () { c.add(1); }
     assert_eq!(agg.code, 107, "{}\n{}", agg.stdout, agg.stderr);
     assert!(agg.stderr.contains("boom in setup"), "{}", agg.stderr);
     assert!(
-        agg.stdout.contains("the test cannot start; stopping every runner"),
+        agg.stdout
+            .contains("the test cannot start; stopping every runner"),
         "{}",
         agg.stdout
     );
     let whole = read_json(&dir.path("whole.json"));
-    assert!(whole["metrics"]["work"].is_null(), "no iteration ran: {whole}");
+    assert!(
+        whole["metrics"]["work"].is_null(),
+        "no iteration ran: {whole}"
+    );
 }

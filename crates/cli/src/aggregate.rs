@@ -330,9 +330,8 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 // Runners that join after the abort are stopped too; with --setup-once, so
                 // is one that joins once the test's N runners are chosen (it would wait
                 // paused for ever).
-                let late = setup_once.is_some()
-                    && !targets.is_empty()
-                    && !targets.contains(&r.runner.id);
+                let late =
+                    setup_once.is_some() && !targets.is_empty() && !targets.contains(&r.runner.id);
                 if !stop_all && !late {
                     continue;
                 }
@@ -387,8 +386,9 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let mut setup_data = None;
     if let Some(s) = setup_once {
         if let Some(handle) = starting.take() {
-            // A signal came while the test was starting.
-            handle.abort();
+            // A signal came while the test was starting: a running setup() is interrupted
+            // (and its VU left behind if it does not stop), which ends the start.
+            let _ = tokio::time::timeout(Duration::from_secs(1), handle).await;
         }
         if !test_started {
             // Runners still waiting paused would wait for ever.

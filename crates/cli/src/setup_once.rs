@@ -124,9 +124,8 @@ impl SetupOnce {
     ) -> Result<SetupOnce, Failure> {
         let invalid = |e: String| Failure::new(ExitCode::InvalidConfig, e);
         let run = rk6_js::RunOptions::from_options(options).map_err(invalid)?;
-        let http =
-            crate::http_config::build(options, &run, &logger, |k| std::env::var(k).ok())
-                .map_err(|e| Failure::new(e.code, e.message))?;
+        let http = crate::http_config::build(options, &run, &logger, |k| std::env::var(k).ok())
+            .map_err(|e| Failure::new(e.code, e.message))?;
         let test_options = crate::options_json::test_options(options).map_err(|e| invalid(e.0))?;
         let (samples, rx): (SyncSender<Vec<Sample>>, _) =
             std::sync::mpsc::sync_channel(SAMPLE_BATCHES);
@@ -231,7 +230,8 @@ impl SetupOnce {
             })
             .await?;
         }
-        let resume = json!({"data": {"type": "status", "id": "default", "attributes": {"paused": false}}});
+        let resume =
+            json!({"data": {"type": "status", "id": "default", "attributes": {"paused": false}}});
         on_every(targets, |t| {
             let resume = resume.clone();
             async move {
