@@ -648,3 +648,39 @@ export default function () { c.add(1); }
         "no iteration ran: {whole}"
     );
 }
+
+#[test]
+fn setup_once_refuses_runners_that_were_not_started_paused() {
+    let dir = Dir::new("aggregate-setup-unpaused");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '3s' } } };
+export function setup() { console.log('SETUP RAN'); }
+export default function () { sleep(0.1); }
+"#,
+    );
+    let (agg, push) = aggregator(&dir, &path, &["--setup-once", "--join-timeout", "5s"]);
+    // Runners that start at once, with their own setup (not --paused, not --no-setup).
+    let runners: Vec<Child> = (1..=3).map(|i| runner(&dir, &path, i, &push)).collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    let agg = wait(agg);
+    assert_eq!(agg.code, 255, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stderr.contains("is not waiting paused")
+            && agg.stderr.contains("--paused --no-setup --no-teardown"),
+        "{}",
+        agg.stderr
+    );
+    assert!(
+        !agg.stderr.contains("SETUP RAN"),
+        "no setup on the aggregator"
+    );
+    for r in &runners {
+        assert_eq!(r.code, 103, "stopped by the aggregator\n{}", r.stderr);
+    }
+}
