@@ -684,3 +684,31 @@ export default function () { sleep(0.1); }
         assert_eq!(r.code, 103, "stopped by the aggregator\n{}", r.stderr);
     }
 }
+
+#[test]
+fn a_setup_once_past_its_timeout_exits_100() {
+    let dir = Dir::new("aggregate-setup-timeout");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = {
+  setupTimeout: '1s',
+  scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 3 } },
+};
+export function setup() { sleep(5); }
+export default function () {}
+"#,
+    );
+    let (agg, runners) = setup_once(&dir, &path);
+    for r in &runners {
+        assert_eq!(r.code, 103, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 100, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stderr
+            .contains("setup() execution timed out after 1 seconds"),
+        "{}",
+        agg.stderr
+    );
+}
