@@ -230,6 +230,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let mut targets: Vec<String> = Vec::new();
     let mut test_started = false;
     let mut failure: Option<(Failure, Instant)> = None;
+    let mut said_cannot_start = false;
     let end = loop {
         tokio::time::sleep(TICK).await;
         if let Some(handle) = starting.take_if(|h| h.is_finished()) {
@@ -248,12 +249,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                         println!("rk6 aggregate: {ran}started {} runners", targets.len());
                     }
                 }
-                Err(f) => {
-                    if !args.quiet {
-                        println!("rk6 aggregate: the test cannot start; stopping every runner");
-                    }
-                    failure = Some((f, Instant::now()));
-                }
+                Err(f) => failure = Some((f, Instant::now())),
             }
         }
         let mut to_stop = Vec::new();
@@ -375,6 +371,12 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 None
             }
         };
+        if failure.is_some() && !said_cannot_start {
+            said_cannot_start = true;
+            if !args.quiet {
+                println!("rk6 aggregate: the test cannot start; stopping every runner");
+            }
+        }
         for (label, api) in to_stop {
             tokio::spawn(stop_runner(label, api, logger));
         }
