@@ -680,6 +680,12 @@ export default function () { sleep(0.1); }
         !agg.stderr.contains("SETUP RAN"),
         "no setup on the aggregator"
     );
+    assert!(
+        agg.stdout
+            .contains("the test cannot start; stopping every runner"),
+        "{}",
+        agg.stdout
+    );
     for r in &runners {
         assert_eq!(r.code, 103, "stopped by the aggregator\n{}", r.stderr);
     }
