@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::recorder::{Recorder, Reply};
 use crate::support::{free_port, KillOnPanic, TestServer};
 use crate::Dir;
 
@@ -57,7 +58,12 @@ fn runner(dir: &Dir, script: &Path, i: usize, push: &str) -> Child {
 
 /// [`runner`] with its REST API at `api`.
 fn runner_at(dir: &Dir, script: &Path, i: usize, push: &str, api: &str) -> Child {
-    let args = vec![
+    runner_with(dir, script, i, push, api, &[])
+}
+
+/// [`runner_at`] with `extra` flags.
+fn runner_with(dir: &Dir, script: &Path, i: usize, push: &str, api: &str, extra: &[&str]) -> Child {
+    let mut args = vec![
         "run".to_string(),
         "-q".into(),
         format!("--execution-segment={}", SEGMENTS[i - 1]),
@@ -70,8 +76,9 @@ fn runner_at(dir: &Dir, script: &Path, i: usize, push: &str, api: &str) -> Child
         format!("aggregate={push}"),
         "-o".into(),
         format!("json={}", dir.path(&format!("samples-{i}.json")).display()),
-        script.display().to_string(),
     ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.push(script.display().to_string());
     rk6_cmd(&args, &dir.0).spawn().unwrap()
 }
 
@@ -435,6 +442,9 @@ export default function () {{ http.get('{}'); sleep(0.3); }}
     let whole = read_json(&dir.path("whole.json"));
     assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
     assert_eq!(whole["metrics"]["http_reqs"]["count"], 60, "{whole}");
+    // Two VUs a runner: the whole test's are the sum of every runner's, not the last one's.
+    assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
+    assert_eq!(whole["metrics"]["vus_max"]["max"], 6, "{whole}");
 }
 
 #[test]
@@ -515,5 +525,196 @@ export function handleSummary(data) {
         read_json(&dir.path("whole.json"))["metrics"]["iterations"]["count"],
         30,
         "--summary-export is written too"
+    );
+}
+
+/// The runners of a `--setup-once` test: paused, without their own setup and teardown.
+const PAUSED: [&str; 3] = ["--paused", "--no-setup", "--no-teardown"];
+
+/// Three paused runners and a `--setup-once` aggregator, run to their ends.
+fn setup_once(dir: &Dir, script: &Path) -> (Done, Vec<Done>) {
+    let (agg, push) = aggregator(dir, script, &["--setup-once"]);
+    let runners: Vec<Child> = (1..=3)
+        .map(|i| {
+            let api = format!("127.0.0.1:{}", free_port());
+            runner_with(dir, script, i, &push, &api, &PAUSED)
+        })
+        .collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    (wait(agg), runners)
+}
+
+#[test]
+fn setup_once_runs_setup_and_teardown_once_for_the_whole_test() {
+    // setup() fetches a token, every iteration checks the data, teardown posts it back.
+    let target = Recorder::start(|seen| match seen.path() {
+        "/setup" => Reply::new(200, "text/plain", "tok-7"),
+        _ => Reply::new(200, "text/plain", "ok"),
+    });
+    let dir = Dir::new("aggregate-setup-once");
+    let path = dir.write(
+        "test.js",
+        &format!(
+            r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export const options = {{
+  scenarios: {{ s: {{ executor: 'shared-iterations', vus: 6, iterations: 30 }} }},
+  thresholds: {{ checks: ['rate==1'] }},
+}};
+export function setup() {{ return {{ token: http.post('{base}/setup').body, n: 3 }}; }}
+export default function (data) {{
+  http.get('{base}/work');
+  check(data, {{ 'got the setup data': (d) => d && d.token === 'tok-7' && d.n === 3 }});
+}}
+export function teardown(data) {{ http.post('{base}/teardown', JSON.stringify(data)); }}
+"#,
+            base = target.url("")
+        ),
+    );
+    let (agg, runners) = setup_once(&dir, &path);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stdout.contains("setup() ran once; started 3 runners"),
+        "{}",
+        agg.stdout
+    );
+    let seen: Vec<(String, String)> = target
+        .seen()
+        .iter()
+        .map(|s| (s.path().to_owned(), s.text()))
+        .collect();
+    let count = |p: &str| seen.iter().filter(|(path, _)| path == p).count();
+    assert_eq!(count("/setup"), 1, "{seen:?}");
+    assert_eq!(count("/work"), 30, "{seen:?}");
+    assert_eq!(count("/teardown"), 1, "{seen:?}");
+    assert_eq!(seen[0].0, "/setup", "setup comes first");
+    assert_eq!(
+        seen.last().unwrap(),
+        &(
+            "/teardown".to_string(),
+            r#"{"n":3,"token":"tok-7"}"#.to_string()
+        ),
+        "teardown comes last, with setup's data"
+    );
+    let whole = read_json(&dir.path("whole.json"));
+    let group = &whole["root_group"]["checks"]["got the setup data"];
+    assert_eq!(
+        (&group["passes"], &group["fails"]),
+        (&30.into(), &0.into()),
+        "{whole}"
+    );
+    assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
+    // The requests of setup() and teardown() count in the whole test, as in k6.
+    assert_eq!(whole["metrics"]["http_reqs"]["count"], 32, "{whole}");
+}
+
+#[test]
+fn a_throwing_setup_once_stops_every_runner_and_exits_as_k6() {
+    let dir = Dir::new("aggregate-setup-throws");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { Counter } from 'k6/metrics';
+const c = new Counter('work');
+export const options = { scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 9 } } };
+export function setup() { throw new Error('boom in setup'); }
+export default function () { c.add(1); }
+"#,
+    );
+    let start = Instant::now();
+    let (agg, runners) = setup_once(&dir, &path);
+    assert!(start.elapsed() < Duration::from_secs(20), "it hung");
+    for r in &runners {
+        assert_eq!(r.code, 103, "stopped while paused\n{}", r.stderr);
+    }
+    assert_eq!(agg.code, 107, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(agg.stderr.contains("boom in setup"), "{}", agg.stderr);
+    assert!(
+        agg.stdout
+            .contains("the test cannot start; stopping every runner"),
+        "{}",
+        agg.stdout
+    );
+    let whole = read_json(&dir.path("whole.json"));
+    assert!(
+        whole["metrics"]["work"].is_null(),
+        "no iteration ran: {whole}"
+    );
+}
+
+#[test]
+fn setup_once_refuses_runners_that_were_not_started_paused() {
+    let dir = Dir::new("aggregate-setup-unpaused");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = { scenarios: { s: { executor: 'constant-vus', vus: 3, duration: '3s' } } };
+export function setup() { console.log('SETUP RAN'); }
+export default function () { sleep(0.1); }
+"#,
+    );
+    let (agg, push) = aggregator(&dir, &path, &["--setup-once", "--join-timeout", "5s"]);
+    // Runners that start at once, with their own setup (not --paused, not --no-setup).
+    let runners: Vec<Child> = (1..=3).map(|i| runner(&dir, &path, i, &push)).collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.push(agg.id());
+    let _reaper = KillOnPanic(pids);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    let agg = wait(agg);
+    assert_eq!(agg.code, 255, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stderr.contains("is not waiting paused")
+            && agg.stderr.contains("--paused --no-setup --no-teardown"),
+        "{}",
+        agg.stderr
+    );
+    assert!(
+        !agg.stderr.contains("SETUP RAN"),
+        "no setup on the aggregator"
+    );
+    assert!(
+        agg.stdout
+            .contains("the test cannot start; stopping every runner"),
+        "{}",
+        agg.stdout
+    );
+    for r in &runners {
+        assert_eq!(r.code, 103, "stopped by the aggregator\n{}", r.stderr);
+    }
+}
+
+#[test]
+fn a_setup_once_past_its_timeout_exits_100() {
+    let dir = Dir::new("aggregate-setup-timeout");
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = {
+  setupTimeout: '1s',
+  scenarios: { s: { executor: 'shared-iterations', vus: 3, iterations: 3 } },
+};
+export function setup() { sleep(5); }
+export default function () {}
+"#,
+    );
+    let (agg, runners) = setup_once(&dir, &path);
+    for r in &runners {
+        assert_eq!(r.code, 103, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 100, "{}\n{}", agg.stdout, agg.stderr);
+    assert!(
+        agg.stderr
+            .contains("setup() execution timed out after 1 seconds"),
+        "{}",
+        agg.stderr
     );
 }

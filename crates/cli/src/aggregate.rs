@@ -4,7 +4,9 @@
 //! pushes, judges the thresholds on the whole test every 2 s (an `abortOnFail` crossing
 //! stops every runner through its REST API), and when every runner is done — or none has
 //! been heard from for `--timeout` — prints the end-of-test summary of the whole test,
-//! writes `--summary-export` and exits as k6 would (99 on crossed thresholds).
+//! writes `--summary-export` and exits as k6 would (99 on crossed thresholds). With
+//! `--setup-once` it also starts the test: `setup()` once, its data to every paused runner,
+//! then `teardown()` once at the end (see `setup_once.rs`).
 
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -22,6 +24,7 @@ use serde_json::{json, Value};
 use crate::args::AggregateArgs;
 use crate::exit::ExitCode;
 use crate::hub::{self, Hub, SharedHub};
+use crate::setup_once::{Failure, SetupOnce, Target};
 use crate::test_file::TestFile;
 
 /// How often thresholds are judged on the merged whole (as `rk6 run` does).
@@ -29,6 +32,12 @@ const THRESHOLD_PERIOD: Duration = Duration::from_secs(2);
 
 /// How often the command looks at the hub.
 const TICK: Duration = Duration::from_millis(200);
+
+/// How long stopped runners get to say done once the test cannot start.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// How long the lifecycle VU's last samples may take to be merged.
+const SAMPLES_GRACE: Duration = Duration::from_secs(2);
 
 /// k6's default trend columns.
 const DEFAULT_TREND_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(95)"];
@@ -44,6 +53,8 @@ struct Judging {
     trend_stats: Vec<String>,
     summary_mode: SummaryMode,
     time_unit: Option<String>,
+    /// `--setup-once`: the aggregator's own setup/teardown VU.
+    setup_once: Option<SetupOnce>,
 }
 
 /// Runs `rk6 aggregate`.
@@ -113,7 +124,21 @@ fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, Stri
         // Deltas carry no per-scenario or per-group sinks: full is shown as compact.
         _ => SummaryMode::Compact,
     };
+    let setup_once = if args.setup_once {
+        let s = SetupOnce::new(
+            program.clone(),
+            registry.clone(),
+            &options,
+            &init.functions,
+            logger,
+        )
+        .map_err(|f| (f.code, f.message))?;
+        Some(s)
+    } else {
+        None
+    };
     Ok(Judging {
+        setup_once,
         program,
         handle_summary: init.functions.iter().any(|f| f == "handleSummary"),
         registry,
@@ -133,6 +158,8 @@ enum End {
     Silent,
     /// No runner joined within `--join-timeout`.
     NobodyJoined,
+    /// The test could not start (`--setup-once`): the runners were stopped.
+    NotStarted,
     /// SIGINT or SIGTERM.
     Signal,
 }
@@ -146,6 +173,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         trend_stats,
         summary_mode,
         time_unit,
+        setup_once,
     } = judging;
     let listener = match crate::control::bind(&args.address).await {
         Ok(l) => l,
@@ -164,27 +192,66 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         .unwrap_or_else(|_| args.address.clone());
     let hub: SharedHub = Arc::new(Mutex::new(Hub::new(Aggregator::new(registry, thresholds))));
     hub::serve(listener, hub.clone());
+    let setup_once = setup_once.map(Arc::new);
+    // setup()'s and teardown()'s own requests count in the whole test, as in k6.
+    let samples_thread = setup_once
+        .as_ref()
+        .and_then(|s| s.merge_samples_into(hub.clone()));
     if !args.quiet {
+        let paused = if setup_once.is_some() {
+            "--paused --no-setup --no-teardown "
+        } else {
+            ""
+        };
         println!(
-            "rk6 aggregate: waiting for {} runners on http://{local} (runners: -o aggregate=http://{local})",
+            "rk6 aggregate: waiting for {} runners on http://{local} (runners: {paused}-o aggregate=http://{local})",
             args.instances
         );
     }
     // A signal ends the wait; the summary of what arrived is still printed.
     let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // And interrupts a setup() that is running.
+    let interrupt = rk6_scheduler::CancellationToken::new();
     {
-        let signalled = signalled.clone();
+        let (signalled, interrupt) = (signalled.clone(), interrupt.clone());
         tokio::spawn(async move {
             signal().await;
             signalled.store(true, std::sync::atomic::Ordering::Relaxed);
+            interrupt.cancel();
         });
     }
     let started = Instant::now();
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
     let mut aborted = false;
     let mut stopped: Vec<String> = Vec::new();
+    // --setup-once: the start in progress, the runners it starts, whether it succeeded, and
+    // what kept the test from starting (every runner is then stopped).
+    let mut starting: Option<tokio::task::JoinHandle<Result<(), Failure>>> = None;
+    let mut targets: Vec<String> = Vec::new();
+    let mut test_started = false;
+    let mut failure: Option<(Failure, Instant)> = None;
+    let mut said_cannot_start = false;
     let end = loop {
         tokio::time::sleep(TICK).await;
+        if let Some(handle) = starting.take_if(|h| h.is_finished()) {
+            let result = handle
+                .await
+                .unwrap_or_else(|e| Err(Failure::generic(e.to_string())));
+            match result {
+                Ok(()) => {
+                    test_started = true;
+                    if !args.quiet {
+                        let ran = if setup_once.as_ref().is_some_and(|s| s.has_setup()) {
+                            "setup() ran once; "
+                        } else {
+                            ""
+                        };
+                        println!("rk6 aggregate: {ran}started {} runners", targets.len());
+                    }
+                }
+                Err(f) => failure = Some((f, Instant::now())),
+            }
+        }
         let mut to_stop = Vec::new();
         let end = {
             let mut h = hub::lock(&hub);
@@ -210,30 +277,91 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                     );
                 }
             }
-            if aborted {
-                // Runners that join after the abort are stopped too.
-                for r in h.runners.iter().filter(|r| !r.done) {
-                    if stopped.contains(&r.runner.id) {
-                        continue;
-                    }
-                    stopped.push(r.runner.id.clone());
-                    match &r.runner.api {
-                        Some(api) => to_stop.push((r.runner.label(), api.clone())),
-                        None => logger.log(
-                            Level::Error,
-                            &format!(
-                                "cannot stop {}: it runs without a REST API (--address)",
+            let joined = h.runners.len();
+            if let Some(s) = setup_once
+                .as_ref()
+                .filter(|_| starting.is_none() && targets.is_empty() && failure.is_none())
+            {
+                if joined >= args.instances {
+                    // The first N to join are the test's runners.
+                    let runners = &h.runners[..args.instances];
+                    match runners.iter().find(|r| r.runner.api.is_none()) {
+                        Some(r) => {
+                            let f = Failure::generic(format!(
+                                "cannot start {}: it runs without a REST API (--address), which --setup-once needs",
                                 r.runner.label()
-                            ),
-                            &[],
-                        ),
+                            ));
+                            failure = Some((f, Instant::now()));
+                        }
+                        None => {
+                            targets = runners.iter().map(|r| r.runner.id.clone()).collect();
+                            let list: Vec<Target> = runners
+                                .iter()
+                                .map(|r| Target {
+                                    label: r.runner.label(),
+                                    api: r.runner.api.clone().unwrap_or_default(),
+                                })
+                                .collect();
+                            let (s, interrupt) = (s.clone(), interrupt.clone());
+                            let wait = args.join_timeout.saturating_sub(started.elapsed());
+                            starting = Some(tokio::spawn(async move {
+                                s.start(&list, wait, interrupt, logger).await
+                            }));
+                        }
                     }
+                } else if started.elapsed() >= args.join_timeout && joined > 0 {
+                    let f = Failure::generic(format!(
+                        "only {joined} of {} runners joined within {}s; the test cannot start",
+                        args.instances,
+                        args.join_timeout.as_secs_f64()
+                    ));
+                    failure = Some((f, Instant::now()));
                 }
             }
-            let joined = h.runners.len();
+            let stop_all = aborted || failure.is_some();
+            for r in h.runners.iter().filter(|r| !r.done) {
+                if stopped.contains(&r.runner.id) {
+                    continue;
+                }
+                // Runners that join after the abort are stopped too; with --setup-once, so
+                // is one that joins once the test's N runners are chosen (it would wait
+                // paused for ever).
+                let late =
+                    setup_once.is_some() && !targets.is_empty() && !targets.contains(&r.runner.id);
+                if !stop_all && !late {
+                    continue;
+                }
+                if late && !stop_all {
+                    logger.log(
+                        Level::Warning,
+                        &format!(
+                            "{} joined after the test's {} runners; stopping it",
+                            r.runner.label(),
+                            args.instances
+                        ),
+                        &[],
+                    );
+                }
+                stopped.push(r.runner.id.clone());
+                match &r.runner.api {
+                    Some(api) => to_stop.push((r.runner.label(), api.clone())),
+                    None => logger.log(
+                        Level::Error,
+                        &format!(
+                            "cannot stop {}: it runs without a REST API (--address)",
+                            r.runner.label()
+                        ),
+                        &[],
+                    ),
+                }
+            }
+            let all_done = joined > 0 && h.done() == joined;
             if signalled.load(std::sync::atomic::Ordering::Relaxed) {
                 Some(End::Signal)
-            } else if joined >= args.instances && h.done() == joined {
+            } else if let Some((_, at)) = &failure {
+                // Stopped while paused, every runner says done at once.
+                (all_done || at.elapsed() >= STOP_GRACE).then_some(End::NotStarted)
+            } else if joined >= args.instances && all_done {
                 Some(End::AllDone)
             } else if h.last_push.is_some_and(|t| t.elapsed() >= args.timeout) {
                 Some(End::Silent)
@@ -243,6 +371,12 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 None
             }
         };
+        if failure.is_some() && !said_cannot_start {
+            said_cannot_start = true;
+            if !args.quiet {
+                println!("rk6 aggregate: the test cannot start; stopping every runner");
+            }
+        }
         for (label, api) in to_stop {
             tokio::spawn(stop_runner(label, api, logger));
         }
@@ -250,6 +384,44 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             break end;
         }
     };
+    let mut teardown_failure = None;
+    let mut setup_data = None;
+    if let Some(s) = setup_once {
+        if let Some(handle) = starting.take() {
+            // A signal came while the test was starting: a running setup() is interrupted
+            // (and its VU left behind if it does not stop), which ends the start.
+            let _ = tokio::time::timeout(Duration::from_secs(1), handle).await;
+        }
+        if !test_started {
+            // Runners still waiting paused would wait for ever.
+            let waiting: Vec<(String, String)> = {
+                let h = hub::lock(&hub);
+                h.runners
+                    .iter()
+                    .filter(|r| !r.done && !stopped.contains(&r.runner.id))
+                    .filter_map(|r| r.runner.api.clone().map(|a| (r.runner.label(), a)))
+                    .collect()
+            };
+            let mut set = tokio::task::JoinSet::new();
+            for (label, api) in waiting {
+                set.spawn(stop_runner(label, api, logger));
+            }
+            while set.join_next().await.is_some() {}
+        } else if end != End::Signal {
+            // Once every runner is done or missing (a signal leaves runners running).
+            teardown_failure = s.teardown(&logger).await.err();
+        }
+        setup_data = s.data();
+        drop(s);
+        if let Some(t) = samples_thread {
+            // The thread ends once the lifecycle VUs are gone; one left behind by a
+            // timeout may never let it.
+            let deadline = Instant::now() + SAMPLES_GRACE;
+            while !t.is_finished() && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
     let mut h = hub::lock(&hub);
     let elapsed = h.elapsed;
     let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
@@ -263,6 +435,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             &trend_stats,
             time_unit.as_deref(),
             args.no_color,
+            setup_data,
             &logger,
         );
     if !args.no_summary && !printed {
@@ -288,8 +461,16 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             );
         }
     }
+    if let Some((f, _)) = failure {
+        // As k6 reports a failed setup: after the summary, with its own exit code.
+        h.runners.clear();
+        return f.log(&logger);
+    }
     let missing = report_coverage(&h.runners, args.instances, &end, args, &logger);
     h.runners.clear();
+    if let Some(f) = teardown_failure {
+        return f.log(&logger);
+    }
     if verdict.failed {
         logger.log(
             Level::Error,
@@ -323,6 +504,7 @@ fn summarise(
     trend_stats: &[String],
     time_unit: Option<&str>,
     no_color: bool,
+    setup_data: Option<Value>,
     logger: &Logger,
 ) -> bool {
     use std::io::IsTerminal as _;
@@ -346,7 +528,7 @@ fn summarise(
         no_color,
         std::io::stdout().is_terminal(),
         std::io::stderr().is_terminal(),
-        None,
+        setup_data,
     );
     let result = tokio::task::block_in_place(|| {
         tokio::runtime::Handle::current().block_on(lifecycle.handle_summary(json))

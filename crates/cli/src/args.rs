@@ -543,7 +543,12 @@ pub struct AggregateArgs {
     /// End when no runner pushed for this long (a vanished runner is reported missing).
     #[arg(long = "timeout", default_value = "30s", value_parser = std_duration, value_name = "DURATION")]
     pub timeout: std::time::Duration,
-    /// Give up when no runner joined within this long.
+    /// Run setup() once here and start the runners (started with --paused --no-setup
+    /// --no-teardown) once all have joined; teardown() once at the end.
+    #[arg(long = "setup-once")]
+    pub setup_once: bool,
+    /// Give up when no runner joined within this long (with --setup-once: when not all
+    /// have joined and waited paused within it).
     #[arg(long = "join-timeout", default_value = "10m", value_parser = std_duration, value_name = "DURATION")]
     pub join_timeout: std::time::Duration,
     /// Set an __ENV variable (KEY=VALUE) for reading the script's options; repeatable.

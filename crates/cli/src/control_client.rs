@@ -10,18 +10,35 @@ use serde_json::{json, Map, Value};
 
 /// Sends one request to the API at `address` and returns the status document.
 pub(crate) async fn call(address: &str, method: Method, body: Option<Value>) -> Result<Value> {
+    request(
+        address,
+        method,
+        "/v1/status",
+        body.map(|b| Bytes::from(b.to_string())),
+    )
+    .await
+}
+
+/// Sends one request to `path` of the API at `address` (the body as it is: `PUT /v1/setup`
+/// takes the raw data) and returns the JSON document it answers; an error status is an
+/// error with the document's `detail` (or `title`).
+pub(crate) async fn request(
+    address: &str,
+    method: Method,
+    path: &str,
+    body: Option<Bytes>,
+) -> Result<Value> {
     let stream = tokio::net::TcpStream::connect(address)
         .await
         .with_context(|| format!("cannot reach the rk6 API at {address} (is a test running with --address {address}?)"))?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     tokio::spawn(conn);
-    let bytes = body.map(|b| Bytes::from(b.to_string())).unwrap_or_default();
     let req = Request::builder()
         .method(method)
-        .uri("/v1/status")
+        .uri(path)
         .header(hyper::header::HOST, address)
         .header(hyper::header::CONTENT_TYPE, "application/json")
-        .body(Full::new(bytes))?;
+        .body(Full::new(body.unwrap_or_default()))?;
     let res = sender.send_request(req).await?;
     let status = res.status();
     let body = res.into_body().collect().await?.to_bytes();

@@ -1,6 +1,7 @@
 //! The aggregator's state and its push endpoint (`rk6 aggregate`): runners' deltas merged
 //! into one [`Aggregator`], each runner's sequence numbers remembered so a retried push is
-//! merged once.
+//! merged once, and each runner's latest `vus` and `vus_max` so the whole test's are their
+//! sum.
 
 use std::convert::Infallible;
 use std::io::Read as _;
@@ -14,14 +15,19 @@ use hyper::body::Incoming;
 use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use rk6_metrics::delta::DeltaError;
-use rk6_metrics::Aggregator;
+use rk6_metrics::delta::{Delta, DeltaError, MetricDelta, SinkState};
+use rk6_metrics::{Aggregator, MetricType, ValueType};
 use rk6_output::aggregate::protocol::{Push, PushAnswer, Runner, PUSH_PATH};
 use tokio::net::TcpListener;
 
 /// The largest push body taken, compressed or not (a second of a busy runner's trends
 /// as buckets is a few hundred KiB).
 const MAX_BODY: usize = 256 << 20;
+
+/// The Gauges whose whole-test value is the sum of every runner's latest one (as k6's cloud
+/// aggregation sums them): the VUs each runner runs. Other Gauges keep the last value
+/// merged, whichever runner sent it.
+const SUMMED_GAUGES: [&str; 2] = ["vus", "vus_max"];
 
 /// One runner as the aggregator knows it.
 #[derive(Debug, Clone)]
@@ -38,6 +44,8 @@ pub struct RunnerState {
     pub announced: bool,
     /// Its run time: the latest it reported, the final one once done.
     elapsed: Duration,
+    /// Its latest value of each of [`SUMMED_GAUGES`], once it sent one.
+    gauges: [Option<f64>; SUMMED_GAUGES.len()],
 }
 
 /// Everything merged so far.
@@ -81,6 +89,7 @@ impl Hub {
                     last_seen: now,
                     announced: false,
                     elapsed: Duration::ZERO,
+                    gauges: [None; SUMMED_GAUGES.len()],
                 });
                 self.runners.len() - 1
             }
@@ -105,7 +114,52 @@ impl Hub {
             .map(|r| r.elapsed)
             .max()
             .unwrap_or_default();
-        self.aggregator.merge(&push.delta)?;
+        // The VU gauges are merged as the sum of every runner's latest value, not as this
+        // runner's.
+        let mut delta = push.delta;
+        let mut updated = [false; SUMMED_GAUGES.len()];
+        delta.metrics.retain(|m| {
+            let Some(g) = SUMMED_GAUGES.iter().position(|n| *n == m.name) else {
+                return true;
+            };
+            match m.sink {
+                SinkState::Gauge { last, samples, .. } if m.kind == MetricType::Gauge => {
+                    if samples > 0 {
+                        self.runners[i].gauges[g] = Some(last);
+                        updated[g] = true;
+                    }
+                    false
+                }
+                // Another type: merged as it is, for the merge to refuse it.
+                _ => true,
+            }
+        });
+        self.aggregator.merge(&delta)?;
+        let sums: Vec<MetricDelta> = SUMMED_GAUGES
+            .iter()
+            .enumerate()
+            .filter(|(g, _)| updated[*g])
+            .map(|(g, name)| {
+                let sum: f64 = self.runners.iter().filter_map(|r| r.gauges[g]).sum();
+                MetricDelta {
+                    name: (*name).to_owned(),
+                    kind: MetricType::Gauge,
+                    contains: ValueType::Default,
+                    sink: SinkState::Gauge {
+                        last: sum,
+                        min: sum,
+                        max: sum,
+                        samples: 1,
+                    },
+                }
+            })
+            .collect();
+        if !sums.is_empty() {
+            self.aggregator.merge(&Delta {
+                metrics: sums,
+                ..Delta::default()
+            })?;
+        }
         Ok(PushAnswer { merged: true })
     }
 
@@ -230,8 +284,7 @@ fn answer(status: StatusCode, body: String) -> Response<Full<Bytes>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rk6_metrics::delta::{Delta, MetricDelta, SinkState};
-    use rk6_metrics::{MetricType, Registry, ThresholdSet, ValueType};
+    use rk6_metrics::{Registry, ThresholdSet};
 
     fn push(id: &str, seq: u64, iterations: f64, done: bool) -> Push {
         Push {
@@ -286,6 +339,50 @@ mod tests {
             Duration::from_millis(3000),
             "the longest run time"
         );
+    }
+
+    fn vus(id: &str, seq: u64, vus: f64, vus_max: f64) -> Push {
+        let gauge = |name: &str, v: f64| MetricDelta {
+            name: name.into(),
+            kind: MetricType::Gauge,
+            contains: ValueType::Default,
+            sink: SinkState::Gauge {
+                last: v,
+                min: v,
+                max: v,
+                samples: 1,
+            },
+        };
+        let mut p = push(id, seq, 1.0, false);
+        p.delta.metrics.push(gauge("vus", vus));
+        p.delta.metrics.push(gauge("vus_max", vus_max));
+        p
+    }
+
+    fn gauge(hub: &Hub, name: &str) -> (f64, f64, f64) {
+        let data = hub.aggregator.summary(hub.elapsed, &[]);
+        let m = data.metric(name).unwrap();
+        let v = |k| m.value(k).unwrap();
+        (v("value"), v("min"), v("max"))
+    }
+
+    #[test]
+    fn the_whole_tests_vus_are_the_sum_of_every_runners_latest() {
+        let registry = std::sync::Arc::new(Registry::new());
+        let mut hub = Hub::new(Aggregator::new(registry, ThresholdSet::default()));
+        hub.push(vus("a", 0, 2.0, 2.0)).unwrap();
+        hub.push(vus("b", 0, 1.0, 2.0)).unwrap();
+        hub.push(vus("c", 0, 2.0, 2.0)).unwrap();
+        assert_eq!(gauge(&hub, "vus_max"), (6.0, 2.0, 6.0));
+        assert_eq!(gauge(&hub, "vus"), (5.0, 2.0, 5.0));
+        // A's latest replaces its earlier value; a push without the gauges keeps it.
+        hub.push(vus("a", 1, 0.0, 2.0)).unwrap();
+        hub.push(push("b", 1, 1.0, false)).unwrap();
+        assert_eq!(gauge(&hub, "vus"), (3.0, 2.0, 5.0));
+        assert_eq!(gauge(&hub, "vus_max").0, 6.0);
+        // A retried push is not counted again.
+        hub.push(vus("a", 1, 9.0, 9.0)).unwrap();
+        assert_eq!(gauge(&hub, "vus_max").0, 6.0);
     }
 
     #[test]
