@@ -200,21 +200,6 @@ def report(args, scens, results, meta):
     return text, aggs
 
 
-def update_readme(text):
-    path = os.path.join(BENCH, "README.md")
-    with open(path) as f:
-        readme = f.read()
-    start, end = "<!-- protocols:start -->", "<!-- protocols:end -->"
-    if start not in readme or end not in readme:
-        common.log("bench/README.md has no protocols markers; not updated")
-        return
-    pre, rest = readme.split(start, 1)
-    _, post = rest.split(end, 1)
-    with open(path, "w") as f:
-        f.write(pre + start + "\n" + text + "\n" + end + post)
-    common.log("bench/README.md protocols section updated")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="smoke run: 4 s, 1 repeat, 200 socket VUs")
@@ -282,7 +267,7 @@ def main():
         json.dump({"meta": meta, "args": vars(args), "runs": results, "medians": aggs}, f, indent=1, default=str)
     print("\n" + text)
     if not args.quick and not args.no_readme and not args.only:
-        update_readme(text)
+        common.update_readme(text, section="protocols")
 
 
 if __name__ == "__main__":

@@ -614,19 +614,20 @@ def machine():
     return f"{os.cpu_count()} CPUs ({model}), {mem:.0f} GiB RAM, {platform.system()} {platform.release()}"
 
 
-def update_readme(report):
+def update_readme(report, section="results"):
+    """Replaces the text between bench/README.md's `<!-- SECTION:start/end -->` markers."""
     path = os.path.join(BENCH, "README.md")
     with open(path) as f:
         text = f.read()
-    start, end = "<!-- results:start -->", "<!-- results:end -->"
+    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
     if start not in text or end not in text:
-        log("bench/README.md has no results markers; not updated")
+        log(f"bench/README.md has no {section} markers; not updated")
         return
     pre, rest = text.split(start, 1)
     _, post = rest.split(end, 1)
     with open(path, "w") as f:
         f.write(pre + start + "\n" + report + "\n" + end + post)
-    log("bench/README.md results section updated")
+    log(f"bench/README.md {section} section updated")
 
 
 def main():

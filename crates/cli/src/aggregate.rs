@@ -14,9 +14,7 @@ use std::time::{Duration, Instant};
 
 use hyper::Method;
 use rk6_js::log::{Level, Logger};
-use rk6_js::read_init;
 use rk6_metrics::{Aggregator, Pass, Registry, ThresholdSet};
-use rk6_options::script_layer;
 use rk6_output::{k6_summary, render_text, summary_export, SummaryMode, TextOptions};
 use rk6_scheduler::segment::Segment;
 use serde_json::{json, Value};
@@ -24,8 +22,9 @@ use serde_json::{json, Value};
 use crate::args::AggregateArgs;
 use crate::exit::ExitCode;
 use crate::hub::{self, Hub, SharedHub};
-use crate::setup_once::{Failure, SetupOnce, Target};
-use crate::test_file::TestFile;
+use crate::inspect::script_options;
+use crate::run_error::RunError;
+use crate::setup_once::{SetupOnce, Target};
 
 /// How often thresholds are judged on the merged whole (as `rk6 run` does).
 const THRESHOLD_PERIOD: Duration = Duration::from_secs(2);
@@ -87,20 +86,15 @@ pub fn run(args: AggregateArgs) -> ExitCode {
 
 /// The script's thresholds and summary options (script options only, as `rk6 inspect`).
 fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, String)> {
-    let script_failure = |e: rk6_js::ScriptError| match e.kind {
-        rk6_js::ScriptErrorKind::Load => (ExitCode::Failure, e.message),
-        _ => (ExitCode::ScriptException, e.message),
-    };
-    let test = TestFile::open(&args.script, None).map_err(script_failure)?;
-    let env = test
-        .env(args.include_system_env_vars, &args.env)
-        .map_err(|e| (ExitCode::InvalidConfig, e))?;
-    let program = test.program(env).map_err(script_failure)?;
     let registry = Arc::new(Registry::new());
-    let init = read_init(program.clone(), registry.clone(), logger).map_err(script_failure)?;
-    let options = script_layer(test.script_options(&init.options))
-        .map_err(|e| (e.code, e.message))?
-        .options;
+    let (program, init, layer) = script_options(
+        &args.script,
+        args.include_system_env_vars,
+        &args.env,
+        registry.clone(),
+        logger,
+    )?;
+    let options = layer.options;
     let thresholds = match &options.thresholds {
         Some(t) => ThresholdSet::parse(&Value::Object(t.clone()), &registry),
         None => ThresholdSet::parse(&Value::Null, &registry),
@@ -226,17 +220,17 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let mut stopped: Vec<String> = Vec::new();
     // --setup-once: the start in progress, the runners it starts, whether it succeeded, and
     // what kept the test from starting (every runner is then stopped).
-    let mut starting: Option<tokio::task::JoinHandle<Result<(), Failure>>> = None;
+    let mut starting: Option<tokio::task::JoinHandle<Result<(), RunError>>> = None;
     let mut targets: Vec<String> = Vec::new();
     let mut test_started = false;
-    let mut failure: Option<(Failure, Instant)> = None;
+    let mut failure: Option<(RunError, Instant)> = None;
     let mut said_cannot_start = false;
     let end = loop {
         tokio::time::sleep(TICK).await;
         if let Some(handle) = starting.take_if(|h| h.is_finished()) {
             let result = handle
                 .await
-                .unwrap_or_else(|e| Err(Failure::generic(e.to_string())));
+                .unwrap_or_else(|e| Err(RunError::generic(e.to_string())));
             match result {
                 Ok(()) => {
                     test_started = true;
@@ -287,7 +281,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                     let runners = &h.runners[..args.instances];
                     match runners.iter().find(|r| r.runner.api.is_none()) {
                         Some(r) => {
-                            let f = Failure::generic(format!(
+                            let f = RunError::generic(format!(
                                 "cannot start {}: it runs without a REST API (--address), which --setup-once needs",
                                 r.runner.label()
                             ));
@@ -310,7 +304,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                         }
                     }
                 } else if started.elapsed() >= args.join_timeout && joined > 0 {
-                    let f = Failure::generic(format!(
+                    let f = RunError::generic(format!(
                         "only {joined} of {} runners joined within {}s; the test cannot start",
                         args.instances,
                         args.join_timeout.as_secs_f64()

@@ -1,12 +1,13 @@
 //! `rk6 inspect`: the script's (or an archive's) options as k6 reports them (every option
 //! key, `null` when unset), for tools that read `k6 inspect` output.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use rk6_js::log::{Level, Logger};
-use rk6_js::read_init;
+use rk6_js::{read_init, InitInfo, Program};
 use rk6_metrics::Registry;
-use rk6_options::{format_duration, script_layer, Options};
+use rk6_options::{format_duration, script_layer, Options, ScriptLayer};
 use rk6_scheduler::{scenarios_from_options, Scenario};
 use serde_json::{Map, Value};
 
@@ -31,20 +32,40 @@ pub fn run(args: crate::args::InspectArgs) -> ExitCode {
     }
 }
 
-fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, String)> {
+/// The options a script (or archive) exports, read as `k6 inspect` reads them: its init
+/// context run once with `env`, no other option layer. Also the program and what its init
+/// context exported, for callers that go on to run it (`rk6 aggregate`).
+pub(crate) fn script_options(
+    script: &Path,
+    include_system_env_vars: bool,
+    env: &[String],
+    registry: Arc<Registry>,
+    logger: Logger,
+) -> Result<(Arc<Program>, InitInfo, ScriptLayer), (ExitCode, String)> {
     let script_failure = |e: rk6_js::ScriptError| match e.kind {
         rk6_js::ScriptErrorKind::Load => (ExitCode::Failure, e.message),
         _ => (ExitCode::ScriptException, e.message),
     };
-    let test = TestFile::open(&args.script, None).map_err(script_failure)?;
+    let test = TestFile::open(script, None).map_err(script_failure)?;
     // Like `k6 inspect`, the system environment is not in __ENV unless asked for.
     let env = test
-        .env(args.include_system_env_vars, &args.env)
+        .env(include_system_env_vars, env)
         .map_err(|e| (ExitCode::InvalidConfig, e))?;
     let program = test.program(env).map_err(script_failure)?;
-    let init = read_init(program, Arc::new(Registry::new()), logger).map_err(script_failure)?;
-    let script =
+    let init = read_init(program.clone(), registry, logger).map_err(script_failure)?;
+    let layer =
         script_layer(test.script_options(&init.options)).map_err(|e| (e.code, e.message))?;
+    Ok((program, init, layer))
+}
+
+fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, String)> {
+    let (_, _, script) = script_options(
+        &args.script,
+        args.include_system_env_vars,
+        &args.env,
+        Arc::new(Registry::new()),
+        logger,
+    )?;
     for key in &script.unknown {
         logger.log(
             Level::Warning,

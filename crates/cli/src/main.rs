@@ -23,6 +23,7 @@ mod options;
 mod options_json;
 mod progress;
 mod run;
+mod run_error;
 mod setup_once;
 mod test_file;
 mod tls_options;

@@ -6,9 +6,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use rk6_js::log::{Level, Logger};
-use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
+use rk6_js::{read_init, JsVuFactory, Lifecycle, Program, Shared};
 use rk6_metrics::{builtin, Aggregator, Pass, Registry, Sample, SummaryData, TagSet, ThresholdSet};
-use rk6_options::{Options, OptionsError};
+use rk6_options::Options;
 use rk6_output::{
     handle_summary_data, k6_summary, render_text, summary_export, K6MetricsOnly, Output,
     OutputError, OutputKind, OutputSpec, RunInfo, SummaryMode, TextOptions,
@@ -24,8 +24,9 @@ use crate::collector::{finish_outputs, Collected, Collector, LiveMetrics};
 use crate::compare::Gate;
 use crate::control::{self, Control, Hooks, Phase};
 use crate::exit::ExitCode;
-use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
+use crate::lifecycle_timeouts::LifecycleTimeouts;
 use crate::progress;
+use crate::run_error::RunError;
 use crate::test_file::TestFile;
 
 /// Worker event-loop lag at p(99) from which the end of the test says the generator was
@@ -61,71 +62,6 @@ const DEFAULT_ADDRESS: &str = "localhost:6565";
 const LATE_START_WARNING_MS: f64 = 10.0;
 
 const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(95)"];
-
-/// What ends a run with its own exit code: logged once, with k6's message and hint.
-pub(crate) struct RunError {
-    code: ExitCode,
-    message: String,
-    hint: Option<String>,
-}
-
-impl RunError {
-    fn new(code: ExitCode, message: impl Into<String>) -> RunError {
-        RunError {
-            code,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    fn invalid(message: impl Into<String>) -> RunError {
-        RunError::new(ExitCode::InvalidConfig, message)
-    }
-
-    fn of_script(e: &ScriptError) -> RunError {
-        match e.kind {
-            ScriptErrorKind::Aborted => RunError::new(ExitCode::ScriptAborted, e.message.clone()),
-            ScriptErrorKind::Load => RunError::new(ExitCode::Failure, e.message.clone()),
-            _ => RunError {
-                code: ExitCode::ScriptException,
-                message: e.message.clone(),
-                hint: Some("script exception".into()),
-            },
-        }
-    }
-
-    fn timeout(code: ExitCode, function: &str, option: &str, limit: Duration) -> RunError {
-        let (message, hint) = lifecycle_timeouts::timed_out(function, option, limit);
-        RunError {
-            code,
-            message,
-            hint: Some(hint),
-        }
-    }
-
-    /// Logs the error and gives its exit code.
-    fn log(&self, logger: &Logger) -> ExitCode {
-        let fields: Vec<(&str, &str)> = self
-            .hint
-            .as_deref()
-            .map(|h| vec![("hint", h)])
-            .unwrap_or_default();
-        logger.log(Level::Error, &self.message, &fields);
-        self.code
-    }
-}
-
-impl From<OptionsError> for RunError {
-    fn from(e: OptionsError) -> Self {
-        RunError::new(e.code, e.message)
-    }
-}
-
-impl From<ScriptError> for RunError {
-    fn from(e: ScriptError) -> Self {
-        RunError::of_script(&e)
-    }
-}
 
 /// Runs a test and returns its exit code: load → plan → execute → report; the one place a
 /// failure is logged.
@@ -494,7 +430,7 @@ fn execute_and_report(
     };
     let share = aggregator_url.map(|url| Share {
         url,
-        segment: options.execution_segment.clone().filter(|s| !s.is_empty()),
+        segment: run_info.segment.clone(),
     });
     let report = Report {
         trend_stats,

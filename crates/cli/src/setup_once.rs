@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use hyper::Method;
 use rk6_js::log::{Level, Logger};
-use rk6_js::{Lifecycle, Program, ScriptError, ScriptErrorKind, Shared};
+use rk6_js::{Lifecycle, Program, Shared};
 use rk6_metrics::{Registry, Sample};
 use rk6_options::Options;
 use rk6_scheduler::CancellationToken;
@@ -21,7 +21,8 @@ use tokio::task::JoinSet;
 
 use crate::exit::ExitCode;
 use crate::hub::{self, SharedHub};
-use crate::lifecycle_timeouts::{self, LifecycleTimeouts};
+use crate::lifecycle_timeouts::LifecycleTimeouts;
+use crate::run_error::RunError;
 
 /// k6's status number of a test waiting paused for its start.
 const PAUSED_BEFORE_RUN: u64 = 4;
@@ -31,65 +32,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// Batches of samples the lifecycle VU may send ahead of the thread merging them.
 const SAMPLE_BATCHES: usize = 256;
-
-/// What ends the test before (or instead of) its normal end: logged once, with its code.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    /// The exit code, k6's for the case.
-    pub code: ExitCode,
-    /// The error line.
-    pub message: String,
-    /// k6's `hint` field, if any.
-    pub hint: Option<String>,
-}
-
-impl Failure {
-    fn new(code: ExitCode, message: impl Into<String>) -> Failure {
-        Failure {
-            code,
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// k6's generic failure (exit 255).
-    pub fn generic(message: impl Into<String>) -> Failure {
-        Failure::new(ExitCode::Failure, message)
-    }
-
-    /// A script error of `setup()` or `teardown()`, with the code `rk6 run` gives it.
-    fn of_script(e: &ScriptError) -> Failure {
-        match e.kind {
-            ScriptErrorKind::Aborted => Failure::new(ExitCode::ScriptAborted, e.message.clone()),
-            ScriptErrorKind::Load => Failure::new(ExitCode::Failure, e.message.clone()),
-            _ => Failure {
-                code: ExitCode::ScriptException,
-                message: e.message.clone(),
-                hint: Some("script exception".into()),
-            },
-        }
-    }
-
-    fn timeout(code: ExitCode, function: &str, option: &str, limit: Duration) -> Failure {
-        let (message, hint) = lifecycle_timeouts::timed_out(function, option, limit);
-        Failure {
-            code,
-            message,
-            hint: Some(hint),
-        }
-    }
-
-    /// Logs the error and gives its exit code.
-    pub fn log(&self, logger: &Logger) -> ExitCode {
-        let fields: Vec<(&str, &str)> = self
-            .hint
-            .as_deref()
-            .map(|h| vec![("hint", h)])
-            .unwrap_or_default();
-        logger.log(Level::Error, &self.message, &fields);
-        self.code
-    }
-}
 
 /// A runner to start: how it is named in messages and where its REST API is.
 #[derive(Debug, Clone)]
@@ -121,11 +63,11 @@ impl SetupOnce {
         options: &Options,
         functions: &[String],
         logger: Logger,
-    ) -> Result<SetupOnce, Failure> {
-        let invalid = |e: String| Failure::new(ExitCode::InvalidConfig, e);
+    ) -> Result<SetupOnce, RunError> {
+        let invalid = |e: String| RunError::invalid(e);
         let run = rk6_js::RunOptions::from_options(options).map_err(invalid)?;
         let http = crate::http_config::build(options, &run, &logger, |k| std::env::var(k).ok())
-            .map_err(|e| Failure::new(e.code, e.message))?;
+            .map_err(RunError::from)?;
         let test_options = crate::options_json::test_options(options).map_err(|e| invalid(e.0))?;
         let (samples, rx): (SyncSender<Vec<Sample>>, _) =
             std::sync::mpsc::sync_channel(SAMPLE_BATCHES);
@@ -202,7 +144,7 @@ impl SetupOnce {
         wait: Duration,
         interrupt: CancellationToken,
         logger: Logger,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), RunError> {
         let deadline = Instant::now() + wait;
         on_every(targets, |t| async move { wait_paused(&t, deadline).await }).await?;
         let data = if self.has_setup {
@@ -221,7 +163,7 @@ impl SetupOnce {
                         .await
                         .map(drop)
                         .map_err(|e| {
-                            Failure::new(
+                            RunError::new(
                                 ExitCode::Failure,
                                 format!("cannot give {} the setup data through its REST API at {}: {e:#}", t.label, t.api),
                             )
@@ -239,7 +181,7 @@ impl SetupOnce {
                     .await
                     .map(drop)
                     .map_err(|e| {
-                        Failure::new(
+                        RunError::new(
                             ExitCode::Failure,
                             format!(
                                 "cannot start {} through its REST API at {}: {e:#}",
@@ -260,14 +202,14 @@ impl SetupOnce {
 
     /// Runs `setup()` on a VU of its own within `setupTimeout`; its data as JSON text, with
     /// its objects' keys sorted as `rk6 run` gives it.
-    async fn setup(&self, interrupt: CancellationToken) -> Result<Option<String>, Failure> {
+    async fn setup(&self, interrupt: CancellationToken) -> Result<Option<String>, RunError> {
         let lc = self.vu().await?;
         let run = tokio::time::timeout(self.timeouts.setup, lc.setup(interrupt.clone()));
         let outcome = tokio::select! {
             r = run => r,
             _ = interrupt.cancelled() => {
                 lc.detach();
-                return Err(Failure::new(ExitCode::ExternalAbort, "setup() was interrupted by a signal"));
+                return Err(RunError::new(ExitCode::ExternalAbort, "setup() was interrupted by a signal"));
             }
         };
         match outcome {
@@ -275,12 +217,12 @@ impl SetupOnce {
                 // Dropping joins the VU's thread, which ends now its channel closes.
                 let _ = tokio::task::spawn_blocking(move || drop(lc)).await;
                 r.map(|d| d.as_deref().map(crate::api_documents::sorted_json))
-                    .map_err(|e| Failure::of_script(&e))
+                    .map_err(|e| RunError::of_script(&e))
             }
             Err(_) => {
                 interrupt.cancel();
                 lc.detach();
-                Err(Failure::timeout(
+                Err(RunError::timeout(
                     ExitCode::SetupTimeout,
                     "setup",
                     "setupTimeout",
@@ -293,7 +235,7 @@ impl SetupOnce {
     /// Runs `teardown(data)` once (when the script exports it) within `teardownTimeout`. A
     /// throwing teardown is logged and the test's verdict stands, as in `rk6 run`; a
     /// timeout is the test's failure.
-    pub async fn teardown(&self, logger: &Logger) -> Result<(), Failure> {
+    pub async fn teardown(&self, logger: &Logger) -> Result<(), RunError> {
         if !self.has_teardown {
             return Ok(());
         }
@@ -309,14 +251,14 @@ impl SetupOnce {
             Ok(r) => {
                 let _ = tokio::task::spawn_blocking(move || drop(lc)).await;
                 if let Err(e) = r {
-                    Failure::of_script(&e).log(logger);
+                    RunError::of_script(&e).log(logger);
                 }
                 Ok(())
             }
             Err(_) => {
                 interrupt.cancel();
                 lc.detach();
-                Err(Failure::timeout(
+                Err(RunError::timeout(
                     ExitCode::TeardownTimeout,
                     "teardown",
                     "teardownTimeout",
@@ -327,20 +269,20 @@ impl SetupOnce {
     }
 
     /// A fresh lifecycle VU (starting one evaluates the init context: off the event loop).
-    async fn vu(&self) -> Result<Lifecycle, Failure> {
+    async fn vu(&self) -> Result<Lifecycle, RunError> {
         let shared = self.shared.clone();
         tokio::task::spawn_blocking(move || Lifecycle::start(shared))
             .await
-            .map_err(|e| Failure::new(ExitCode::Failure, e.to_string()))?
-            .map_err(|e| Failure::of_script(&e))
+            .map_err(|e| RunError::generic(e.to_string()))?
+            .map_err(|e| RunError::of_script(&e))
     }
 }
 
 /// Runs `f` on every target at once; the first failure (in target order) if any.
-async fn on_every<F, Fut>(targets: &[Target], f: F) -> Result<(), Failure>
+async fn on_every<F, Fut>(targets: &[Target], f: F) -> Result<(), RunError>
 where
     F: Fn(Target) -> Fut,
-    Fut: std::future::Future<Output = Result<(), Failure>> + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), RunError>> + Send + 'static,
 {
     let mut set = JoinSet::new();
     for (i, t) in targets.iter().enumerate() {
@@ -352,7 +294,7 @@ where
         match r {
             Ok((i, Err(e))) => failures.push((i, e)),
             Ok((_, Ok(()))) => {}
-            Err(e) => failures.push((usize::MAX, Failure::new(ExitCode::Failure, e.to_string()))),
+            Err(e) => failures.push((usize::MAX, RunError::generic(e.to_string()))),
         }
     }
     failures.sort_by_key(|(i, _)| *i);
@@ -362,7 +304,7 @@ where
 /// Waits until the runner's API answers that it waits paused (k6's status 4). Its first
 /// push can come before its API listens, so an unreachable API is asked again until
 /// `deadline`; a runner already past its start was not started with `--paused`.
-async fn wait_paused(t: &Target, deadline: Instant) -> Result<(), Failure> {
+async fn wait_paused(t: &Target, deadline: Instant) -> Result<(), RunError> {
     loop {
         let last = match crate::control_client::call(&t.api, Method::GET, None).await {
             Ok(doc) => {
@@ -373,7 +315,7 @@ async fn wait_paused(t: &Target, deadline: Instant) -> Result<(), Failure> {
                     return Ok(());
                 }
                 if status > PAUSED_BEFORE_RUN || !paused {
-                    return Err(Failure::new(
+                    return Err(RunError::new(
                         ExitCode::Failure,
                         format!(
                             "{} is not waiting paused (status {status}): with --setup-once, start the runners with --paused --no-setup --no-teardown",
@@ -386,7 +328,7 @@ async fn wait_paused(t: &Target, deadline: Instant) -> Result<(), Failure> {
             Err(e) => format!("{e:#}"),
         };
         if Instant::now() >= deadline {
-            return Err(Failure::new(
+            return Err(RunError::new(
                 ExitCode::Failure,
                 format!(
                     "{} did not get ready to start through its REST API at {}: {last}",
@@ -414,7 +356,7 @@ mod tests {
             if t.label == "instance 1" {
                 Ok(())
             } else {
-                Err(Failure::new(ExitCode::Failure, t.label))
+                Err(RunError::new(ExitCode::Failure, t.label))
             }
         })
         .await;
