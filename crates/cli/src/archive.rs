@@ -20,7 +20,7 @@ use crate::test_file::TestFile;
 
 /// Runs `rk6 archive`; prints nothing on success, as k6.
 pub fn run(args: ArchiveArgs) -> ExitCode {
-    let logger = Logger::new(args.verbose);
+    let logger = Logger::new(args.options.verbose);
     match archive(&args, logger) {
         Ok(()) => ExitCode::Success,
         Err((code, msg)) => {
@@ -40,16 +40,14 @@ fn script_failure(e: ScriptError) -> (ExitCode, String) {
 fn archive(args: &ArchiveArgs, logger: Logger) -> Result<(), (ExitCode, String)> {
     let test = TestFile::open(&args.script, args.test_type.as_deref()).map_err(script_failure)?;
     let env = test
-        .env(args.include_system_env_vars, &args.env)
+        .env(args.include_system_env_vars, &args.options.env)
         .map_err(|e| (ExitCode::InvalidConfig, e))?;
     let program = test.program(env.clone()).map_err(script_failure)?;
     let init =
         read_init(program.clone(), Arc::new(Registry::new()), logger).map_err(script_failure)?;
-    let loaded = crate::options::load(
-        test.script_options(&init.options),
-        &args.as_run_args(),
-        |k| std::env::var(k).ok(),
-    )
+    let loaded = crate::options::load(test.script_options(&init.options), &args.options, |k| {
+        std::env::var(k).ok()
+    })
     .map_err(|e| (e.code, e.message))?;
     for key in &loaded.unknown {
         logger.log(

@@ -83,6 +83,55 @@ pub struct ScaleArgs {
 pub struct RunArgs {
     /// Path of the script to run.
     pub script: PathBuf,
+    /// The flags `run` shares with `archive`.
+    #[command(flatten)]
+    pub options: OptionFlags,
+    /// Write the end-of-test summary as JSON (k6's legacy export format).
+    #[arg(long = "summary-export", value_name = "FILE")]
+    pub summary_export: Option<PathBuf>,
+    /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
+    #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
+    pub out: Vec<String>,
+    /// Also write rk6's own metrics (iteration_start_delay, http_conns_opened) to
+    /// --summary-export, handleSummary and the -o outputs, which by default hold k6's
+    /// metrics only (the text summary always shows them).
+    #[arg(long = "rk6-metrics")]
+    pub rk6_metrics: bool,
+    /// Compare this run with a --summary-export file of an earlier one, printed under the
+    /// summary (see `rk6 compare`).
+    #[arg(long = "compare-to", value_name = "BASE")]
+    pub compare_to: Option<PathBuf>,
+    /// With --compare-to: METRIC:STAT=P% fails the run (exit 99) when the stat rose more
+    /// than P % over BASE (-P%: dropped more than P %); repeatable.
+    #[arg(long = "max-regression", value_name = "METRIC:STAT=P%")]
+    pub max_regression: Vec<String>,
+    /// Do not print the end-of-test summary (also skips handleSummary and --summary-export).
+    #[arg(long = "no-summary")]
+    pub no_summary: bool,
+    /// Do not evaluate thresholds.
+    #[arg(long = "no-thresholds")]
+    pub no_thresholds: bool,
+    /// Include the system environment in __ENV.
+    #[arg(long = "include-system-env-vars", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub include_system_env_vars: bool,
+    /// Address of the control API ('' disables it).
+    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
+    pub address: String,
+    /// Keep the REST API up after the test until SIGINT/SIGTERM (env K6_LINGER); the
+    /// summary comes then, so a teardown through the API still counts in it.
+    #[arg(short = 'l', long = "linger")]
+    pub linger: bool,
+    /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
+    #[arg(long = "console-output", value_name = "FILE")]
+    pub console_output: Option<PathBuf>,
+}
+
+/// The flags `run` and `archive` share, declared once: the test's options (the CLI layer
+/// of `options::load`), where its config and environment come from, and logging. Only
+/// `--include-system-env-vars` differs between the two (on for `run`, off for `archive`),
+/// so each command declares that one itself.
+#[derive(Debug, Clone, Args, Default, PartialEq)]
+pub struct OptionFlags {
     /// Number of virtual users.
     #[arg(short = 'u', long = "vus", value_parser = go_int)]
     pub vus: Option<i64>,
@@ -107,37 +156,12 @@ pub struct RunArgs {
     /// Show debug logs (including console.debug).
     #[arg(short = 'v', long = "verbose")]
     pub verbose: bool,
-    /// Write the end-of-test summary as JSON (k6's legacy export format).
-    #[arg(long = "summary-export", value_name = "FILE")]
-    pub summary_export: Option<PathBuf>,
-    /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
-    #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
-    pub out: Vec<String>,
-    /// Also write rk6's own metrics (iteration_start_delay, http_conns_opened) to
-    /// --summary-export, handleSummary and the -o outputs, which by default hold k6's
-    /// metrics only (the text summary always shows them).
-    #[arg(long = "rk6-metrics")]
-    pub rk6_metrics: bool,
-    /// Compare this run with a --summary-export file of an earlier one, printed under the
-    /// summary (see `rk6 compare`).
-    #[arg(long = "compare-to", value_name = "BASE")]
-    pub compare_to: Option<PathBuf>,
-    /// With --compare-to: METRIC:STAT=P% fails the run (exit 99) when the stat rose more
-    /// than P % over BASE (-P%: dropped more than P %); repeatable.
-    #[arg(long = "max-regression", value_name = "METRIC:STAT=P%")]
-    pub max_regression: Vec<String>,
     /// Summary layout: compact, full or legacy.
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,
     /// Skip TLS certificate verification.
     #[arg(long = "insecure-skip-tls-verify")]
     pub insecure_skip_tls_verify: bool,
-    /// Do not print the end-of-test summary (also skips handleSummary and --summary-export).
-    #[arg(long = "no-summary")]
-    pub no_summary: bool,
-    /// Do not evaluate thresholds.
-    #[arg(long = "no-thresholds")]
-    pub no_thresholds: bool,
     /// Do not run setup().
     #[arg(long = "no-setup")]
     pub no_setup: bool,
@@ -147,9 +171,6 @@ pub struct RunArgs {
     /// Disable colours.
     #[arg(long = "no-color")]
     pub no_color: bool,
-    /// Include the system environment in __ENV.
-    #[arg(long = "include-system-env-vars", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub include_system_env_vars: bool,
     /// Maximum redirects to follow.
     #[arg(long = "max-redirects", value_parser = go_int)]
     pub max_redirects: Option<i64>,
@@ -168,16 +189,9 @@ pub struct RunArgs {
     /// JSON config file (k6's format), the lowest option layer above the defaults.
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Address of the control API ('' disables it).
-    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
-    pub address: String,
     /// Start paused; `rk6 resume` (or PATCH /v1/status) starts the scenarios.
     #[arg(short = 'p', long = "paused")]
     pub paused: bool,
-    /// Keep the REST API up after the test until SIGINT/SIGTERM (env K6_LINGER); the
-    /// summary comes then, so a teardown through the API still counts in it.
-    #[arg(short = 'l', long = "linger")]
-    pub linger: bool,
     /// The part of the test this instance runs, e.g. 0:1/3 (see --execution-segment-sequence).
     #[arg(long = "execution-segment", value_name = "SEGMENT")]
     pub execution_segment: Option<String>,
@@ -211,9 +225,6 @@ pub struct RunArgs {
     /// Limit all VUs together to this many requests per second.
     #[arg(long = "rps", value_parser = go_int)]
     pub rps: Option<i64>,
-    /// Append console.* output to FILE instead of printing it (env K6_CONSOLE_OUTPUT).
-    #[arg(long = "console-output", value_name = "FILE")]
-    pub console_output: Option<PathBuf>,
     /// A secret source for k6/secrets, repeatable: `mock=key=value,...` or
     /// `file=path` (lines of key=value), each with optional `name=NAME` and `default`.
     #[arg(long = "secret-source", value_name = "TYPE=CONFIG")]
@@ -325,6 +336,8 @@ pub enum CompareFormat {
 
 /// Flags of `rk6 archive` (k6's: the option flags of `run`, without outputs).
 #[derive(Debug, Clone, Args, Default)]
+// `--quiet` hides what `run` prints; say that `archive` has nothing to hide.
+#[command(mut_arg("quiet", |a| a.help("Accepted for k6's sake; `archive` prints nothing anyway")))]
 pub struct ArchiveArgs {
     /// Path of the script (or of an archive, to archive it again).
     pub script: PathBuf,
@@ -343,96 +356,13 @@ pub struct ArchiveArgs {
     /// Read the file as "js" or "archive" instead of telling from its contents.
     #[arg(short = 't', long = "type", value_name = "TYPE")]
     pub test_type: Option<String>,
-    /// Number of virtual users.
-    #[arg(short = 'u', long = "vus", value_parser = go_int)]
-    pub vus: Option<i64>,
-    /// Test duration, a Go duration (e.g. 30s, 1m30s).
-    #[arg(short = 'd', long = "duration", value_parser = go_duration)]
-    pub duration: Option<GoDuration>,
-    /// Total iterations shared among the VUs.
-    #[arg(short = 'i', long = "iterations", value_parser = go_int)]
-    pub iterations: Option<i64>,
-    /// A ramping stage DURATION:TARGET (e.g. 30s:10); repeatable, or comma-separated.
-    #[arg(short = 's', long = "stage", value_name = "DURATION:TARGET")]
-    pub stage: Vec<String>,
-    /// Set an __ENV variable (KEY=VALUE); repeatable.
-    #[arg(short = 'e', long = "env", value_name = "KEY=VALUE")]
-    pub env: Vec<String>,
-    /// Add a tag to every sample (KEY=VALUE); repeatable.
-    #[arg(long = "tag", value_name = "KEY=VALUE")]
-    pub tag: Vec<String>,
-    /// Accepted for k6's sake; `archive` prints nothing anyway.
-    #[arg(short = 'q', long = "quiet")]
-    pub quiet: bool,
-    /// Show debug logs.
-    #[arg(short = 'v', long = "verbose")]
-    pub verbose: bool,
-    /// JSON config file (k6's format), the lowest option layer above the defaults.
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    /// The flags `archive` shares with `run`.
+    #[command(flatten)]
+    pub options: OptionFlags,
+    // k6's archive takes these run flags too; nothing it archives depends on them.
     /// Accepted for k6's sake (archive starts no API).
     #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
     pub address: String,
-    /// Start paused.
-    #[arg(short = 'p', long = "paused")]
-    pub paused: bool,
-    /// The part of the test an instance runs, e.g. 0:1/3.
-    #[arg(long = "execution-segment", value_name = "SEGMENT")]
-    pub execution_segment: Option<String>,
-    /// All the segments a test is split into, e.g. 0,1/3,2/3,1.
-    #[arg(long = "execution-segment-sequence", value_name = "SEQUENCE")]
-    pub execution_segment_sequence: Option<String>,
-    /// Do not run setup().
-    #[arg(long = "no-setup")]
-    pub no_setup: bool,
-    /// Do not run teardown().
-    #[arg(long = "no-teardown")]
-    pub no_teardown: bool,
-    /// Maximum redirects to follow.
-    #[arg(long = "max-redirects", value_parser = go_int)]
-    pub max_redirects: Option<i64>,
-    /// Most requests of one http.batch call in flight at once.
-    #[arg(long, value_parser = go_int)]
-    pub batch: Option<i64>,
-    /// Most requests of one http.batch call to one host at once.
-    #[arg(long = "batch-per-host", value_parser = go_int)]
-    pub batch_per_host: Option<i64>,
-    /// Limit all VUs together to this many requests per second.
-    #[arg(long = "rps", value_parser = go_int)]
-    pub rps: Option<i64>,
-    /// User-Agent header to send.
-    #[arg(long = "user-agent")]
-    pub user_agent: Option<String>,
-    /// Log every HTTP request and response.
-    #[arg(long = "http-debug", value_name = "full", num_args = 0..=1, require_equals = true, default_missing_value = "headers")]
-    pub http_debug: Option<String>,
-    /// Skip TLS certificate verification.
-    #[arg(long = "insecure-skip-tls-verify")]
-    pub insecure_skip_tls_verify: bool,
-    /// Do not reuse connections at all.
-    #[arg(long = "no-connection-reuse")]
-    pub no_connection_reuse: bool,
-    /// Do not reuse connections between iterations of a VU.
-    #[arg(long = "no-vu-connection-reuse")]
-    pub no_vu_connection_reuse: bool,
-    /// Never connect to this CIDR range; repeatable or comma-separated.
-    #[arg(long = "blacklist-ip", value_name = "CIDR")]
-    pub blacklist_ip: Vec<String>,
-    /// Never connect to names matching these patterns, comma-separated.
-    #[arg(long = "block-hostnames", value_name = "PATTERNS")]
-    pub block_hostnames: Option<String>,
-    /// Summary statistics of trends, e.g. avg,p(95),p(99.9).
-    #[arg(long = "summary-trend-stats", value_name = "STATS")]
-    pub summary_trend_stats: Option<String>,
-    /// Time unit of the summary's trend values (s, ms, us).
-    #[arg(long = "summary-time-unit", value_name = "UNIT")]
-    pub summary_time_unit: Option<String>,
-    /// Source IPs handed to VUs in turn, comma-separated.
-    #[arg(long = "local-ips", value_name = "IPS")]
-    pub local_ips: Option<String>,
-    /// DNS cache and address choice, e.g. ttl=1m,select=roundRobin,policy=onlyIPv4.
-    #[arg(long = "dns", value_name = "CONFIG")]
-    pub dns: Option<String>,
     /// Accepted for k6's sake (a run's flag).
     #[arg(long = "console-output", value_name = "FILE")]
     pub console_output: Option<PathBuf>,
@@ -442,61 +372,9 @@ pub struct ArchiveArgs {
     /// Accepted for k6's sake (a run's flag).
     #[arg(long = "no-summary")]
     pub no_summary: bool,
-    /// Summary layout recorded for the run: compact, full or legacy.
-    #[arg(long = "summary-mode", value_name = "MODE")]
-    pub summary_mode: Option<String>,
     /// Accepted for k6's sake (a run's flag).
     #[arg(long = "summary-export", value_name = "FILE")]
     pub summary_export: Option<PathBuf>,
-    /// Disable colours.
-    #[arg(long = "no-color")]
-    pub no_color: bool,
-    /// Secret sources, for scripts whose init context reads secrets.
-    #[arg(long = "secret-source", value_name = "TYPE=CONFIG")]
-    pub secret_source: Vec<String>,
-}
-
-impl ArchiveArgs {
-    /// The flags as `run`'s, for the option layers they share.
-    pub fn as_run_args(&self) -> RunArgs {
-        RunArgs {
-            script: self.script.clone(),
-            vus: self.vus,
-            duration: self.duration,
-            iterations: self.iterations,
-            stage: self.stage.clone(),
-            env: self.env.clone(),
-            tag: self.tag.clone(),
-            quiet: self.quiet,
-            verbose: self.verbose,
-            config: self.config.clone(),
-            paused: self.paused,
-            execution_segment: self.execution_segment.clone(),
-            execution_segment_sequence: self.execution_segment_sequence.clone(),
-            no_setup: self.no_setup,
-            no_teardown: self.no_teardown,
-            max_redirects: self.max_redirects,
-            batch: self.batch,
-            batch_per_host: self.batch_per_host,
-            rps: self.rps,
-            user_agent: self.user_agent.clone(),
-            http_debug: self.http_debug.clone(),
-            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
-            no_connection_reuse: self.no_connection_reuse,
-            no_vu_connection_reuse: self.no_vu_connection_reuse,
-            blacklist_ip: self.blacklist_ip.clone(),
-            block_hostnames: self.block_hostnames.clone(),
-            summary_trend_stats: self.summary_trend_stats.clone(),
-            summary_time_unit: self.summary_time_unit.clone(),
-            local_ips: self.local_ips.clone(),
-            dns: self.dns.clone(),
-            include_system_env_vars: self.include_system_env_vars,
-            summary_mode: self.summary_mode.clone(),
-            no_color: self.no_color,
-            secret_source: self.secret_source.clone(),
-            ..RunArgs::default()
-        }
-    }
 }
 
 /// Flags of `rk6 new`.
@@ -557,4 +435,84 @@ pub struct AggregateArgs {
     /// Include the system environment in __ENV.
     #[arg(long = "include-system-env-vars", default_value_t = false, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub include_system_env_vars: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(args).unwrap().command
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_and_archive_share_their_option_flags() {
+        let shared = [
+            "--vus",
+            "3",
+            "-d",
+            "5s",
+            "-e",
+            "A=1",
+            "--tag",
+            "t=x",
+            "--no-setup",
+            "--batch",
+            "7",
+        ];
+        let run: Vec<&str> = ["rk6", "run"]
+            .iter()
+            .chain(&shared)
+            .chain(&["s.js"])
+            .copied()
+            .collect();
+        let archive: Vec<&str> = ["rk6", "archive"]
+            .iter()
+            .chain(&shared)
+            .chain(&["s.js"])
+            .copied()
+            .collect();
+        let (Command::Run(run), Command::Archive(archive)) = (parse(&run), parse(&archive)) else {
+            panic!("not run and archive");
+        };
+        assert_eq!(run.options, archive.options);
+        assert_eq!(run.options.vus, Some(3));
+        assert_eq!(run.options.duration, Some(GoDuration(5_000_000_000)));
+        assert_eq!(run.options.env, ["A=1"]);
+        assert_eq!(run.options.tag, ["t=x"]);
+        assert!(run.options.no_setup);
+        assert_eq!(run.options.batch, Some(7));
+    }
+
+    #[test]
+    fn include_system_env_vars_is_on_for_run_and_off_for_archive() {
+        let Command::Run(run) = parse(&["rk6", "run", "s.js"]) else {
+            panic!("not run");
+        };
+        let Command::Archive(archive) = parse(&["rk6", "archive", "s.js"]) else {
+            panic!("not archive");
+        };
+        assert!(run.include_system_env_vars);
+        assert!(!archive.include_system_env_vars);
+        let Command::Run(run) =
+            parse(&["rk6", "run", "--include-system-env-vars", "false", "s.js"])
+        else {
+            panic!("not run");
+        };
+        // archive's takes no separate value, `=BOOL` or none (true).
+        let Command::Archive(archive) =
+            parse(&["rk6", "archive", "--include-system-env-vars", "s.js"])
+        else {
+            panic!("not archive");
+        };
+        assert!(!run.include_system_env_vars);
+        assert!(archive.include_system_env_vars);
+        assert_eq!(archive.script, PathBuf::from("s.js"));
+    }
 }

@@ -9,7 +9,7 @@ use rk6_options::{
 };
 use serde_json::Value;
 
-use crate::args::RunArgs;
+use crate::args::{OptionFlags, RunArgs};
 
 /// The options of a run and what to say about them.
 pub struct Loaded {
@@ -26,7 +26,7 @@ pub struct Loaded {
 /// does).
 pub fn load(
     script: &Value,
-    args: &RunArgs,
+    args: &OptionFlags,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Loaded, OptionsError> {
     let config_path = args
@@ -67,6 +67,7 @@ pub fn linger(args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> bool {
         _ => {}
     }
     let path = args
+        .options
         .config
         .clone()
         .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
@@ -77,7 +78,7 @@ pub fn linger(args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> bool {
         .unwrap_or(false)
 }
 
-fn cli_layer(args: &RunArgs) -> Result<Options, OptionsError> {
+fn cli_layer(args: &OptionFlags) -> Result<Options, OptionsError> {
     let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
         v.map(|n| {
             u64::try_from(n).map_err(|_| {
@@ -182,7 +183,10 @@ mod tests {
         let config = dir.join("config.json");
         std::fs::write(&config, r#"{"linger": true}"#).unwrap();
         let with_config = RunArgs {
-            config: Some(config.clone()),
+            options: OptionFlags {
+                config: Some(config.clone()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         assert!(!linger(&RunArgs::default(), no_env));
@@ -202,7 +206,7 @@ mod tests {
     #[test]
     fn cli_beats_env_beats_script() {
         let script = json!({"vus": 2, "iterations": 2, "userAgent": "script-ua"});
-        let args = RunArgs {
+        let args = OptionFlags {
             vus: Some(5),
             iterations: Some(10),
             ..Default::default()
@@ -212,14 +216,14 @@ mod tests {
         assert_eq!(c.options.vus, Some(5));
         assert_eq!(c.options.iterations, Some(10));
         assert_eq!(c.options.user_agent.as_deref(), Some("env-ua"));
-        let c = load(&script, &RunArgs::default(), no_env).unwrap();
+        let c = load(&script, &OptionFlags::default(), no_env).unwrap();
         assert_eq!(c.options.vus, Some(2));
     }
 
     #[test]
     fn cli_shortcut_replaces_scenarios() {
         let script = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
-        let args = RunArgs {
+        let args = OptionFlags {
             duration: Some(GoDuration::from_secs(1)),
             ..Default::default()
         };
@@ -236,7 +240,7 @@ mod tests {
         // Script iterations + CLI duration = constant-vus for the duration, as k6: the CLI
         // layer's shortcut replaces the script's; vus is an option of its own.
         let script = json!({"vus": 2, "iterations": 5});
-        let args = RunArgs {
+        let args = OptionFlags {
             duration: Some(GoDuration::from_secs(1)),
             ..Default::default()
         };
@@ -250,7 +254,7 @@ mod tests {
     fn unknown_script_options_are_found() {
         let c = load(
             &json!({"vus": 1, "vuss": 2, "thresholds": {}}),
-            &RunArgs::default(),
+            &OptionFlags::default(),
             no_env,
         )
         .unwrap();
@@ -267,7 +271,7 @@ mod tests {
             r#"{"vus": 7, "duration": "9s", "userAgent": "from-config", "out": ["json=x"]}"#,
         )
         .unwrap();
-        let args = RunArgs {
+        let args = OptionFlags {
             config: Some(path.clone()),
             ..Default::default()
         };
@@ -292,7 +296,7 @@ mod tests {
             "K6_SUMMARY_TREND_STATS" => Some("avg, p(99)".to_string()),
             _ => None,
         };
-        let c = load(&json!({}), &RunArgs::default(), env).unwrap();
+        let c = load(&json!({}), &OptionFlags::default(), env).unwrap();
         let stages = c.options.stages.unwrap();
         assert_eq!(
             stages
@@ -307,26 +311,28 @@ mod tests {
     #[test]
     fn tlsauth_env_is_json() {
         let env = |k: &str| (k == "K6_TLSAUTH").then(|| r#"[{"cert":"c","key":"k"}]"#.to_string());
-        let c = load(&json!({}), &RunArgs::default(), env).unwrap();
+        let c = load(&json!({}), &OptionFlags::default(), env).unwrap();
         let auth = c.options.tls_auth.unwrap();
         assert_eq!(
             (auth[0].cert.as_deref(), auth[0].key.as_deref()),
             (Some("c"), Some("k"))
         );
         let bad = |k: &str| (k == "K6_TLSAUTH").then(|| "[".to_string());
-        let err = load(&json!({}), &RunArgs::default(), bad).err().unwrap();
+        let err = load(&json!({}), &OptionFlags::default(), bad)
+            .err()
+            .unwrap();
         assert!(err.message.contains("K6_TLSAUTH"), "{err}");
     }
 
     #[test]
     fn bad_env_values_are_rejected() {
         let env = |k: &str| (k == "K6_VUS").then(|| "many".to_string());
-        assert!(load(&json!({}), &RunArgs::default(), env).is_err());
+        assert!(load(&json!({}), &OptionFlags::default(), env).is_err());
     }
 
     #[test]
     fn flags_make_their_layer() {
-        let args = RunArgs {
+        let args = OptionFlags {
             blacklist_ip: vec!["10.0.0.0/8".into(), "::1/128,127.0.0.0/8".into()],
             block_hostnames: Some("*.x.test,y.test".into()),
             local_ips: Some("127.0.0.2-127.0.0.3".into()),
@@ -343,7 +349,7 @@ mod tests {
         assert_eq!(o.local_ips.as_deref(), Some("127.0.0.2-127.0.0.3"));
         assert_eq!(o.dns.select.as_deref(), Some("first"));
         assert_eq!(o.tags.unwrap()["a"], "1");
-        let e = cli_layer(&RunArgs {
+        let e = cli_layer(&OptionFlags {
             dns: Some("foo=1".into()),
             ..Default::default()
         })

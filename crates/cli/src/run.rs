@@ -66,7 +66,7 @@ const DEFAULT_TREND_STATS: &[&str] = &["avg", "min", "med", "max", "p(90)", "p(9
 /// Runs a test and returns its exit code: load → plan → execute → report; the one place a
 /// failure is logged.
 pub fn run(args: RunArgs) -> ExitCode {
-    let mut logger = Logger::new(args.verbose);
+    let mut logger = Logger::new(args.options.verbose);
     // A bad limit or BASE file is refused before the test costs anything.
     let gate = match Gate::from_flags(args.compare_to.as_deref(), &args.max_regression) {
         Ok(gate) => gate,
@@ -105,11 +105,11 @@ fn open_console(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
 /// `--secret-source`: the secrets `k6/secrets` reads and the logs redact. They live for the
 /// rest of the process, as the `Copy` logger every VU holds points at them.
 fn open_secrets(args: &RunArgs, logger: &mut Logger) -> Result<(), RunError> {
-    if args.secret_source.is_empty() {
+    if args.options.secret_source.is_empty() {
         return Ok(());
     }
     let cwd = std::env::current_dir().unwrap_or_default();
-    let secrets = rk6_js::secrets::Secrets::from_flags(&args.secret_source, &cwd)
+    let secrets = rk6_js::secrets::Secrets::from_flags(&args.options.secret_source, &cwd)
         .map_err(|e| RunError::new(ExitCode::Failure, e.to_string()))?;
     logger.secrets = Some(Box::leak(Box::new(secrets)));
     Ok(())
@@ -127,12 +127,12 @@ struct Loaded {
 fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
     let test = TestFile::open(&args.script, None)?;
     let env = test
-        .env(args.include_system_env_vars, &args.env)
+        .env(args.include_system_env_vars, &args.options.env)
         .map_err(RunError::invalid)?;
     let program = test.program(env)?;
     let registry = Arc::new(Registry::new());
     let init = read_init(program.clone(), registry.clone(), logger)?;
-    let loaded = crate::options::load(test.script_options(&init.options), args, |k| {
+    let loaded = crate::options::load(test.script_options(&init.options), &args.options, |k| {
         std::env::var(k).ok()
     })?;
     for key in &loaded.unknown {
@@ -177,7 +177,8 @@ fn plan(args: &RunArgs, loaded: Loaded, logger: Logger) -> Result<Plan, RunError
     let output_specs = output_specs(args, |k| std::env::var(k).ok())
         .map_err(|e| RunError::new(ExitCode::Failure, e))?;
     // k6 refuses a bad segment flag with its generic failure, a bad option with 104.
-    let flagged = args.execution_segment.is_some() || args.execution_segment_sequence.is_some();
+    let flagged = args.options.execution_segment.is_some()
+        || args.options.execution_segment_sequence.is_some();
     let vu_stripe = segment_stripe(options, flagged)?;
     let scenarios: Vec<Arc<Scenario>> = scenarios_from_options(options)
         .map_err(|e| RunError::invalid(e.0))?
@@ -539,7 +540,7 @@ impl Report {
                     summary_data,
                     &trend_stats,
                     time_unit.as_deref(),
-                    args.no_color,
+                    args.options.no_color,
                     std::io::stdout().is_terminal(),
                     std::io::stderr().is_terminal(),
                     shared_setup_json(&outcome.setup_data),
@@ -558,7 +559,7 @@ impl Report {
                 }
             }
             if !printed {
-                let color = crate::compare::color(args.no_color);
+                let color = crate::compare::color(args.options.no_color);
                 let text = render_text(
                     &data,
                     &TextOptions {
@@ -689,7 +690,7 @@ fn compare_runs(args: &RunArgs, logger: &Logger, gate: &Gate, data: &SummaryData
         }
     };
     if !args.no_summary {
-        let text = gate.render(&comparison, crate::compare::color(args.no_color));
+        let text = gate.render(&comparison, crate::compare::color(args.options.no_color));
         let _ = std::io::stdout().write_all(text.as_bytes());
     }
     let exceeded: Vec<&str> = comparison
@@ -908,7 +909,7 @@ async fn execute_test(
     let share = shared.vu_stripe.share();
     let max_vus = total_vus(scenarios);
     let (state, stop) = (state.clone(), stop.clone());
-    if !args.quiet {
+    if !args.options.quiet {
         let script = args.script.display().to_string();
         print!(
             "{}",
@@ -1047,7 +1048,7 @@ async fn execute_test(
             stop.cancel();
         })
     };
-    let display = Display::new(args.quiet);
+    let display = Display::new(args.options.quiet);
     let drops = Arc::new(Drops::default());
     let ticker = tokio::spawn(tick(
         state.clone(),

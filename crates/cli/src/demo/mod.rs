@@ -5,7 +5,7 @@ mod shop;
 
 pub use shop::serve;
 
-use crate::args::{DemoArgs, RunArgs};
+use crate::args::{DemoArgs, OptionFlags, RunArgs};
 use crate::exit::ExitCode;
 
 /// The demo journey, embedded so `rk6 demo` works from any directory.
@@ -41,8 +41,11 @@ pub fn run(args: DemoArgs) -> ExitCode {
     println!("demo shop listening on http://{addr}; running examples/journey.js against it");
     let code = crate::run::run(RunArgs {
         script,
-        env: vec![format!("BASE_URL=http://{addr}")],
-        quiet: args.quiet,
+        options: OptionFlags {
+            env: vec![format!("BASE_URL=http://{addr}")],
+            quiet: args.quiet,
+            ..Default::default()
+        },
         include_system_env_vars: true,
         ..Default::default()
     });
