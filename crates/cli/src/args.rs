@@ -453,32 +453,16 @@ mod tests {
 
     #[test]
     fn run_and_archive_share_their_option_flags() {
-        let shared = [
-            "--vus",
-            "3",
-            "-d",
-            "5s",
-            "-e",
-            "A=1",
-            "--tag",
-            "t=x",
-            "--no-setup",
-            "--batch",
-            "7",
-        ];
-        let run: Vec<&str> = ["rk6", "run"]
-            .iter()
-            .chain(&shared)
-            .chain(&["s.js"])
-            .copied()
-            .collect();
-        let archive: Vec<&str> = ["rk6", "archive"]
-            .iter()
-            .chain(&shared)
-            .chain(&["s.js"])
-            .copied()
-            .collect();
-        let (Command::Run(run), Command::Archive(archive)) = (parse(&run), parse(&archive)) else {
+        let shared = "--vus 3 -d 5s -e A=1 --tag t=x --no-setup --batch 7";
+        let line = |cmd: &'static str| {
+            let mut line = vec!["rk6", cmd];
+            line.extend(shared.split(' '));
+            line.push("s.js");
+            line
+        };
+        let (Command::Run(run), Command::Archive(archive)) =
+            (parse(&line("run")), parse(&line("archive")))
+        else {
             panic!("not run and archive");
         };
         assert_eq!(run.options, archive.options);

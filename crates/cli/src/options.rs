@@ -54,7 +54,6 @@ pub fn load(
     })
 }
 
-/// The options set by flags.
 /// `--linger` as k6 layers it: the flag, else `K6_LINGER` (Go's boolean forms), else the
 /// config file's `linger` key (the file named by `--config` or `K6_CONFIG`).
 pub fn linger(args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> bool {
@@ -78,6 +77,7 @@ pub fn linger(args: &RunArgs, env: impl Fn(&str) -> Option<String>) -> bool {
         .unwrap_or(false)
 }
 
+/// The options set by flags (the same for `run` and `archive`).
 fn cli_layer(args: &OptionFlags) -> Result<Options, OptionsError> {
     let count = |flag: &str, v: Option<i64>| -> Result<Option<u64>, OptionsError> {
         v.map(|n| {
