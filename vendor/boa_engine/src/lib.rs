@@ -358,7 +358,65 @@ impl TestAction {
 #[cfg(test)]
 #[track_caller]
 fn run_test_actions(actions: impl IntoIterator<Item = TestAction>) {
-    let mut context = Context::builder();
+    // Every test runs twice: with the built-ins filled when the realm is created, and with
+    // them filled on first use (`ContextBuilder::lazy_builtins`), which must not be
+    // observable.
+    let actions: Vec<TestAction> = actions.into_iter().collect();
+    let again: Option<Vec<TestAction>> = actions.iter().map(TestAction::try_clone).collect();
+    run_test_actions_in(actions, false);
+    if let Some(again) = again {
+        run_test_actions_in(again, true);
+    }
+}
+
+#[cfg(test)]
+impl TestAction {
+    /// A copy of the action; `None` for an async inspection, which runs once.
+    fn try_clone(&self) -> Option<Self> {
+        Some(Self(match &self.0 {
+            Inner::RunHarness => Inner::RunHarness,
+            Inner::Run { source } => Inner::Run {
+                source: source.clone(),
+            },
+            Inner::InspectContext { op } => Inner::InspectContext { op: *op },
+            Inner::InspectContextAsync { .. } => return None,
+            Inner::Assert { source } => Inner::Assert {
+                source: source.clone(),
+            },
+            Inner::AssertEq { source, expected } => Inner::AssertEq {
+                source: source.clone(),
+                expected: expected.clone(),
+            },
+            Inner::AssertWithOp { source, op } => Inner::AssertWithOp {
+                source: source.clone(),
+                op: *op,
+            },
+            Inner::AssertOpaqueError { source, expected } => Inner::AssertOpaqueError {
+                source: source.clone(),
+                expected: expected.clone(),
+            },
+            Inner::AssertNativeError {
+                source,
+                kind,
+                message,
+            } => Inner::AssertNativeError {
+                source: source.clone(),
+                kind: kind.clone(),
+                message,
+            },
+            Inner::AssertContext { op } => Inner::AssertContext { op: *op },
+            Inner::AssertEngineError { source, error } => Inner::AssertEngineError {
+                source: source.clone(),
+                error: error.clone(),
+            },
+        }))
+    }
+}
+
+#[cfg(test)]
+#[track_caller]
+fn run_test_actions_in(actions: Vec<TestAction>, lazy_builtins: bool) {
+    let mut context = Context::builder().lazy_builtins(lazy_builtins);
     if cfg!(miri) {
         // Do not use OS APIs when running with Miri to avoid escaping the
         // isolated sandbox.

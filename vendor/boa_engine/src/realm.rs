@@ -9,7 +9,8 @@
 use std::any::TypeId;
 
 use crate::{
-    Context, HostDefined, JsNativeError, JsObject, JsResult, JsString,
+    Context,
+    builtins::lazy::Deferred, HostDefined, JsNativeError, JsObject, JsResult, JsString,
     class::Class,
     context::{
         HostHooks,
@@ -72,12 +73,27 @@ struct Inner {
     host_classes: GcRefCell<FxHashMap<TypeId, StandardConstructor>>,
 
     host_defined: GcRefCell<HostDefined>,
+
+    /// Built-ins whose objects are still placeholders (`builtins::lazy`).
+    deferred_builtins: GcRefCell<Vec<Deferred>>,
 }
 
 impl Realm {
     /// Create a new [`Realm`].
     #[inline]
     pub fn create(hooks: &dyn HostHooks, root_shape: &RootShape) -> JsResult<Self> {
+        Self::create_with(hooks, root_shape, false)
+    }
+
+    /// Creates a new [`Realm`]; with `lazy_builtins`, the built-ins a script rarely needs
+    /// are filled on first use (see [`ContextBuilder::lazy_builtins`]).
+    ///
+    /// [`ContextBuilder::lazy_builtins`]: crate::context::ContextBuilder::lazy_builtins
+    pub(crate) fn create_with(
+        hooks: &dyn HostHooks,
+        root_shape: &RootShape,
+        lazy_builtins: bool,
+    ) -> JsResult<Self> {
         let intrinsics = Intrinsics::uninit(root_shape).ok_or_else(|| {
             JsNativeError::typ().with_message("failed to create the realm intrinsics")
         })?;
@@ -100,12 +116,18 @@ impl Realm {
                 loaded_modules: GcRefCell::default(),
                 host_classes: GcRefCell::default(),
                 host_defined: GcRefCell::default(),
+                deferred_builtins: GcRefCell::default(),
             }),
         };
 
-        realm.initialize();
+        realm.initialize(lazy_builtins);
 
         Ok(realm)
+    }
+
+    /// The built-ins still waiting for their first use.
+    pub(crate) fn deferred_builtins_mut(&self) -> GcRefMut<'_, Vec<Deferred>> {
+        self.inner.deferred_builtins.borrow_mut()
     }
 
     /// Gets the intrinsics of this `Realm`.

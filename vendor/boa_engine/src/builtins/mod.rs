@@ -38,6 +38,7 @@ pub mod weak_map;
 pub mod weak_set;
 
 mod builder;
+pub(crate) mod lazy;
 
 use builder::BuiltInBuilder;
 use error::Error;
@@ -242,7 +243,14 @@ impl Realm {
     /// Abstract operation [`CreateIntrinsics ( realmRec )`][spec]
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-createintrinsics
-    pub(crate) fn initialize(&self) {
+    ///
+    /// With `lazy`, the built-ins most scripts never touch are deferred to their first use
+    /// ([`lazy`]); the rest (`Object`, `Function`, `Array`, `String`, `Number`, `Boolean`,
+    /// `Promise`, errors, iterators, async functions and the global functions) are always
+    /// filled, because engine code reads some of them without going through their
+    /// internal methods (a thrown error's `name` when it is displayed, an array's
+    /// `length`) and scripts need them from the first line anyway.
+    pub(crate) fn initialize(&self, lazy: bool) {
         BuiltInFunctionObject::init(self);
         OrdinaryObject::init(self);
         Iterator::init(self);
@@ -251,46 +259,46 @@ impl Realm {
         IteratorConstructor::init(self);
         WrapForValidIterator::init(self);
         IteratorHelper::init(self);
-        Math::init(self);
-        Json::init(self);
+        self.init_object::<Math>(lazy);
+        self.init_object::<Json>(lazy);
         Array::init(self);
         ArrayIterator::init(self);
-        Proxy::init(self);
-        ArrayBuffer::init(self);
-        SharedArrayBuffer::init(self);
-        BigInt::init(self);
+        self.init_constructor::<Proxy>(lazy);
+        self.init_constructor::<ArrayBuffer>(lazy);
+        self.init_constructor::<SharedArrayBuffer>(lazy);
+        self.init_constructor::<BigInt>(lazy);
         Boolean::init(self);
-        Date::init(self);
-        DataView::init(self);
-        Map::init(self);
-        MapIterator::init(self);
+        self.init_constructor::<Date>(lazy);
+        self.init_constructor::<DataView>(lazy);
+        self.init_constructor::<Map>(lazy);
+        self.init_object::<MapIterator>(lazy);
         IsFinite::init(self);
         IsNaN::init(self);
         ParseInt::init(self);
         ParseFloat::init(self);
         Number::init(self);
         Eval::init(self);
-        Set::init(self);
-        SetIterator::init(self);
+        self.init_constructor::<Set>(lazy);
+        self.init_object::<SetIterator>(lazy);
         String::init(self);
         StringIterator::init(self);
-        RegExp::init(self);
-        RegExpStringIterator::init(self);
-        BuiltinTypedArray::init(self);
-        Int8Array::init(self);
-        Uint8Array::init(self);
-        Uint8ClampedArray::init(self);
-        Int16Array::init(self);
-        Uint16Array::init(self);
-        Int32Array::init(self);
-        Uint32Array::init(self);
-        BigInt64Array::init(self);
-        BigUint64Array::init(self);
+        self.init_constructor::<RegExp>(lazy);
+        self.init_object::<RegExpStringIterator>(lazy);
+        self.init_constructor::<BuiltinTypedArray>(lazy);
+        self.init_constructor::<Int8Array>(lazy);
+        self.init_constructor::<Uint8Array>(lazy);
+        self.init_constructor::<Uint8ClampedArray>(lazy);
+        self.init_constructor::<Int16Array>(lazy);
+        self.init_constructor::<Uint16Array>(lazy);
+        self.init_constructor::<Int32Array>(lazy);
+        self.init_constructor::<Uint32Array>(lazy);
+        self.init_constructor::<BigInt64Array>(lazy);
+        self.init_constructor::<BigUint64Array>(lazy);
         #[cfg(feature = "float16")]
-        typed_array::Float16Array::init(self);
-        Float32Array::init(self);
-        Float64Array::init(self);
-        Symbol::init(self);
+        self.init_constructor::<typed_array::Float16Array>(lazy);
+        self.init_constructor::<Float32Array>(lazy);
+        self.init_constructor::<Float64Array>(lazy);
+        self.init_constructor::<Symbol>(lazy);
         Error::init(self);
         RangeError::init(self);
         ReferenceError::init(self);
@@ -300,27 +308,27 @@ impl Realm {
         EvalError::init(self);
         UriError::init(self);
         AggregateError::init(self);
-        Reflect::init(self);
-        Generator::init(self);
-        GeneratorFunction::init(self);
+        self.init_object::<Reflect>(lazy);
+        self.init_object::<Generator>(lazy);
+        self.init_constructor::<GeneratorFunction>(lazy);
         Promise::init(self);
         AsyncFunction::init(self);
-        AsyncGenerator::init(self);
-        AsyncGeneratorFunction::init(self);
-        EncodeUri::init(self);
-        EncodeUriComponent::init(self);
-        DecodeUri::init(self);
-        DecodeUriComponent::init(self);
-        WeakRef::init(self);
-        WeakMap::init(self);
-        WeakSet::init(self);
-        Atomics::init(self);
-        FinalizationRegistry::init(self);
+        self.init_object::<AsyncGenerator>(lazy);
+        self.init_constructor::<AsyncGeneratorFunction>(lazy);
+        self.init_object::<EncodeUri>(lazy);
+        self.init_object::<EncodeUriComponent>(lazy);
+        self.init_object::<DecodeUri>(lazy);
+        self.init_object::<DecodeUriComponent>(lazy);
+        self.init_constructor::<WeakRef>(lazy);
+        self.init_constructor::<WeakMap>(lazy);
+        self.init_constructor::<WeakSet>(lazy);
+        self.init_object::<Atomics>(lazy);
+        self.init_constructor::<FinalizationRegistry>(lazy);
 
         #[cfg(feature = "annex-b")]
         {
-            escape::Escape::init(self);
-            escape::Unescape::init(self);
+            self.init_object::<escape::Escape>(lazy);
+            self.init_object::<escape::Unescape>(lazy);
         }
 
         #[cfg(feature = "intl")]
@@ -349,6 +357,26 @@ impl Realm {
             temporal::PlainMonthDay::init(self);
             temporal::PlainYearMonth::init(self);
             temporal::ZonedDateTime::init(self);
+        }
+    }
+
+    /// Fills constructor `B` now, or registers it to be filled on first use.
+    fn init_constructor<B: BuiltInConstructor>(&self, lazy: bool) {
+        if lazy {
+            let deferred = lazy::Deferred::constructor::<B>(self);
+            self.deferred_builtins_mut().push(deferred);
+        } else {
+            B::init(self);
+        }
+    }
+
+    /// Fills intrinsic object `B` now, or registers it to be filled on first use.
+    fn init_object<B: IntrinsicObject>(&self, lazy: bool) {
+        if lazy {
+            let deferred = lazy::Deferred::object::<B>(self);
+            self.deferred_builtins_mut().push(deferred);
+        } else {
+            B::init(self);
         }
     }
 }

@@ -1012,6 +1012,7 @@ pub struct ContextBuilder {
     job_executor: Option<Rc<dyn JobExecutor>>,
     module_loader: Option<Rc<dyn DynModuleLoader>>,
     can_block: bool,
+    lazy_builtins: bool,
     #[cfg(feature = "intl")]
     icu: Option<icu::IntlProvider>,
     #[cfg(feature = "temporal")]
@@ -1044,7 +1045,8 @@ impl std::fmt::Debug for ContextBuilder {
                 "module_loader",
                 &self.module_loader.as_ref().map(|_| ModuleLoader),
             )
-            .field("can_block", &self.can_block);
+            .field("can_block", &self.can_block)
+            .field("lazy_builtins", &self.lazy_builtins);
 
         #[cfg(feature = "intl")]
         out.field("icu", &self.icu);
@@ -1178,6 +1180,20 @@ impl ContextBuilder {
         self
     }
 
+    /// Fills the built-ins a script rarely needs (`Date`, `Map`, `Set`, `RegExp`, typed
+    /// arrays, `Math`, `JSON`, `Reflect`, `Proxy`, generators, …) on their first use instead
+    /// of when the realm is created.
+    ///
+    /// Scripts cannot tell the difference; a context that only uses a few built-ins takes
+    /// much less memory and starts faster. Objects of this context's realm must not be
+    /// used from another realm before this realm has touched them (a `TypeError` says so);
+    /// realms made with [`Context::create_realm`] are always filled eagerly.
+    #[must_use]
+    pub const fn lazy_builtins(mut self, lazy: bool) -> Self {
+        self.lazy_builtins = lazy;
+        self
+    }
+
     /// Specifies the number of instructions remaining to the [`Context`].
     ///
     /// This function is only available if the `fuzz` feature is enabled.
@@ -1209,7 +1225,7 @@ impl ContextBuilder {
 
         let host_hooks = self.host_hooks.unwrap_or(Rc::new(DefaultHooks));
         let clock = self.clock.unwrap_or_else(|| Rc::new(StdClock::new()));
-        let realm = Realm::create(host_hooks.as_ref(), &root_shape)?;
+        let realm = Realm::create_with(host_hooks.as_ref(), &root_shape, self.lazy_builtins)?;
         let vm = Vm::new(realm);
 
         let module_loader: Rc<dyn DynModuleLoader> = if let Some(loader) = self.module_loader {

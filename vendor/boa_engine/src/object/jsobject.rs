@@ -24,7 +24,7 @@ use boa_gc::{self, Finalize, Gc, GcRef, GcRefCell, GcRefMut, Trace};
 use core::ptr::fn_addr_eq;
 use std::collections::HashSet;
 use std::{
-    cell::RefCell,
+    cell::{Cell, RefCell},
     collections::HashMap,
     error::Error,
     fmt::{self, Debug, Display},
@@ -78,8 +78,10 @@ impl<T: NativeObject> Clone for JsObject<T> {
 #[allow(missing_debug_implementations)]
 #[derive(Trace, Finalize)]
 pub(crate) struct VTableObject<T: NativeObject + ?Sized> {
+    // A `Cell` so that a built-in created lazily can swap its placeholder methods for the
+    // real ones once it is initialized (`builtins::lazy`).
     #[unsafe_ignore_trace]
-    vtable: &'static InternalObjectMethods,
+    vtable: Cell<&'static InternalObjectMethods>,
     object: GcRefCell<Object<T>>,
 }
 
@@ -129,7 +131,7 @@ impl JsObject {
     ) -> Self {
         let inner = Gc::new(VTableObject {
             object: GcRefCell::new(object),
-            vtable,
+            vtable: Cell::new(vtable),
         });
 
         JsObject { inner }.upcast()
@@ -220,7 +222,7 @@ impl JsObject {
                 extensible: true,
                 private_elements: ThinVec::new(),
             }),
-            vtable: internal_methods,
+            vtable: Cell::new(internal_methods),
         });
 
         JsObject { inner }.upcast()
@@ -249,7 +251,7 @@ impl JsObject {
                 extensible: true,
                 private_elements: ThinVec::new(),
             }),
-            vtable: internal_methods,
+            vtable: Cell::new(internal_methods),
         });
 
         JsObject { inner }
@@ -1014,7 +1016,7 @@ impl<T: NativeObject> JsObject<T> {
     #[must_use]
     pub fn is_callable(&self) -> bool {
         !fn_addr_eq(
-            self.inner.vtable.__call__,
+            self.inner.vtable.get().__call__,
             ORDINARY_INTERNAL_METHODS.__call__,
         )
     }
@@ -1029,13 +1031,18 @@ impl<T: NativeObject> JsObject<T> {
     #[must_use]
     pub fn is_constructor(&self) -> bool {
         !fn_addr_eq(
-            self.inner.vtable.__construct__,
+            self.inner.vtable.get().__construct__,
             ORDINARY_INTERNAL_METHODS.__construct__,
         )
     }
 
     pub(crate) fn vtable(&self) -> &'static InternalObjectMethods {
-        self.inner.vtable
+        self.inner.vtable.get()
+    }
+
+    /// Replaces the object's internal methods (a lazily initialized built-in does, once).
+    pub(crate) fn set_vtable(&self, vtable: &'static InternalObjectMethods) {
+        self.inner.vtable.set(vtable);
     }
 
     pub(crate) fn inner(&self) -> &Gc<VTableObject<T>> {
@@ -1088,7 +1095,7 @@ impl<T: NativeObject> JsObject<T> {
                 extensible: true,
                 private_elements: ThinVec::new(),
             }),
-            vtable: internal_methods,
+            vtable: Cell::new(internal_methods),
         });
 
         Self { inner }
@@ -1120,7 +1127,7 @@ impl<T: NativeObject> JsObject<T> {
                 extensible: true,
                 private_elements: ThinVec::new(),
             }),
-            vtable: internal_methods,
+            vtable: Cell::new(internal_methods),
         });
 
         Self { inner }

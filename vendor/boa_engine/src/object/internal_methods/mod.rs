@@ -528,11 +528,10 @@ pub(crate) fn ordinary_get_prototype_of(
 ///  - [ECMAScript reference][spec]
 ///
 /// [spec]: https://tc39.es/ecma262/#sec-ordinarysetprototypeof
-#[allow(clippy::unnecessary_wraps)]
 pub(crate) fn ordinary_set_prototype_of(
     obj: &JsObject,
     val: JsPrototype,
-    _: &mut Context,
+    context: &mut Context,
 ) -> JsResult<bool> {
     // 1. Assert: Either Type(V) is Object or Type(V) is Null.
     // 2. Let current be O.[[Prototype]].
@@ -566,6 +565,12 @@ pub(crate) fn ordinary_set_prototype_of(
         else if proto.vtable().__get_prototype_of__ as usize
             != ordinary_get_prototype_of as *const () as usize
         {
+            // A built-in not filled yet is an ordinary object once it is.
+            if crate::builtins::lazy::is_placeholder(&proto) {
+                crate::builtins::lazy::ensure_initialized(&proto, context)?;
+                p = Some(proto);
+                continue;
+            }
             break;
         }
         // ii. Else, set p to p.[[Prototype]].
