@@ -2,6 +2,7 @@
 //! exit codes, check counts per group and threshold verdicts must agree.
 
 mod archive;
+mod builtins;
 mod commonjs;
 mod http_faults;
 mod jslib;

@@ -40,7 +40,10 @@ impl Runtime {
     /// Builds the context and evaluates the script's init code.
     pub(crate) fn init(vu_id: u64, shared: Arc<Shared>) -> Result<Runtime, ScriptError> {
         let loader = Rc::new(Loader::new(shared.program.clone()));
+        // A VU touches a few dozen of Boa's ~430 built-in functions; the rest (Date, Map,
+        // RegExp, typed arrays, ...) are built on first use (vendor/README.md, patch 6).
         let mut ctx = Context::builder()
+            .lazy_builtins(true)
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
