@@ -34,6 +34,17 @@ impl SourceText {
         &self.source_text[span.start().pos()..span.end().pos()]
     }
 
+    /// Gives back the capacity beyond the collected text.
+    pub fn shrink_to_fit(&mut self) {
+        self.source_text.shrink_to_fit();
+    }
+
+    /// The capacity of the buffer, in UTF-16 code units.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.source_text.capacity()
+    }
+
     /// Remove last code point.
     #[inline]
     pub fn remove_last_code_point(&mut self) {

@@ -36,7 +36,11 @@ impl<R> Cursor<R> {
 
     pub(super) fn take_source(&mut self) -> SourceText {
         let replace_with = SourceText::with_capacity(0);
-        std::mem::replace(&mut self.source_collector, replace_with)
+        let mut source = std::mem::replace(&mut self.source_collector, replace_with);
+        // The text is kept for as long as the code lives (`Function.prototype.toString`):
+        // without the collector's growth slack (at least 4096 units, up to twice the text).
+        source.shrink_to_fit();
+        source
     }
 
     /// Advances the position to the next column.

@@ -830,3 +830,22 @@ fn invalid_arrow_function() {
     check_invalid_script(r#"(!()=>"#);
     check_invalid_script(r#"!()=>{}"#);
 }
+
+/// The source text kept beside a parsed script or module holds the text and no growth
+/// slack: it lives as long as the code (for `Function.prototype.toString`).
+#[test]
+fn kept_source_text_has_no_slack() {
+    let text = "export default function () { return 1; }";
+    let mut parser = Parser::new(Source::from_bytes(text));
+    let (_, source) = parser
+        .parse_module_with_source(&Scope::new_global(), &mut Interner::default())
+        .expect("parses");
+    assert_eq!(source.capacity(), text.len());
+
+    let long = "a = 1;\n".repeat(1000);
+    let mut parser = Parser::new(Source::from_bytes(&long));
+    let (_, source) = parser
+        .parse_script_with_source(&Scope::new_global(), &mut Interner::default())
+        .expect("parses");
+    assert_eq!(source.capacity(), long.len());
+}
