@@ -3,7 +3,7 @@
 
 For a change to rk6 itself (an allocator, an engine patch) the question is B / A, not rk6 / k6:
 this runs the nginx scenarios of runner.py (1-VU baselines, the tight loop at 10 VUs,
-sleep(1) at --vus VUs, the journey at 50 VUs) with both binaries in the same session,
+sleep(1) at --vus VUs, the journey at 50 VUs, VUs that only sleep at --vus VUs) with both binaries in the same session,
 alternating which goes first, and prints medians and B/A ratios of CPU per request, CPU per
 iteration and RSS per VU. Only 127.0.0.1 is loaded.
 """
@@ -32,9 +32,11 @@ def main():
     plan = [  # (key, script, vus, duration, env)
         ("base-sleepy", "sleepy.js", 1, 3, None),
         ("base-journey", "journey.js", 1, 3, {"THINK_TIME_S": "0.5"}),
+        ("base-idle", "idle.js", 1, 3, None),
         ("tight", "tight.js", 10, D, None),
         ("sleepy", "sleepy.js", args.vus, D, None),
         ("journey", "journey.js", 50, D, {"THINK_TIME_S": "0.5"}),
+        ("idle", "idle.js", args.vus, D, None),
     ]
     nginx = common.Nginx(args.port)
     nginx.start()
@@ -59,8 +61,9 @@ def main():
 
     print(f"\nA = {bins['A']}\nB = {bins['B']}\n{args.repeats} repeats, medians\n")
     print("| Scenario | Measure | A | B | B / A |\n|---|---|---|---|---|")
-    for key, base in (("tight", None), ("sleepy", "base-sleepy"), ("journey", "base-journey")):
-        rows = [("CPU µs / request", lambda x: 1e6 * x["cpu"] / x["requests"] if x["requests"] else None)]
+    for key, base in (("tight", None), ("sleepy", "base-sleepy"), ("journey", "base-journey"), ("idle", "base-idle")):
+        rows = [] if key == "idle" else [
+            ("CPU µs / request", lambda x: 1e6 * x["cpu"] / x["requests"] if x["requests"] else None)]
         if key != "tight":
             rows.append(("CPU µs / iteration", lambda x: 1e6 * x["cpu"] / x["iterations"] if x["iterations"] else None))
         vals = {}

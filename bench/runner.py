@@ -336,7 +336,7 @@ def execute(args, runner):
             return tools[k:] + tools[:k]
 
         # 1-VU baselines, one per script, for RSS per VU.
-        for script in ("tight.js", "sleepy.js", "journey.js"):
+        for script in ("tight.js", "sleepy.js", "journey.js", "idle.js"):
             for tool in order(["rk6", "k6"]):
                 env = {"THINK_TIME_S": str(JOURNEY_THINK_S)} if script == "journey.js" else None
                 r = runner.run(tool, script, 1, BD, BD + 60, env)
@@ -374,6 +374,11 @@ def execute(args, runner):
                 r = runner.run(tool, "sleepy.js", vus, D, D + 60 + vus * 0.05)
                 results.append({**r, "scenario": "s2", "rep": rep})
 
+        # Scenario 6: VUs that only sleep (no request), at the first scenario-2 VU count.
+        for tool in order(["rk6", "k6"]):
+            r = runner.run(tool, "idle.js", args.vus2[0], D, D + 60 + args.vus2[0] * 0.05)
+            results.append({**r, "scenario": "s6", "rep": rep})
+
         # Scenario 4: open model, constant-arrival-rate from the script's options.
         for tool in order(["rk6", "k6"]):
             r = runner.run(tool, "arrival.js", None, D, D + 60,
@@ -388,7 +393,7 @@ def execute(args, runner):
 
 
 def planned_iterations(scenario, vus, duration):
-    if scenario == "s2":
+    if scenario in ("s2", "s6"):
         return vus * math.ceil(duration / SLEEPY_THINK_S)
     if scenario == "s3":
         return vus * math.ceil(duration / JOURNEY_THINK_S)
@@ -447,6 +452,7 @@ def build_report(args, results, meta):
     for tool in ("rk6", "k6"):
         aggs[("s3", tool, args.vus3)] = aggregate(results, tool, "s3", args.vus3, "journey.js")
         aggs[("s4", tool, None)] = aggregate(results, tool, "s4", None, "arrival.js")
+        aggs[("s6", tool, args.vus2[0])] = aggregate(results, tool, "s6", args.vus2[0], "idle.js")
 
     head = ("| Scenario | Tool | Requests | Iterations achieved / planned | CPU s (user+sys) | "
             "CPU µs / request (min–max) | CPU µs / iteration | Wall s | Peak RSS MiB | RSS / VU KiB | "
@@ -485,6 +491,8 @@ def build_report(args, results, meta):
         row(f"3. journey, {args.vus3} VUs, {D} s", tool, aggs[("s3", tool, args.vus3)])
     for tool in ("rk6", "k6"):
         row(f"4. constant-arrival-rate {ARRIVAL_RATE}/s, maxVUs 200, {D} s", tool, aggs[("s4", tool, None)])
+    for tool in ("rk6", "k6"):
+        row(f"6. only sleep(1), {args.vus2[0]} VUs, {D} s", tool, aggs[("s6", tool, args.vus2[0])])
     w = aggs[("s1", "wrk", 10)]
     aggs[("s5", "rk6bench", 10)] = aggregate(results, "rk6bench", "s5", 10, "none")
     row(f"5. scriptless `rk6 bench -t1 -c10` (p95 column: p99), {D} s", "rk6 bench", aggs[("s5", "rk6bench", 10)])
@@ -516,6 +524,9 @@ def build_report(args, results, meta):
     a, b = aggs[("s4", "rk6", None)], aggs[("s4", "k6", None)]
     rl.append(f"| 4 | {rfmt(ratio(a, b, 'cpu_req'))} | {rfmt(ratio(a, b, 'cpu_iter'))} | "
               f"– | {rfmt(ratio(a, b, 'p95'))} | – |")
+    a, b = aggs[("s6", "rk6", args.vus2[0])], aggs[("s6", "k6", args.vus2[0])]
+    rl.append(f"| 6 ({args.vus2[0]} idle VUs) | – | {rfmt(ratio(a, b, 'cpu_iter'))} | "
+              f"{rfmt(ratio(a, b, 'rss_vu_kb'))} | – | – |")
 
     # Targets
     tl = ["| Target (from the issue) | Measured | Met? |", "|---|---|---|"]
