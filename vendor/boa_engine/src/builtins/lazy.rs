@@ -379,6 +379,17 @@ mod tests {
             TestAction::assert_eq("Object.getOwnPropertyNames(Reflect).length", 13),
             TestAction::assert_eq("'a1b2'.replace(/\\d/g, '')", js_string!("ab")),
             TestAction::assert_eq("new Uint8Array(new ArrayBuffer(4)).length", 4),
+            TestAction::assert_eq(
+                "'ab'.at(-1) + (1.5).toFixed(2) + true.toString()",
+                js_string!("b1.50true"),
+            ),
+            TestAction::assert_eq(
+                "Object.prototype.toString.call(Object.getPrototypeOf(''))",
+                js_string!("[object String]"),
+            ),
+            TestAction::assert(
+                "Object.getPrototypeOf([].values()).__proto__ === Iterator.prototype",
+            ),
         ]);
     }
 }

@@ -244,21 +244,22 @@ impl Realm {
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-createintrinsics
     ///
-    /// With `lazy`, the built-ins most scripts never touch are deferred to their first use
-    /// ([`lazy`]); the rest (`Object`, `Function`, `Array`, `String`, `Number`, `Boolean`,
-    /// `Promise`, errors, iterators, async functions and the global functions) are always
-    /// filled, because engine code reads some of them without going through their
-    /// internal methods (a thrown error's `name` when it is displayed, an array's
-    /// `length`) and scripts need them from the first line anyway.
+    /// With `lazy`, every built-in is deferred to its first use ([`lazy`]) except
+    /// `Object`, `Function`, `Array`, the errors, `%IteratorPrototype%` and
+    /// `%AsyncIteratorPrototype%`, `%ArrayIteratorPrototype%`, async functions, `eval` and
+    /// `%ThrowTypeError%`: engine code reads some of them without going through their
+    /// internal methods (a thrown error's `name` when it is displayed, `IsArray` on
+    /// `Array.prototype`, an iterator's prototype chain) and nearly every script reaches
+    /// the others on its first lines (any failed lookup ends at `Object.prototype`).
     pub(crate) fn initialize(&self, lazy: bool) {
         BuiltInFunctionObject::init(self);
         OrdinaryObject::init(self);
         Iterator::init(self);
         AsyncIterator::init(self);
-        AsyncFromSyncIterator::init(self);
-        IteratorConstructor::init(self);
-        WrapForValidIterator::init(self);
-        IteratorHelper::init(self);
+        self.init_object::<AsyncFromSyncIterator>(lazy);
+        self.init_object::<IteratorConstructor>(lazy);
+        self.init_object::<WrapForValidIterator>(lazy);
+        self.init_object::<IteratorHelper>(lazy);
         self.init_object::<Math>(lazy);
         self.init_object::<Json>(lazy);
         Array::init(self);
@@ -267,21 +268,21 @@ impl Realm {
         self.init_constructor::<ArrayBuffer>(lazy);
         self.init_constructor::<SharedArrayBuffer>(lazy);
         self.init_constructor::<BigInt>(lazy);
-        Boolean::init(self);
+        self.init_constructor::<Boolean>(lazy);
         self.init_constructor::<Date>(lazy);
         self.init_constructor::<DataView>(lazy);
         self.init_constructor::<Map>(lazy);
         self.init_object::<MapIterator>(lazy);
-        IsFinite::init(self);
-        IsNaN::init(self);
-        ParseInt::init(self);
-        ParseFloat::init(self);
-        Number::init(self);
+        self.init_object::<IsFinite>(lazy);
+        self.init_object::<IsNaN>(lazy);
+        self.init_object::<ParseInt>(lazy);
+        self.init_object::<ParseFloat>(lazy);
+        self.init_constructor::<Number>(lazy);
         Eval::init(self);
         self.init_constructor::<Set>(lazy);
         self.init_object::<SetIterator>(lazy);
-        String::init(self);
-        StringIterator::init(self);
+        self.init_constructor::<String>(lazy);
+        self.init_object::<StringIterator>(lazy);
         self.init_constructor::<RegExp>(lazy);
         self.init_object::<RegExpStringIterator>(lazy);
         self.init_constructor::<BuiltinTypedArray>(lazy);
@@ -311,7 +312,7 @@ impl Realm {
         self.init_object::<Reflect>(lazy);
         self.init_object::<Generator>(lazy);
         self.init_constructor::<GeneratorFunction>(lazy);
-        Promise::init(self);
+        self.init_constructor::<Promise>(lazy);
         AsyncFunction::init(self);
         self.init_object::<AsyncGenerator>(lazy);
         self.init_constructor::<AsyncGeneratorFunction>(lazy);
