@@ -51,6 +51,8 @@ export default function () {
     'URI functions': () => encodeURIComponent('a b') === 'a%20b' && decodeURI('%41') === 'A',
     'instanceof and toString tags': () => Object.prototype.toString.call(new Set()) === '[object Set]' && Object.prototype.toString.call(JSON) === '[object JSON]',
     'names and lengths': () => Date.name === 'Date' && Map.length === 0 && Uint8Array.name === 'Uint8Array',
+    'String, Number, Boolean': () => 'ab'.toUpperCase() === 'AB' && (1.5).toFixed(2) === '1.50' && true.toString() === 'true' && parseInt('12px') === 12,
+    'Promise': () => typeof Promise.resolve(1).then === 'function',
     'a prototype cycle is refused': () => Reflect.setPrototypeOf(Function.prototype, DataView) === false,
   });
 }
