@@ -239,6 +239,10 @@ pub(crate) fn canonicalize_keyed_collection_key(value: JsValue) -> JsValue {
     }
 }
 
+/// How many built-ins `Realm::initialize` defers with every feature (one less without
+/// `float16`, two less without `annex-b`), so the list is allocated once at its size.
+pub(crate) const DEFERRED_BUILTINS: usize = 57;
+
 impl Realm {
     /// Abstract operation [`CreateIntrinsics ( realmRec )`][spec]
     ///
@@ -252,6 +256,9 @@ impl Realm {
     /// `Array.prototype`, an iterator's prototype chain) and nearly every script reaches
     /// the others on its first lines (any failed lookup ends at `Object.prototype`).
     pub(crate) fn initialize(&self, lazy: bool) {
+        if lazy {
+            self.deferred_builtins_mut().reserve_exact(DEFERRED_BUILTINS);
+        }
         BuiltInFunctionObject::init(self);
         OrdinaryObject::init(self);
         Iterator::init(self);
