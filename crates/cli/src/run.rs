@@ -366,27 +366,17 @@ fn execute_and_report(
         abort.clone()
     };
     let collector = Collector::start(aggregator, outputs, started, threshold_abort);
-    let shared = Arc::new(Shared {
-        program: loaded.program.clone(),
-        registry: loaded.registry.clone(),
-        samples: collector.sender(),
-        http: Arc::new(http),
-        tags: options
-            .tags
-            .clone()
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
-        no_cookies_reset: options.no_cookies_reset.unwrap_or(false),
-        no_vu_connection_reuse: options.no_vu_connection_reuse.unwrap_or(false),
+    let shared = Shared::new(
+        loaded.program.clone(),
+        loaded.registry.clone(),
+        collector.sender(),
+        http,
+        options,
         logger,
-        setup_data: OnceLock::new(),
-        options: test_options,
-        execution: OnceLock::new(),
-        marked_failed: std::sync::atomic::AtomicBool::new(false),
-        vu_stripe: vu_stripe.clone(),
-        run: run_options,
-    });
+        test_options,
+        vu_stripe.clone(),
+        run_options,
+    );
     let flow = Flow {
         paused: options.paused.unwrap_or(false),
         // Nor does it run (or initialize a VU for) a setup the script does not export.

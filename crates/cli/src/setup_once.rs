@@ -71,27 +71,17 @@ impl SetupOnce {
         let test_options = crate::options_json::test_options(options).map_err(|e| invalid(e.0))?;
         let (samples, rx): (SyncSender<Vec<Sample>>, _) =
             std::sync::mpsc::sync_channel(SAMPLE_BATCHES);
-        let shared = Arc::new(Shared {
+        let shared = Shared::new(
             program,
             registry,
             samples,
-            http: Arc::new(http),
-            tags: options
-                .tags
-                .clone()
-                .unwrap_or_default()
-                .into_iter()
-                .collect(),
-            no_cookies_reset: options.no_cookies_reset.unwrap_or(false),
-            no_vu_connection_reuse: options.no_vu_connection_reuse.unwrap_or(false),
+            http,
+            options,
             logger,
-            setup_data: OnceLock::new(),
-            options: test_options,
-            execution: OnceLock::new(),
-            marked_failed: std::sync::atomic::AtomicBool::new(false),
-            vu_stripe: rk6_scheduler::Stripe::full(),
+            test_options,
+            rk6_scheduler::Stripe::full(),
             run,
-        });
+        );
         let exports = |name: &str| functions.iter().any(|f| f == name);
         Ok(SetupOnce {
             shared,

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use rk6_http::ClientConfig;
 use rk6_metrics::{Registry, Sample};
+use rk6_options::Options;
 
 use crate::log::Logger;
 use crate::script::program::Program;
@@ -43,25 +44,53 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Settings for the options-reading init pass, before options are known: samples go
-    /// nowhere and HTTP uses defaults (requests are not allowed in init anyway).
-    pub fn for_init(program: Arc<Program>, registry: Arc<Registry>, logger: Logger) -> Arc<Shared> {
-        let (samples, _) = std::sync::mpsc::sync_channel(1);
+    /// The state of one run: what the caller built (the HTTP client settings, `run` and
+    /// `options`, the JSON of the consolidated options), with the test-wide tags and the
+    /// cookie and connection reuse switches read from `typed`, and nothing set yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        program: Arc<Program>,
+        registry: Arc<Registry>,
+        samples: SyncSender<Vec<Sample>>,
+        http: ClientConfig,
+        typed: &Options,
+        logger: Logger,
+        options: serde_json::Value,
+        vu_stripe: rk6_scheduler::Stripe,
+        run: crate::RunOptions,
+    ) -> Arc<Shared> {
         Arc::new(Shared {
             program,
             registry,
             samples,
-            http: Arc::new(ClientConfig::default()),
-            tags: Vec::new(),
-            no_cookies_reset: false,
-            no_vu_connection_reuse: false,
+            http: Arc::new(http),
+            tags: typed.tags.clone().unwrap_or_default().into_iter().collect(),
+            no_cookies_reset: typed.no_cookies_reset.unwrap_or(false),
+            no_vu_connection_reuse: typed.no_vu_connection_reuse.unwrap_or(false),
             logger,
             setup_data: OnceLock::new(),
-            options: serde_json::Value::Null,
+            options,
             execution: OnceLock::new(),
             marked_failed: AtomicBool::new(false),
-            vu_stripe: rk6_scheduler::Stripe::full(),
-            run: crate::RunOptions::default(),
+            vu_stripe,
+            run,
         })
+    }
+
+    /// Settings for the options-reading init pass, before options are known: samples go
+    /// nowhere and HTTP uses defaults (requests are not allowed in init anyway).
+    pub fn for_init(program: Arc<Program>, registry: Arc<Registry>, logger: Logger) -> Arc<Shared> {
+        let (samples, _) = std::sync::mpsc::sync_channel(1);
+        Self::new(
+            program,
+            registry,
+            samples,
+            ClientConfig::default(),
+            &Options::default(),
+            logger,
+            serde_json::Value::Null,
+            rk6_scheduler::Stripe::full(),
+            crate::RunOptions::default(),
+        )
     }
 }
