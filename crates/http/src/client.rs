@@ -19,9 +19,11 @@ use crate::debug::{self, Dump, HttpDebug};
 use crate::decode::decode;
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError, Side};
+use crate::h1::conn::H1Error;
+use crate::h1::framing::BodyKind;
 use crate::headers::{self, HeaderInputs};
 use crate::phases::Progress;
-use crate::pool::{Checkout, Conn, Pool, PoolKey};
+use crate::pool::{Checkout, Conn, Pool, PoolKey, Sender};
 use crate::raw::{self, RawConn};
 use crate::redirect::{self, HopRequest};
 use crate::request::{Request, SharedJar};
@@ -57,8 +59,34 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A response head and its connection, before the body is read.
 struct Head {
     parts: http::response::Parts,
-    body: Incoming,
+    body: RespBody,
     conn: Conn,
+}
+
+/// Where a response's body comes from.
+enum RespBody {
+    /// Read by the HTTP/1 connection itself, framed as said.
+    H1(BodyKind),
+    /// hyper's HTTP/2 stream.
+    H2(Incoming),
+}
+
+/// How a request failed before its response head.
+enum SendFailure {
+    H1(H1Error),
+    H2(hyper::Error),
+}
+
+/// Words an HTTP/1 connection's failure as k6 does; `side` is where an I/O error happened.
+fn from_h1(e: H1Error, side: Side, conn: &Conn) -> HttpError {
+    match e {
+        H1Error::Framing(err) => err,
+        // Go's words for a server that hangs up before (or while) sending the head.
+        H1Error::Eof => HttpError::new(error::GENERIC, "EOF"),
+        H1Error::Io(io) => {
+            error::on_connection(error::from_io(&io, side), conn.local_addr, conn.remote_addr)
+        }
+    }
 }
 
 /// What has happened so far in one `send`, kept outside the future so a timeout can report it.
@@ -309,7 +337,11 @@ impl Client {
             // Full debug dumps show every body, even ones the script never sees.
             let discard =
                 (follow || digest.is_some() || req.discard_body) && debug != HttpDebug::Full;
-            let Head { parts, body, conn } = head;
+            let Head {
+                mut parts,
+                body,
+                conn,
+            } = head;
             let body = self
                 .read_body(body, discard, conn, &key, &parts, &mut chain.progress)
                 .await?;
@@ -371,14 +403,14 @@ impl Client {
             }
             let error_code = error.as_ref().map_or(status_error_code(status), |e| e.code);
             let mut response_headers = parts.headers;
-            headers::detach(&mut response_headers);
+            if proto == "HTTP/2.0" {
+                // HTTP/1 values already share one small copy of the head (`h1::framing`).
+                headers::detach(&mut response_headers);
+            }
             return Ok(Response {
                 status,
-                // A copy: the phrase is a slice of hyper's read buffer too (see `detach`).
-                reason: parts
-                    .extensions
-                    .get::<hyper::ext::ReasonPhrase>()
-                    .and_then(|r| hyper::ext::ReasonPhrase::try_from(r.as_bytes().to_vec()).ok()),
+                // Only HTTP/1 has reason phrases, already in the head's own copy.
+                reason: parts.extensions.remove::<hyper::ext::ReasonPhrase>(),
                 proto,
                 headers: response_headers,
                 body,
@@ -442,14 +474,26 @@ impl Client {
                 headers::build_request(hop, h2, inputs)?
             };
             progress.request_headers = Some(request.headers().clone());
-            let request = request.map(|b| ReqBody::new(b, marks.clone()));
-            if !h2 {
-                conn.stats.arm();
-            }
-            match conn.send(request).await {
-                Ok(resp) => {
+            let sent = match &mut conn.sender {
+                Sender::H1(h1) => {
+                    conn.stats.arm();
+                    h1.send(&request)
+                        .await
+                        .map(|(parts, kind)| (parts, RespBody::H1(kind)))
+                        .map_err(SendFailure::H1)
+                }
+                Sender::H2(h2) => h2
+                    .send_request(request.map(|b| ReqBody::new(b, marks.clone())))
+                    .await
+                    .map(|resp| {
+                        let (parts, body) = resp.into_parts();
+                        (parts, RespBody::H2(body))
+                    })
+                    .map_err(SendFailure::H2),
+            };
+            match sent {
+                Ok((parts, body)) => {
                     progress.head_arrived(Instant::now());
-                    let (parts, body) = resp.into_parts();
                     return Ok(Head { parts, body, conn });
                 }
                 Err(e) => {
@@ -469,6 +513,10 @@ impl Client {
                         continue;
                     }
                     let side = if written { Side::Read } else { Side::Write };
+                    let e = match e {
+                        SendFailure::H1(e) => return Err(from_h1(e, side, &conn)),
+                        SendFailure::H2(e) => e,
+                    };
                     let malformed = (e.is_parse() || e.is_parse_status())
                         .then(|| error::malformed_status_line(&conn.stats.head_sample()))
                         .flatten();
@@ -514,9 +562,9 @@ impl Client {
     /// Reads (or drains) the body, then returns the connection to the pool if it may be reused.
     async fn read_body(
         &self,
-        mut body: Incoming,
+        body: RespBody,
         discard: bool,
-        conn: Conn,
+        mut conn: Conn,
         key: &PoolKey,
         parts: &http::response::Parts,
         progress: &mut Progress,
@@ -524,18 +572,28 @@ impl Client {
         let hint = content_length(&parts.headers)
             .unwrap_or(0)
             .min(MAX_PREALLOC);
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| {
-                let err = error::from_hyper(&e, Side::Read);
-                error::on_connection(err, conn.local_addr, conn.remote_addr)
-            })?;
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            if discard || data.is_empty() {
-                continue;
+        match body {
+            RespBody::H1(kind) => {
+                if let Sender::H1(h1) = &mut conn.sender {
+                    let read = h1.read_body(kind, discard, &mut progress.body, hint).await;
+                    read.map_err(|e| from_h1(e, Side::Read, &conn))?;
+                }
             }
-            progress.body.push(data, hint);
+            RespBody::H2(mut body) => {
+                while let Some(frame) = body.frame().await {
+                    let frame = frame.map_err(|e| {
+                        let err = error::from_hyper(&e, Side::Read);
+                        error::on_connection(err, conn.local_addr, conn.remote_addr)
+                    })?;
+                    let Ok(data) = frame.into_data() else {
+                        continue;
+                    };
+                    if discard || data.is_empty() {
+                        continue;
+                    }
+                    progress.body.push(data, hint);
+                }
+            }
         }
         progress.body_done = Some(Instant::now());
         // Before the connection can serve another request, whose bytes are not ours.

@@ -1,4 +1,4 @@
-//! Opening a connection: DNS, TCP connect, TLS handshake, hyper handshake.
+//! Opening a connection: DNS, TCP connect, TLS handshake, and for HTTP/2 hyper's handshake.
 //!
 //! Each step is timed separately into [`Progress`] as soon as it completes, so a request
 //! that times out mid-connect still reports the phases it got through.
@@ -15,6 +15,7 @@ use url::Host;
 use crate::config::ClientConfig;
 use crate::dns::DnsCache;
 use crate::error::{self, HttpError};
+use crate::h1::conn::H1Conn;
 use crate::phases::Progress;
 use crate::pool::{Conn, PoolKey, Sender};
 use crate::target::resolve_target;
@@ -67,7 +68,7 @@ pub(crate) async fn connect(
         if key.h2c {
             return handshake_h2(io, stats, ("", ""), addr).await;
         }
-        return handshake_h1(io, stats, ("", ""), addr).await;
+        return Ok(h1(io, stats, ("", ""), addr));
     }
 
     let server_name = match host {
@@ -91,7 +92,7 @@ pub(crate) async fn connect(
     if h2 {
         handshake_h2(io, stats, negotiated, addr).await
     } else {
-        handshake_h1(io, stats, negotiated, addr).await
+        Ok(h1(io, stats, negotiated, addr))
     }
 }
 
@@ -109,37 +110,24 @@ pub(crate) async fn dial(addr: SocketAddr, local_ip: Option<IpAddr>) -> std::io:
     socket.connect(addr).await
 }
 
-async fn handshake_h1<S>(
+/// An HTTP/1.1 connection needs no handshake: rk6's own client speaks on the socket.
+fn h1<S>(
     io: MeteredIo<S>,
     stats: Arc<IoStats>,
     (tls_version, tls_cipher_suite): (&'static str, &'static str),
     (local_addr, remote_addr): (Option<SocketAddr>, SocketAddr),
-) -> Result<Conn, HttpError>
+) -> Conn
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (sender, conn) = hyper::client::conn::http1::Builder::new()
-        // Real servers send these; Go tolerates them, so a load test should too.
-        .allow_spaces_after_header_name_in_responses(true)
-        .allow_obsolete_multiline_headers_in_responses(true)
-        // Header names go out in Go's canonical form (`X-Probe`, not `x-probe`), as k6 sends
-        // them: an echo server or a case-sensitive one sees what it would see from k6.
-        .title_case_headers(true)
-        .handshake(TokioIo::new(io))
-        .await
-        .map_err(|e| error::from_hyper(&e, error::Side::Write))?;
-    tokio::spawn(async move {
-        // Errors surface through the SendRequest; the driver only has to run.
-        let _ = conn.await;
-    });
-    Ok(Conn {
-        sender: Sender::H1(sender),
+    Conn {
+        sender: Sender::H1(H1Conn::new(Box::new(io))),
         stats,
         tls_version,
         tls_cipher_suite,
         local_addr,
         remote_addr,
-    })
+    }
 }
 
 async fn handshake_h2<S>(

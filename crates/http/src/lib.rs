@@ -10,9 +10,10 @@
 //!
 //! # Phase model
 //!
-//! The client owns the connect path and the pool (hyper's low-level `client::conn` API, not
-//! a pooled client), and every socket is wrapped in an observing I/O layer
-//! (`timing_io`). That makes every phase boundary an instant the crate sees directly:
+//! The client owns the connect path and the pool, speaks HTTP/1.1 itself (`h1`: the
+//! request's own task reads and writes the socket, no connection task) and HTTP/2 through
+//! hyper's low-level `client::conn` API, and every socket is wrapped in an observing I/O
+//! layer (`timing_io`). That makes every phase boundary an instant the crate sees directly:
 //!
 //! | phase | from | to |
 //! |---|---|---|
@@ -70,6 +71,7 @@ mod dns;
 mod encode;
 pub mod error;
 pub mod grpc;
+mod h1;
 mod headers;
 pub mod keepalive;
 mod legacy_pem;

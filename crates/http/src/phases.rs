@@ -90,11 +90,29 @@ impl BodyBuf {
         }
     }
 
+    /// Appends bytes read by the HTTP/1 connection (a copy out of its read buffer).
+    pub(crate) fn extend(&mut self, data: &[u8], hint: usize) {
+        if let Some(f) = self.first.take() {
+            self.rest.extend_from_slice(&f);
+        }
+        if self.rest.capacity() == 0 {
+            self.rest.reserve(hint.max(data.len()));
+        }
+        self.rest.extend_from_slice(data);
+    }
+
     /// Everything read so far.
     pub(crate) fn take(&mut self) -> Bytes {
-        self.first
-            .take()
-            .unwrap_or_else(|| std::mem::take(&mut self.rest).freeze())
+        if let Some(f) = self.first.take() {
+            return f;
+        }
+        let rest = std::mem::take(&mut self.rest);
+        // A body grown by doubling (chunked, no length to size it) would keep up to as much
+        // again in slack while the script's response object lives.
+        if rest.capacity() - rest.len() > rest.len() / 4 + 256 && rest.len() <= COPY_BELOW {
+            return Bytes::copy_from_slice(&rest);
+        }
+        rest.freeze()
     }
 }
 

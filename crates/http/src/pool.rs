@@ -21,11 +21,11 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper::body::Incoming;
-use hyper::client::conn::{http1, http2};
+use hyper::client::conn::http2;
 use tokio::sync::watch;
 
 use crate::body::ReqBody;
+use crate::h1::conn::H1Conn;
 use crate::timing_io::IoStats;
 
 /// Identifies connections that may serve a URL.
@@ -45,9 +45,10 @@ impl PoolKey {
     }
 }
 
-/// hyper's request handle for the negotiated protocol.
+/// The connection for the negotiated protocol: rk6's own for HTTP/1.1, hyper's request
+/// handle for HTTP/2.
 pub(crate) enum Sender {
-    H1(http1::SendRequest<ReqBody>),
+    H1(H1Conn),
     H2(http2::SendRequest<ReqBody>),
 }
 
@@ -76,9 +77,9 @@ impl Conn {
         }
     }
 
-    fn is_closed(&self) -> bool {
-        match &self.sender {
-            Sender::H1(s) => s.is_closed(),
+    fn is_closed(&mut self) -> bool {
+        match &mut self.sender {
+            Sender::H1(c) => c.is_closed(),
             Sender::H2(s) => s.is_closed(),
         }
     }
@@ -98,22 +99,11 @@ impl Conn {
         }
     }
 
-    /// Waits until the connection can take a request (HTTP/1 finishes the previous exchange).
+    /// Waits until the connection can take a request (HTTP/2: a free stream slot).
     pub(crate) async fn ready(&mut self) -> Result<(), hyper::Error> {
         match &mut self.sender {
-            Sender::H1(s) => s.ready().await,
+            Sender::H1(_) => Ok(()),
             Sender::H2(s) => s.ready().await,
-        }
-    }
-
-    /// Sends the request; resolves when the response head has arrived.
-    pub(crate) async fn send(
-        &mut self,
-        req: http::Request<ReqBody>,
-    ) -> Result<http::Response<Incoming>, hyper::Error> {
-        match &mut self.sender {
-            Sender::H1(s) => s.send_request(req).await,
-            Sender::H2(s) => s.send_request(req).await,
         }
     }
 }
@@ -174,13 +164,13 @@ impl Pool {
             Some(o) => o,
             None => self.origins.entry(key.clone()).or_default(),
         };
-        if let Some(shared) = &origin.shared {
+        if let Some(shared) = &mut origin.shared {
             if let (false, Some(c)) = (shared.is_closed(), shared.share()) {
                 return Checkout::Ready(c);
             }
             origin.shared = None;
         }
-        while let Some(conn) = origin.idle.pop() {
+        while let Some(mut conn) = origin.idle.pop() {
             if !conn.is_closed() {
                 return Checkout::Ready(conn);
             }
@@ -219,7 +209,7 @@ impl Pool {
     pub(crate) fn adopt(&mut self, key: &PoolKey, conn: &Conn) {
         let Some(shared) = conn.share() else { return };
         let origin = self.origins.entry(key.clone()).or_default();
-        if origin.shared.as_ref().is_none_or(Conn::is_closed) {
+        if origin.shared.as_mut().is_none_or(Conn::is_closed) {
             origin.shared = Some(shared);
         }
     }
@@ -239,7 +229,13 @@ impl Pool {
 
     /// Returns an HTTP/1 connection for reuse; drops it if the origin has enough idle ones.
     pub(crate) fn put(&mut self, key: &PoolKey, conn: Conn) {
-        if conn.is_h2() || conn.is_closed() {
+        // Not `is_closed`: the exchange just ended, so the socket has nothing new to say and
+        // a probe would be a wasted syscall per request; checkout looks.
+        let spent = match &conn.sender {
+            Sender::H1(c) => c.is_done(),
+            Sender::H2(_) => true,
+        };
+        if spent {
             return;
         }
         let origin = match self.origins.get_mut(key) {

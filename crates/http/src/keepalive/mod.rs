@@ -4,11 +4,9 @@
 //! per-phase timings and hyper's dispatcher task. A benchmark sends one fixed request over
 //! and over, so [`KeepAlive`] does only that: it writes bytes built once
 //! ([`RequestBytes`]), reads the answer into a buffer it reuses, parses the head with
-//! `httparse` and skips the body by its framing ([`framing`]). Nothing on the
+//! `httparse` and skips the body by its framing ([`crate::h1::framing`]). Nothing on the
 //! request path allocates. Plain `http://` only: a TLS origin may pick HTTP/2 by ALPN, which
 //! is the client's job.
-
-mod framing;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -20,8 +18,8 @@ use tokio::time::Sleep;
 use url::{Host, Url};
 
 use crate::error::{self, HttpError, Side};
+use crate::h1::framing::{self, BodyKind, Chunked};
 use crate::headers;
-use framing::{BodyKind, Chunked};
 
 /// Read buffer of a connection; a response head must fit in [`MAX_HEAD`].
 const BUFFER: usize = 16 * 1024;

@@ -1,11 +1,16 @@
-//! HTTP/1.x response framing for the lean keep-alive engine ([`super`]): the
-//! response head (parsed by `httparse`) and where the body ends (Content-Length, chunked
-//! transfer coding, or the connection closing).
+//! HTTP/1.x response framing, shared by the scripted client's connections
+//! ([`super::conn`]) and the `rk6 bench` engine ([`crate::keepalive`]): the response head
+//! (parsed by `httparse`) and where the body ends (Content-Length, chunked transfer coding,
+//! or the connection closing).
 //!
 //! Nothing here owns I/O: the functions look at buffered bytes and say how many they used,
 //! so split reads (down to one byte at a time) only mean calling them again with more.
 
 use std::mem::MaybeUninit;
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue};
+use http::HeaderMap;
 
 use crate::error::{self, HttpError};
 
@@ -76,9 +81,37 @@ impl From<FramingError> for HttpError {
     }
 }
 
+/// What the scripted client keeps of a head besides its framing.
+#[derive(Debug, Default)]
+pub(crate) struct HeadParts {
+    /// HTTP/1.0 or HTTP/1.1.
+    pub(crate) version: http::Version,
+    /// The header fields in wire order; values share one copy of the head.
+    pub(crate) headers: HeaderMap,
+    /// The reason phrase when it is not the status code's canonical one (hyper's rule).
+    pub(crate) reason: Option<Bytes>,
+}
+
 /// Parses the response head at the start of `buf`; `Ok(None)` means it is not complete yet.
 /// `head_request` says the request was a HEAD (its response has no body).
 pub(crate) fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, FramingError> {
+    parse(buf, head_request, None)
+}
+
+/// [`parse_head`], also filling `parts` with the version, headers and reason phrase.
+pub(crate) fn parse_head_parts(
+    buf: &[u8],
+    head_request: bool,
+    parts: &mut HeadParts,
+) -> Result<Option<Head>, FramingError> {
+    parse(buf, head_request, Some(parts))
+}
+
+fn parse(
+    buf: &[u8],
+    head_request: bool,
+    parts: Option<&mut HeadParts>,
+) -> Result<Option<Head>, FramingError> {
     let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut []);
     let len = match httparse::ParserConfig::default()
@@ -147,12 +180,82 @@ pub(crate) fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>,
         }
     };
     let close = close || (http10 && !keep_alive) || body == BodyKind::UntilClose || status == 101;
+    if let Some(parts) = parts {
+        collect(&buf[..len], &resp, parts)?;
+    }
     Ok(Some(Head {
         status,
         len,
         body,
         close,
     }))
+}
+
+/// Fills `parts` from a parsed head; `head` is the head's bytes, copied once so that the
+/// header values can be slices of it without pinning the connection's read buffer.
+fn collect(
+    head: &[u8],
+    resp: &httparse::Response<'_, '_>,
+    parts: &mut HeadParts,
+) -> Result<(), FramingError> {
+    let shared = Bytes::copy_from_slice(head);
+    // The same bytes in the copy: parsed slices point into `head`.
+    let copied = |part: &[u8]| {
+        if part.is_empty() {
+            return Bytes::new();
+        }
+        let at = part.as_ptr() as usize - head.as_ptr() as usize;
+        shared.slice(at..at + part.len())
+    };
+    let bad = |what: &str| {
+        FramingError::Head(HttpError::new(
+            error::GENERIC,
+            format!("malformed HTTP response: invalid header {what}"),
+        ))
+    };
+    parts.version = if resp.version == Some(0) {
+        http::Version::HTTP_10
+    } else {
+        http::Version::HTTP_11
+    };
+    parts.headers = HeaderMap::with_capacity(resp.headers.len());
+    for h in resp.headers.iter() {
+        let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| bad("name"))?;
+        let value = if h.value.contains(&b'\n') {
+            HeaderValue::from_bytes(&unfold(h.value))
+        } else {
+            HeaderValue::from_maybe_shared(copied(h.value))
+        }
+        .map_err(|_| bad("value"))?;
+        parts.headers.append(name, value);
+    }
+    let code = resp.code.unwrap_or_default();
+    let reason = resp.reason.unwrap_or_default();
+    let canonical = http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|s| s.canonical_reason());
+    parts.reason = (canonical != Some(reason)).then(|| copied(reason.as_bytes()));
+    Ok(())
+}
+
+/// An obsolete line-folded value (RFC 9112 §5.2) as one line: each fold, with the
+/// whitespace around it, becomes one space.
+fn unfold(value: &[u8]) -> Vec<u8> {
+    let mut lines = value.split(|&b| b == b'\n');
+    let mut out = trim(lines.next().unwrap_or_default()).to_vec();
+    for line in lines {
+        out.push(b' ');
+        out.extend_from_slice(trim(line));
+    }
+    out
+}
+
+/// `s` without the spaces, tabs and line ends around it.
+fn trim(s: &[u8]) -> &[u8] {
+    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let start = s.iter().position(|b| !is_ws(b)).unwrap_or(s.len());
+    let end = s.iter().rposition(|b| !is_ws(b)).map_or(start, |e| e + 1);
+    &s[start..end.max(start)]
 }
 
 /// The comma-separated tokens of a header value, trimmed, empty ones skipped.
@@ -178,7 +281,7 @@ enum ChunkState {
     Done,
 }
 
-/// Finds the end of a chunked body; the data itself is skipped (bench counts wire bytes).
+/// Finds the end of a chunked body and hands out its data (the bench skips it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Chunked {
     state: ChunkState,
@@ -201,6 +304,15 @@ impl Chunked {
     /// that was; the rest (a partial size line, CRLF or trailer line) must be offered again
     /// with more bytes after it. Stops at the end of the body.
     pub(crate) fn advance(&mut self, buf: &[u8]) -> Result<usize, FramingError> {
+        self.advance_with(buf, |_| {})
+    }
+
+    /// [`Chunked::advance`], passing each piece of chunk data to `data` in order.
+    pub(crate) fn advance_with(
+        &mut self,
+        buf: &[u8],
+        mut data: impl FnMut(&[u8]),
+    ) -> Result<usize, FramingError> {
         let mut at = 0;
         loop {
             let rest = &buf[at..];
@@ -219,6 +331,9 @@ impl Chunked {
                 },
                 ChunkState::Data(left) => {
                     let take = left.min(rest.len() as u64);
+                    if take > 0 {
+                        data(&rest[..take as usize]);
+                    }
                     at += take as usize;
                     if take == left {
                         self.state = ChunkState::DataEnd;
