@@ -487,6 +487,18 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_endless_head_is_refused_at_hypers_limit() {
+        let mut reply = b"HTTP/1.1 200 OK\r\nX-Big: ".to_vec();
+        reply.resize(MAX_HEAD + 16 * 1024, b'a');
+        let (res, _, conn) = exchange(get("/", &[]), reply.leak(), 8192).await;
+        match res {
+            Err(H1Error::Framing(e)) => assert!(e.message.contains("too large"), "{}", e.message),
+            _ => panic!("head limit expected"),
+        }
+        assert!(conn.is_done());
+    }
+
+    #[tokio::test]
     async fn keep_alive_and_close_rules() {
         let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
         let (res, _, conn) = exchange(get("/", &[]), ok, 64).await;
