@@ -99,6 +99,7 @@ pub mod optimizer;
 pub mod property;
 pub mod realm;
 pub mod script;
+pub mod shared_intrinsics;
 pub mod string;
 pub mod symbol;
 pub mod value;
@@ -358,15 +359,28 @@ impl TestAction {
 #[cfg(test)]
 #[track_caller]
 fn run_test_actions(actions: impl IntoIterator<Item = TestAction>) {
-    // Every test runs twice: with the built-ins filled when the realm is created, and with
-    // them filled on first use (`ContextBuilder::lazy_builtins`), which must not be
-    // observable.
+    // Every test runs three times: with the built-ins filled when the realm is created, with
+    // them filled on first use (`ContextBuilder::lazy_builtins`), and on intrinsics shared
+    // with other contexts of the thread (`ContextBuilder::shared_intrinsics`), none of which
+    // must be observable; the shared intrinsics must come out of the test unchanged.
     let actions: Vec<TestAction> = actions.into_iter().collect();
-    let again: Option<Vec<TestAction>> = actions.iter().map(TestAction::try_clone).collect();
-    run_test_actions_in(actions, false);
-    if let Some(again) = again {
-        run_test_actions_in(again, true);
+    let lazy: Option<Vec<TestAction>> = actions.iter().map(TestAction::try_clone).collect();
+    let shared: Option<Vec<TestAction>> = actions.iter().map(TestAction::try_clone).collect();
+    run_test_actions_in(actions, Builtins::Eager);
+    if let (Some(lazy), Some(shared)) = (lazy, shared) {
+        run_test_actions_in(lazy, Builtins::Lazy);
+        run_test_actions_in(shared, Builtins::Shared);
+        shared_intrinsics::tests::assert_thread_template_unchanged();
     }
+}
+
+/// How a test context gets its built-ins.
+#[cfg(test)]
+#[derive(Clone, Copy)]
+enum Builtins {
+    Eager,
+    Lazy,
+    Shared,
 }
 
 #[cfg(test)]
@@ -415,8 +429,14 @@ impl TestAction {
 
 #[cfg(test)]
 #[track_caller]
-fn run_test_actions_in(actions: Vec<TestAction>, lazy_builtins: bool) {
-    let mut context = Context::builder().lazy_builtins(lazy_builtins);
+fn run_test_actions_in(actions: Vec<TestAction>, builtins: Builtins) {
+    let mut context = match builtins {
+        Builtins::Eager => Context::builder(),
+        Builtins::Lazy => Context::builder().lazy_builtins(true),
+        Builtins::Shared => {
+            Context::builder().shared_intrinsics(shared_intrinsics::tests::thread_template())
+        }
+    };
     if cfg!(miri) {
         // Do not use OS APIs when running with Miri to avoid escaping the
         // isolated sandbox.

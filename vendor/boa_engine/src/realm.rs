@@ -19,6 +19,7 @@ use crate::{
     environments::DeclarativeEnvironment,
     module::Module,
     object::shape::RootShape,
+    shared_intrinsics::SharedIntrinsics,
 };
 use boa_ast::scope::Scope;
 use boa_engine::JsValue;
@@ -55,7 +56,8 @@ impl std::fmt::Debug for Realm {
 
 #[derive(Trace, Finalize)]
 struct Inner {
-    intrinsics: Intrinsics,
+    /// Shared with other realms when this realm was made from [`SharedIntrinsics`].
+    intrinsics: Gc<Intrinsics>,
 
     /// The global declarative environment of this realm.
     environment: Gc<DeclarativeEnvironment>,
@@ -76,6 +78,10 @@ struct Inner {
 
     /// Built-ins whose objects are still placeholders (`builtins::lazy`).
     deferred_builtins: GcRefCell<Vec<Deferred>>,
+
+    /// This realm's own copies of the shared intrinsic objects it changed, by the shared
+    /// object's address (`crate::shared_intrinsics`).
+    overlays: GcRefCell<FxHashMap<usize, Overlay>>,
 }
 
 impl Realm {
@@ -98,6 +104,20 @@ impl Realm {
             JsNativeError::typ().with_message("failed to create the realm intrinsics")
         })?;
 
+        let realm = Self::with_intrinsics(hooks, Gc::new(intrinsics));
+
+        realm.initialize(lazy_builtins);
+
+        Ok(realm)
+    }
+
+    /// Creates a [`Realm`] that uses the frozen intrinsics of `shared` instead of building
+    /// its own; only its global object and environment are new.
+    pub(crate) fn create_sharing(hooks: &dyn HostHooks, shared: &SharedIntrinsics) -> Self {
+        Self::with_intrinsics(hooks, shared.intrinsics().clone())
+    }
+
+    fn with_intrinsics(hooks: &dyn HostHooks, intrinsics: Gc<Intrinsics>) -> Self {
         let global_object = hooks.create_global_object(&intrinsics);
         let global_this = hooks
             .create_global_this(&intrinsics)
@@ -105,7 +125,7 @@ impl Realm {
         let environment = Gc::new(DeclarativeEnvironment::global());
         let scope = Scope::new_global();
 
-        let realm = Self {
+        Self {
             inner: Gc::new(Inner {
                 intrinsics,
                 environment,
@@ -117,12 +137,42 @@ impl Realm {
                 host_classes: GcRefCell::default(),
                 host_defined: GcRefCell::default(),
                 deferred_builtins: GcRefCell::default(),
+                overlays: GcRefCell::default(),
             }),
-        };
+        }
+    }
 
-        realm.initialize(lazy_builtins);
+    /// This realm's copy of the shared object `object`, if it made one.
+    #[inline]
+    pub(crate) fn overlay(&self, object: &JsObject) -> Option<JsObject> {
+        let overlays = self.inner.overlays.borrow();
+        if overlays.is_empty() {
+            return None;
+        }
+        overlays
+            .get(&(object.addr()))
+            .map(|o| o.copy.clone())
+    }
 
-        Ok(realm)
+    /// This realm's copy of the shared object `object`, made now if it has none.
+    pub(crate) fn overlay_or_create(&self, object: &JsObject) -> JsObject {
+        if let Some(copy) = self.overlay(object) {
+            return copy;
+        }
+        let copy = crate::shared_intrinsics::copy_of(object);
+        self.inner.overlays.borrow_mut().insert(
+            object.addr(),
+            Overlay {
+                shared: object.clone(),
+                copy: copy.clone(),
+            },
+        );
+        copy
+    }
+
+    /// The intrinsics, as the handle realms sharing them hold.
+    pub(crate) fn intrinsics_gc(&self) -> &Gc<Intrinsics> {
+        &self.inner.intrinsics
     }
 
     /// The built-ins still waiting for their first use.
@@ -272,8 +322,22 @@ impl Realm {
             .remove(&TypeId::of::<C>())
     }
 
+    /// The number of shared objects this realm has its own copy of.
+    #[must_use]
+    pub fn overlay_count(&self) -> usize {
+        self.inner.overlays.borrow().len()
+    }
+
     pub(crate) fn addr(&self) -> *const () {
         let ptr: *const _ = &raw const *self.inner;
         ptr.cast()
     }
+}
+
+/// A realm's own copy of a shared intrinsic object.
+#[derive(Trace, Finalize)]
+struct Overlay {
+    /// Keeps the key's object alive (the shared objects outlive every realm anyway).
+    shared: JsObject,
+    copy: JsObject,
 }

@@ -187,6 +187,7 @@ static PLACEHOLDER_OBJECT: InternalObjectMethods = InternalObjectMethods {
     __own_property_keys__: own_property_keys,
     __call__: ORDINARY_INTERNAL_METHODS.__call__,
     __construct__: ORDINARY_INTERNAL_METHODS.__construct__,
+    shared_of: None,
 };
 
 static PLACEHOLDER_FUNCTION: InternalObjectMethods = InternalObjectMethods {

@@ -1841,3 +1841,242 @@ impl ObjectTemplates {
         &self.wait_async
     }
 }
+
+impl Intrinsics {
+    /// Calls `f` with every intrinsic object (each constructor, prototype and intrinsic
+    /// object of the realm). The destructuring is exhaustive on purpose: a new intrinsic
+    /// must be listed here, or intrinsics shared between realms
+    /// (`crate::shared_intrinsics`) would miss it.
+    pub(crate) fn for_each_object(&self, f: &mut dyn FnMut(&JsObject)) {
+        let Self {
+            constructors,
+            objects,
+            templates: _,
+        } = self;
+        let StandardConstructors {
+            object,
+            proxy,
+            date,
+            function,
+            async_function,
+            generator_function,
+            async_generator_function,
+            array,
+            bigint,
+            number,
+            boolean,
+            string,
+            regexp,
+            symbol,
+            error,
+            type_error,
+            reference_error,
+            range_error,
+            syntax_error,
+            eval_error,
+            uri_error,
+            aggregate_error,
+            map,
+            set,
+            typed_array,
+            typed_int8_array,
+            typed_uint8_array,
+            typed_uint8clamped_array,
+            typed_int16_array,
+            typed_uint16_array,
+            typed_int32_array,
+            typed_uint32_array,
+            typed_bigint64_array,
+            typed_biguint64_array,
+            #[cfg(feature = "float16")]
+            typed_float16_array,
+            typed_float32_array,
+            typed_float64_array,
+            array_buffer,
+            shared_array_buffer,
+            data_view,
+            date_time_format,
+            promise,
+            weak_ref,
+            weak_map,
+            weak_set,
+            iterator,
+            finalization_registry,
+            #[cfg(feature = "intl")]
+            collator,
+            #[cfg(feature = "intl")]
+            list_format,
+            #[cfg(feature = "intl")]
+            locale,
+            #[cfg(feature = "intl")]
+            segmenter,
+            #[cfg(feature = "intl")]
+            plural_rules,
+            #[cfg(feature = "intl")]
+            number_format,
+            #[cfg(feature = "temporal")]
+            instant,
+            #[cfg(feature = "temporal")]
+            plain_date_time,
+            #[cfg(feature = "temporal")]
+            plain_date,
+            #[cfg(feature = "temporal")]
+            plain_time,
+            #[cfg(feature = "temporal")]
+            plain_year_month,
+            #[cfg(feature = "temporal")]
+            plain_month_day,
+            #[cfg(feature = "temporal")]
+            time_zone,
+            #[cfg(feature = "temporal")]
+            duration,
+            #[cfg(feature = "temporal")]
+            zoned_date_time,
+            #[cfg(feature = "temporal")]
+            calendar,
+        } = constructors;
+        for c in [
+            object,
+            proxy,
+            date,
+            function,
+            async_function,
+            generator_function,
+            async_generator_function,
+            array,
+            bigint,
+            number,
+            boolean,
+            string,
+            regexp,
+            symbol,
+            error,
+            type_error,
+            reference_error,
+            range_error,
+            syntax_error,
+            eval_error,
+            uri_error,
+            aggregate_error,
+            map,
+            set,
+            typed_array,
+            typed_int8_array,
+            typed_uint8_array,
+            typed_uint8clamped_array,
+            typed_int16_array,
+            typed_uint16_array,
+            typed_int32_array,
+            typed_uint32_array,
+            typed_bigint64_array,
+            typed_biguint64_array,
+            #[cfg(feature = "float16")]
+            typed_float16_array,
+            typed_float32_array,
+            typed_float64_array,
+            array_buffer,
+            shared_array_buffer,
+            data_view,
+            date_time_format,
+            promise,
+            weak_ref,
+            weak_map,
+            weak_set,
+            iterator,
+            finalization_registry,
+            #[cfg(feature = "intl")]
+            collator,
+            #[cfg(feature = "intl")]
+            list_format,
+            #[cfg(feature = "intl")]
+            locale,
+            #[cfg(feature = "intl")]
+            segmenter,
+            #[cfg(feature = "intl")]
+            plural_rules,
+            #[cfg(feature = "intl")]
+            number_format,
+            #[cfg(feature = "temporal")]
+            instant,
+            #[cfg(feature = "temporal")]
+            plain_date_time,
+            #[cfg(feature = "temporal")]
+            plain_date,
+            #[cfg(feature = "temporal")]
+            plain_time,
+            #[cfg(feature = "temporal")]
+            plain_year_month,
+            #[cfg(feature = "temporal")]
+            plain_month_day,
+            #[cfg(feature = "temporal")]
+            time_zone,
+            #[cfg(feature = "temporal")]
+            duration,
+            #[cfg(feature = "temporal")]
+            zoned_date_time,
+            #[cfg(feature = "temporal")]
+            calendar,
+        ] {
+            f(&c.constructor.clone().into());
+            f(&c.prototype);
+        }
+        let IntrinsicObjects {
+            reflect,
+            math,
+            json,
+            throw_type_error,
+            array_prototype_values,
+            array_prototype_to_string,
+            iterator_prototypes,
+            generator,
+            async_generator,
+            atomics,
+            eval,
+            uri_functions,
+            is_finite,
+            is_nan,
+            parse_float,
+            parse_int,
+            #[cfg(feature = "annex-b")]
+            escape,
+            #[cfg(feature = "annex-b")]
+            unescape,
+            #[cfg(feature = "intl")]
+            intl,
+            #[cfg(feature = "intl")]
+            segments_prototype,
+            #[cfg(feature = "temporal")]
+            temporal,
+            #[cfg(feature = "temporal")]
+            now,
+        } = objects;
+        f(reflect);
+        f(math);
+        f(json);
+        f(&throw_type_error.clone().into());
+        f(&array_prototype_values.clone().into());
+        f(&array_prototype_to_string.clone().into());
+        iterator_prototypes.for_each_object(f);
+        f(generator);
+        f(async_generator);
+        f(atomics);
+        f(&eval.clone().into());
+        uri_functions.for_each_object(f);
+        f(&is_finite.clone().into());
+        f(&is_nan.clone().into());
+        f(&parse_float.clone().into());
+        f(&parse_int.clone().into());
+        #[cfg(feature = "annex-b")]
+        f(&escape.clone().into());
+        #[cfg(feature = "annex-b")]
+        f(&unescape.clone().into());
+        #[cfg(feature = "intl")]
+        f(&intl.clone().upcast());
+        #[cfg(feature = "intl")]
+        f(segments_prototype);
+        #[cfg(feature = "temporal")]
+        f(temporal);
+        #[cfg(feature = "temporal")]
+        f(now);
+    }
+}

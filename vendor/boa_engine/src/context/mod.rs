@@ -31,6 +31,7 @@ use crate::{
     property::{Attribute, PropertyDescriptor, PropertyKey},
     realm::Realm,
     script::Script,
+    shared_intrinsics::SharedIntrinsics,
     vm::{ActiveRunnable, CallFrame, Vm},
 };
 
@@ -1013,6 +1014,7 @@ pub struct ContextBuilder {
     module_loader: Option<Rc<dyn DynModuleLoader>>,
     can_block: bool,
     lazy_builtins: bool,
+    shared_intrinsics: Option<SharedIntrinsics>,
     #[cfg(feature = "intl")]
     icu: Option<icu::IntlProvider>,
     #[cfg(feature = "temporal")]
@@ -1046,7 +1048,8 @@ impl std::fmt::Debug for ContextBuilder {
                 &self.module_loader.as_ref().map(|_| ModuleLoader),
             )
             .field("can_block", &self.can_block)
-            .field("lazy_builtins", &self.lazy_builtins);
+            .field("lazy_builtins", &self.lazy_builtins)
+            .field("shared_intrinsics", &self.shared_intrinsics.is_some());
 
         #[cfg(feature = "intl")]
         out.field("icu", &self.icu);
@@ -1194,6 +1197,19 @@ impl ContextBuilder {
         self
     }
 
+    /// Builds the context's realm on the frozen intrinsics of another context of this
+    /// thread (see [`SharedIntrinsics`]) instead of building its own: only the global object
+    /// and its environment are new. Overrides [`ContextBuilder::lazy_builtins`].
+    ///
+    /// Scripts cannot tell the difference: a change a script makes to a shared built-in
+    /// (a new property, a replaced method, `Object.freeze`, a new prototype) lands in a copy
+    /// of that object private to this context's realm.
+    #[must_use]
+    pub fn shared_intrinsics(mut self, shared: SharedIntrinsics) -> Self {
+        self.shared_intrinsics = Some(shared);
+        self
+    }
+
     /// Specifies the number of instructions remaining to the [`Context`].
     ///
     /// This function is only available if the `fuzz` feature is enabled.
@@ -1221,11 +1237,19 @@ impl ContextBuilder {
             CANNOT_BLOCK_COUNTER.set(CANNOT_BLOCK_COUNTER.get() + 1);
         }
 
-        let root_shape = RootShape::default();
-
         let host_hooks = self.host_hooks.unwrap_or(Rc::new(DefaultHooks));
         let clock = self.clock.unwrap_or_else(|| Rc::new(StdClock::new()));
-        let realm = Realm::create_with(host_hooks.as_ref(), &root_shape, self.lazy_builtins)?;
+        let (root_shape, realm) = if let Some(shared) = &self.shared_intrinsics {
+            // Objects made from the shared templates already live in that shape tree.
+            let root_shape = shared.root_shape().clone();
+            let realm = Realm::create_sharing(host_hooks.as_ref(), shared);
+            (root_shape, realm)
+        } else {
+            let root_shape = RootShape::default();
+            let realm =
+                Realm::create_with(host_hooks.as_ref(), &root_shape, self.lazy_builtins)?;
+            (root_shape, realm)
+        };
         let vm = Vm::new(realm);
 
         let module_loader: Rc<dyn DynModuleLoader> = if let Some(loader) = self.module_loader {

@@ -1045,6 +1045,19 @@ impl<T: NativeObject> JsObject<T> {
         self.inner.vtable.set(vtable);
     }
 
+    /// The object's address, as a key for its identity.
+    pub(crate) fn addr(&self) -> usize {
+        std::ptr::from_ref::<VTableObject<T>>(&self.inner).cast::<()>() as usize
+    }
+
+    /// Whether the object is one of the frozen intrinsics several realms share
+    /// (`crate::shared_intrinsics`).
+    #[inline]
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        self.inner.vtable.get().shared_of.is_some()
+    }
+
     pub(crate) fn inner(&self) -> &Gc<VTableObject<T>> {
         &self.inner
     }

@@ -839,6 +839,13 @@ impl JsObject {
         if self.is_array() {
             return Ok(true);
         }
+        // (A shared `Array.prototype` wraps the array internal methods, see
+        // `crate::shared_intrinsics`; `is_array` is false for it to keep the fast paths off.)
+        if self.vtable().shared_of.is_some_and(|v| {
+            std::ptr::eq(v, &raw const crate::builtins::array::ARRAY_EXOTIC_INTERNAL_METHODS)
+        }) {
+            return Ok(true);
+        }
 
         // 3. If argument is a Proxy exotic object, then
         if let Some(proxy) = self.downcast_ref::<Proxy>() {

@@ -33,7 +33,7 @@ use thin_vec::ThinVec;
 ///
 /// This method uses more space, since we also have to store the property descriptors, not just the value.
 /// It is also slower because we need to do a hash lookup.
-#[derive(Debug, Trace, Finalize)]
+#[derive(Debug, Clone, Trace, Finalize)]
 pub enum IndexedProperties {
     /// Dense [`i32`] storage.
     DenseI32(ThinVec<i32>),

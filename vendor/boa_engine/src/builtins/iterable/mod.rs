@@ -109,6 +109,40 @@ impl Default for IteratorPrototypes {
 }
 
 impl IteratorPrototypes {
+    /// Calls `f` with each prototype (exhaustively, see `Intrinsics::for_each_object`).
+    pub(crate) fn for_each_object(&self, f: &mut dyn FnMut(&JsObject)) {
+        let Self {
+            iterator,
+            async_iterator,
+            async_from_sync_iterator,
+            array,
+            set,
+            string,
+            regexp_string,
+            map,
+            #[cfg(feature = "intl")]
+            segment,
+            iterator_helper,
+            wrap_for_valid_iterator,
+        } = self;
+        for o in [
+            iterator,
+            async_iterator,
+            async_from_sync_iterator,
+            array,
+            set,
+            string,
+            regexp_string,
+            map,
+            #[cfg(feature = "intl")]
+            segment,
+            iterator_helper,
+            wrap_for_valid_iterator,
+        ] {
+            f(o);
+        }
+    }
+
     /// Returns the `ArrayIteratorPrototype` object.
     #[inline]
     #[must_use]

@@ -118,7 +118,9 @@ impl ForInIterator {
                     }
                 }
             }
-            let proto = object.prototype().clone();
+            // [[GetPrototypeOf]], not the shape's prototype: a realm's view of a shared
+            // built-in may differ from the object's own (`crate::shared_intrinsics`).
+            let proto = object.__get_prototype_of__(context)?;
             match proto {
                 Some(o) => {
                     object = o;

@@ -59,6 +59,24 @@ impl Default for UriFunctions {
 }
 
 impl UriFunctions {
+    /// Calls `f` with each function (exhaustively, see `Intrinsics::for_each_object`).
+    pub(crate) fn for_each_object(&self, f: &mut dyn FnMut(&JsObject)) {
+        let Self {
+            decode_uri,
+            decode_uri_component,
+            encode_uri,
+            encode_uri_component,
+        } = self;
+        for o in [
+            decode_uri,
+            decode_uri_component,
+            encode_uri,
+            encode_uri_component,
+        ] {
+            f(&o.clone().into());
+        }
+    }
+
     pub(crate) fn decode_uri(&self) -> JsFunction {
         self.decode_uri.clone()
     }

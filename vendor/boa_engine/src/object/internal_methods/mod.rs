@@ -389,6 +389,7 @@ pub(crate) const ORDINARY_INTERNAL_METHODS: InternalObjectMethods = InternalObje
     __own_property_keys__: ordinary_own_property_keys,
     __call__: non_existent_call,
     __construct__: non_existent_construct,
+    shared_of: None,
 };
 
 /// The internal representation of the internal methods of a `JsObject`.
@@ -451,6 +452,9 @@ pub struct InternalObjectMethods {
         argument_count: usize,
         context: &mut InternalMethodCallContext<'_>,
     ) -> JsResult<CallValue>,
+    /// For the internal methods of an object shared by several realms
+    /// (`crate::shared_intrinsics`): the object's own internal methods, which these wrap.
+    pub(crate) shared_of: Option<&'static InternalObjectMethods>,
 }
 
 /// The return value of an internal method (`[[Call]]` or `[[Construct]]`).
@@ -569,6 +573,13 @@ pub(crate) fn ordinary_set_prototype_of(
             if crate::builtins::lazy::is_placeholder(&proto) {
                 crate::builtins::lazy::ensure_initialized(&proto, context)?;
                 p = Some(proto);
+                continue;
+            }
+            // A shared intrinsic is ordinary too; its prototype is the one this realm sees.
+            if proto.vtable().shared_of.is_some_and(|v| {
+                v.__get_prototype_of__ as usize == ordinary_get_prototype_of as *const () as usize
+            }) {
+                p = proto.__get_prototype_of__(context)?;
                 continue;
             }
             break;

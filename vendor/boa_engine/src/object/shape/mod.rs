@@ -96,6 +96,15 @@ impl Shape {
         matches!(self.inner, Inner::Unique(_))
     }
 
+    /// A shape for a copy of an object: a shared shape is immutable and can be used as it
+    /// is, a unique shape is copied so that changing one object leaves the other as it was.
+    pub(crate) fn detached(&self) -> Self {
+        match &self.inner {
+            Inner::Shared(shape) => shape.clone().into(),
+            Inner::Unique(shape) => shape.detached().into(),
+        }
+    }
+
     pub(crate) const fn as_unique(&self) -> Option<&UniqueShape> {
         if let Inner::Unique(shape) = &self.inner {
             return Some(shape);

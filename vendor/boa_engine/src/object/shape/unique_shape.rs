@@ -53,6 +53,11 @@ impl UniqueShape {
         *self.inner.prototype.borrow_mut() = prototype;
     }
 
+    /// A new unique shape with the same prototype and a copy of the property table.
+    pub(crate) fn detached(&self) -> Self {
+        Self::new(self.prototype(), self.property_table().borrow().clone())
+    }
+
     /// Get the prototype of the [`UniqueShape`].
     pub(crate) fn prototype(&self) -> JsPrototype {
         self.inner.prototype.borrow().clone()
