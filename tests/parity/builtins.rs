@@ -1,12 +1,12 @@
-//! The built-ins a script sees, side by side with k6. rk6's VUs fill most built-ins on
-//! first use (vendor/README.md, patch 6); what a script can observe must not change: their
-//! contents, identities and callable shape, changes made to them before or after their
-//! first use, and each VU's own copy.
+//! The built-ins a script sees, side by side with k6. The VUs of an rk6 worker thread share
+//! one frozen set of built-ins (vendor/README.md, patch 9); what a script can observe must not
+//! change: their contents, identities and callable shape, changes made to them in the init
+//! code or later, and each VU's own view (4 VUs on 2 cores: VUs 1 and 3 share a worker).
 
 use super::compare;
 
 #[test]
-fn builtins_filled_on_first_use_agree_with_k6() {
+fn builtins_shared_by_the_vus_of_a_worker_agree_with_k6() {
     compare(
         "parity-builtins",
         r#"
@@ -19,7 +19,7 @@ const initRegExp = /(\d+)-(\d+)/;
 const initTypes = [typeof Date, typeof Math, typeof Proxy, typeof encodeURI, typeof Symbol].join();
 
 export const options = {
-  scenarios: { s: { executor: 'per-vu-iterations', vus: 2, iterations: 2 } },
+  scenarios: { s: { executor: 'per-vu-iterations', vus: 4, iterations: 2 } },
   thresholds: { checks: ['rate==1'] },
 };
 
@@ -27,15 +27,26 @@ export default function () {
   const vu = exec.vu.idInTest;
   const first = exec.vu.iterationInScenario === 0;
   if (first && vu === 1) {
-    // Only VU 1 changes these: VU 2 must not see it.
+    // Only VU 1 changes these: the others must not see it.
     Date.prototype.vuOne = true;
     Math.vuOne = true;
+    Array.prototype.includes = () => 'vu one';
+    Object.prototype.everywhere = 1;
+    delete String.prototype.padStart;
+    Object.freeze(JSON);
+    Object.setPrototypeOf(Set.prototype, null);
   }
+  const one = vu === 1;
   check(null, {
     'typeof before first use': () => initTypes === 'function,object,function,function,function',
     'init change kept': () => new Map().tagged === 'init',
     'regexp from init': () => initRegExp.exec('12-34')[2] === '34',
     'changes stay in their VU': () => (vu === 1) === (new Date(0).vuOne === true) && (vu === 1) === (Math.vuOne === true),
+    'replaced methods stay in their VU': () => one === ([1].includes(1) === 'vu one') && one === (typeof ''.padStart === 'undefined'),
+    'Object.prototype stays in its VU': () => one === (({}).everywhere === 1) && one === ('everywhere' in []),
+    'frozen built-ins stay in their VU': () => one === Object.isFrozen(JSON) && JSON.parse('[3]')[0] === 3,
+    'prototype changes stay in their VU': () => one === (Object.getPrototypeOf(Set.prototype) === null) && one !== (new Set() instanceof Object),
+    'functions run in their VU': () => Function('return this')() === globalThis && (0, eval)('typeof __VU') === 'number',
     'Date': () => Date.UTC(2000, 0, 1) === 946684800000 && new Date(0).toISOString() === '1970-01-01T00:00:00.000Z',
     'Map and Set': () => new Map([[1, 'a']]).get(1) === 'a' && new Set([1, 1, 2]).size === 2,
     'Weak collections': () => new WeakMap() instanceof WeakMap && new WeakSet() instanceof WeakSet,

@@ -16,17 +16,18 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::value::{define, plain_object};
 
-/// Replaces `JSON.parse` in `ctx` with the fast parser, falling back to the original.
-pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
+/// Replaces `JSON.parse` in `ctx` with the fast parser, falling back to the original, which
+/// it returns: only the new function can reach it.
+pub(crate) fn install(ctx: &mut Context) -> JsResult<Option<JsObject>> {
     let json = ctx.intrinsics().objects().json();
     let original = json.get(js_string!("parse"), ctx)?;
     let Some(original) = original.as_object() else {
-        return Ok(());
+        return Ok(None);
     };
     let realm = ctx.realm().clone();
     let parse = FunctionObjectBuilder::new(
         &realm,
-        NativeFunction::from_copy_closure_with_captures(parse, original),
+        NativeFunction::from_copy_closure_with_captures(parse, original.clone()),
     )
     .name(js_string!("parse"))
     .length(2)
@@ -40,7 +41,7 @@ pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
             .configurable(true),
         ctx,
     )?;
-    Ok(())
+    Ok(Some(original))
 }
 
 fn parse(

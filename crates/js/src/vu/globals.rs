@@ -1,5 +1,6 @@
 //! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration),
-//! `global` and `crypto`; `JSON.parse` is replaced by a leaner one (see `json::parse`).
+//! `global` and `crypto`. (The leaner `JSON.parse` is part of the built-ins the VUs of a
+//! thread share, `vu::builtins`.)
 
 use std::collections::BTreeMap;
 
@@ -61,7 +62,6 @@ pub(crate) fn install(
     ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
     install_commonjs_traps(ctx)?;
     crate::modules::webcrypto::install_global(ctx)?;
-    crate::json::parse::install(ctx)?;
     Ok(())
 }
 

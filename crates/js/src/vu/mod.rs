@@ -1,5 +1,6 @@
 //! The scheduler's view of a JS VU: a [`Runtime`] inside its coroutine.
 
+pub(crate) mod builtins;
 pub(crate) mod commonjs;
 pub(crate) mod globals;
 pub(crate) mod lifecycle;

@@ -29,6 +29,8 @@ pub(crate) const RECURSION_LIMIT: usize = 2048;
 /// A VU's context after its init code ran.
 pub(crate) struct Runtime {
     ctx: Context,
+    /// Keeps the thread's shared built-ins alive while this VU uses them.
+    _builtins: Rc<boa_engine::shared_intrinsics::SharedIntrinsics>,
     pub(crate) host: Rc<Host>,
     namespace: JsObject,
     functions: HashMap<String, JsObject>,
@@ -40,10 +42,11 @@ impl Runtime {
     /// Builds the context and evaluates the script's init code.
     pub(crate) fn init(vu_id: u64, shared: Arc<Shared>) -> Result<Runtime, ScriptError> {
         let loader = Rc::new(Loader::new(shared.program.clone()));
-        // A VU touches a few dozen of Boa's ~430 built-in functions; the rest (Date, Map,
-        // RegExp, typed arrays, ...) are built on first use (vendor/README.md, patch 6).
+        // The built-ins are the thread's, shared by its VUs (`vu::builtins`).
+        let builtins = crate::vu::builtins::for_this_thread()
+            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         let mut ctx = Context::builder()
-            .lazy_builtins(true)
+            .shared_intrinsics((*builtins).clone())
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
@@ -71,6 +74,7 @@ impl Runtime {
         host.phase.set(Phase::Run);
         Ok(Runtime {
             ctx,
+            _builtins: builtins,
             host,
             namespace,
             functions: HashMap::new(),
