@@ -31,7 +31,11 @@
 //! `eval` and the objects a built-in creates belong to the realm that called it. Only native
 //! functions can be shared; a script function (closures over an environment) cannot.
 
-use std::sync::{Mutex, PoisonError};
+use std::{
+    cell::Cell,
+    rc::Rc,
+    sync::{Mutex, PoisonError},
+};
 
 use boa_gc::Gc;
 use rustc_hash::FxHashSet;
@@ -62,13 +66,13 @@ use crate::{
 pub struct SharedIntrinsics {
     intrinsics: Gc<Intrinsics>,
     root_shape: RootShape,
-    objects: usize,
+    objects: Rc<Cell<usize>>,
 }
 
 impl std::fmt::Debug for SharedIntrinsics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SharedIntrinsics")
-            .field("objects", &self.objects)
+            .field("objects", &self.objects.get())
             .finish_non_exhaustive()
     }
 }
@@ -100,36 +104,35 @@ impl SharedIntrinsics {
             .intrinsics()
             .for_each_object(&mut |o| roots.push(o.clone()));
         roots.extend(extra.iter().cloned());
-        let objects = reachable(roots);
-        for object in &objects {
-            if object.is::<OrdinaryFunction>() {
-                return Err(JsNativeError::typ()
-                    .with_message("a script function cannot be shared between realms")
-                    .into());
-            }
-            if copy_vtable(object).is_none() {
-                return Err(JsNativeError::typ()
-                    .with_message("an exotic object cannot be shared between realms")
-                    .into());
-            }
-        }
-        for object in &objects {
-            if let Some(mut function) = object.downcast_mut::<NativeFunctionObject>() {
-                function.realm = None;
-            }
-            object.set_vtable(wrapper_for(object.vtable()));
-        }
+        let objects = share_reachable(roots)?;
         Ok(Self {
             intrinsics: realm.intrinsics_gc().clone(),
             root_shape: context.root_shape().clone(),
-            objects: objects.len(),
+            objects: Rc::new(Cell::new(objects)),
         })
+    }
+
+    /// Shares more objects with the realms built on these intrinsics, after the freeze:
+    /// everything reachable from `roots` that is not shared yet, with the same rules as
+    /// [`SharedIntrinsics::freeze`] (nothing is shared if one object cannot be). The objects
+    /// may have been made in any realm of this thread built on these intrinsics, typically
+    /// the first to need them; from now on that realm's changes to them are its own too.
+    ///
+    /// Returns how many objects were added.
+    ///
+    /// # Errors
+    ///
+    /// An object that cannot be shared (see [`SharedIntrinsics::freeze`]).
+    pub fn share(&self, roots: &[JsObject]) -> JsResult<usize> {
+        let added = share_reachable(roots.to_vec())?;
+        self.objects.set(self.objects.get() + added);
+        Ok(added)
     }
 
     /// How many objects are shared.
     #[must_use]
     pub fn object_count(&self) -> usize {
-        self.objects
+        self.objects.get()
     }
 
     pub(crate) fn intrinsics(&self) -> &Gc<Intrinsics> {
@@ -141,8 +144,33 @@ impl SharedIntrinsics {
     }
 }
 
+/// Shares every object reachable from `roots` that is not shared yet, after checking that
+/// all of them can be; returns how many.
+fn share_reachable(roots: Vec<JsObject>) -> JsResult<usize> {
+    let objects = reachable(roots);
+    for object in &objects {
+        if object.is::<OrdinaryFunction>() {
+            return Err(JsNativeError::typ()
+                .with_message("a script function cannot be shared between realms")
+                .into());
+        }
+        if copy_vtable(object).is_none() {
+            return Err(JsNativeError::typ()
+                .with_message("an exotic object cannot be shared between realms")
+                .into());
+        }
+    }
+    for object in &objects {
+        if let Some(mut function) = object.downcast_mut::<NativeFunctionObject>() {
+            function.realm = None;
+        }
+        object.set_vtable(wrapper_for(object.vtable()));
+    }
+    Ok(objects.len())
+}
+
 /// Every object reachable from `roots` through prototypes and property values that is not
-/// shared yet (an object frozen before keeps its wrapper).
+/// shared yet (an object shared before keeps its wrapper).
 fn reachable(roots: Vec<JsObject>) -> Vec<JsObject> {
     let mut seen = FxHashSet::default();
     let mut stack = roots;
@@ -720,6 +748,46 @@ pub(crate) mod tests {
             "const o = {}; Object.setPrototypeOf(Map.prototype, o); \
              Reflect.setPrototypeOf(o, Map.prototype) === false"
         ));
+    }
+
+    #[test]
+    fn objects_made_in_a_sharing_realm_can_be_shared_later() {
+        let shared = thread_template();
+        let mut a = sharing_context();
+        let mut b = sharing_context();
+        // `a` makes an object with a native function; once shared, `b` may use it.
+        let exports = eval(&mut a, "({ version: 1, list: [1, 2], plain: { deep: 'x' } })")
+            .as_object()
+            .expect("an object");
+        let f = crate::object::FunctionObjectBuilder::new(
+            a.realm(),
+            crate::NativeFunction::from_fn_ptr(|_, _, ctx| {
+                Ok(ctx.global_object().get(crate::js_string!("mark"), ctx)?)
+            }),
+        )
+        .build();
+        exports
+            .set(crate::js_string!("read"), f, true, &mut a)
+            .expect("set");
+        let before = shared.object_count();
+        // The object, its array, its nested object and the function.
+        assert_eq!(shared.share(&[exports.clone()]).expect("shareable"), 4);
+        assert_eq!(shared.object_count(), before + 4);
+        assert!(exports.is_shared());
+        for (ctx, mark) in [(&mut a, "a"), (&mut b, "b")] {
+            ctx.register_global_property(crate::js_string!("exports"), exports.clone(), crate::property::Attribute::all())
+                .expect("global");
+            eval(ctx, &format!("globalThis.mark = '{mark}'; true"));
+            // The native runs in the realm of whoever calls it.
+            assert!(eval_bool(ctx, &format!("exports.read() === '{mark}'")));
+        }
+        eval(&mut a, "exports.version = 2; exports.list.push(3); exports.plain.deep = 'y'; true");
+        assert!(eval_bool(&mut a, "exports.version === 2 && exports.list.length === 3 && exports.plain.deep === 'y'"));
+        assert!(eval_bool(&mut b, "exports.version === 1 && exports.list.length === 2 && exports.plain.deep === 'x'"));
+        // A script function is refused, and nothing of the graph is shared then.
+        let closure = eval(&mut a, "({ holder: {}, f() {} })").as_object().expect("an object");
+        assert!(shared.share(&[closure.clone()]).is_err());
+        assert!(!closure.is_shared());
     }
 
     #[test]

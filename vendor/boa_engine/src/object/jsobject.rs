@@ -1003,6 +1003,9 @@ impl<T: NativeObject> JsObject<T> {
         K: Into<PropertyKey>,
         P: Into<PropertyDescriptor>,
     {
+        // A shared object is changed through its internal methods, into a realm's copy
+        // (`crate::shared_intrinsics`); writing into it directly would show in every realm.
+        debug_assert!(!self.is_shared(), "insert_property on a shared object");
         self.insert(key.into(), property)
     }
 
