@@ -1,7 +1,8 @@
 //! The built-ins a script sees, side by side with k6. The VUs of an rk6 worker thread share
 //! one frozen set of built-ins (vendor/README.md, patch 9); what a script can observe must not
 //! change: their contents, identities and callable shape, changes made to them in the init
-//! code or later, and each VU's own view (4 VUs on 2 cores: VUs 1 and 3 share a worker).
+//! code or later, and each VU's own view (4 VUs on 2 cores: VUs 1 and 3 share a worker), k6's globals and the exports of its
+//! modules included.
 
 use super::compare;
 
@@ -12,6 +13,8 @@ fn builtins_shared_by_the_vus_of_a_worker_agree_with_k6() {
         r#"
 import { check } from 'k6';
 import exec from 'k6/execution';
+import http from 'k6/http';
+import * as k6 from 'k6';
 
 // Changed in the init code, before anything used them.
 Map.prototype.tagged = 'init';
@@ -35,6 +38,12 @@ export default function () {
     delete String.prototype.padStart;
     Object.freeze(JSON);
     Object.setPrototypeOf(Set.prototype, null);
+    // k6's globals and module exports are shared by the VUs of an rk6 worker too.
+    __ENV.VU_ONE = 'yes';
+    crypto.subtle.vuOne = true;
+    http.vuOne = true;
+    http.url = () => 'replaced';
+    setTimeout.vuOne = true;
   }
   const one = vu === 1;
   check(null, {
@@ -46,6 +55,8 @@ export default function () {
     'Object.prototype stays in its VU': () => one === (({}).everywhere === 1) && one === ('everywhere' in []),
     'frozen built-ins stay in their VU': () => one === Object.isFrozen(JSON) && JSON.parse('[3]')[0] === 3,
     'prototype changes stay in their VU': () => one === (Object.getPrototypeOf(Set.prototype) === null) && one !== (new Set() instanceof Object),
+    'k6 globals stay in their VU': () => one === (__ENV.VU_ONE === 'yes') && one === (crypto.subtle.vuOne === true) && one === (setTimeout.vuOne === true),
+    'module exports stay in their VU': () => one === (http.vuOne === true) && one === (http.url === undefined ? false : http.url`x` === 'replaced') && typeof k6.check === 'function' && typeof http.get === 'function',
     'functions run in their VU': () => Function('return this')() === globalThis && (0, eval)('typeof __VU') === 'number',
     'Date': () => Date.UTC(2000, 0, 1) === 946684800000 && new Date(0).toISOString() === '1970-01-01T00:00:00.000Z',
     'Map and Set': () => new Map([[1, 'a']]).get(1) === 'a' && new Set([1, 1, 2]).size === 2,

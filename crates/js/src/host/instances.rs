@@ -1,8 +1,7 @@
 //! Per-VU state of the modules (k6's `ModuleInstance`): a module's state type makes its
-//! instance once per VU, on first use, and the VU's [`Host`] owns it. The module's natives
-//! capture the instance when the module is built for the VU, so a native reaches its state
-//! with a pointer chase instead of a lookup; a new module adds its own state type, not
-//! fields on `Host`.
+//! instance once per VU, on first use, and the VU's [`Host`] owns it. A module's natives find
+//! the calling VU's instance through its context ([`native`]), so the functions themselves hold
+//! nothing of a VU; a new module adds its own state type, not fields on `Host`.
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
@@ -45,7 +44,22 @@ impl Instances {
     }
 }
 
-/// An instance as a native captures it: weakly, because the instance may hold JS objects
+/// The signature of a native that works on a module instance.
+pub(crate) type InstanceFn<T> = fn(&Rc<T>, &JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>;
+
+/// A native function calling `f` with the calling VU's instance of `T`.
+///
+/// The instance is looked up at each call (a few tens of nanoseconds) rather than captured:
+/// a function that captures nothing of a VU can be shared by every VU of its thread, as the
+/// exports of k6's modules are (`vu::builtins`).
+pub(crate) fn native<T: ModuleInstance>(f: InstanceFn<T>) -> NativeFunction {
+    NativeFunction::from_copy_closure(move |this, args, ctx| {
+        let instance = Host::of(ctx).instance::<T>();
+        f(&instance, this, args, ctx)
+    })
+}
+
+/// An instance as [`bound`] captures it: weakly, because the instance may hold JS objects
 /// (prototypes, pending promises) that lead back to the native, and a strong reference in
 /// that loop would be a cycle the collector cannot see. The VU's `Host` keeps the instance
 /// alive for as long as the VU's JS can run.
@@ -59,16 +73,9 @@ unsafe impl<T> Trace for Captured<T> {
     boa_gc::empty_trace!();
 }
 
-/// The signature of a native that works on a module instance.
-pub(crate) type InstanceFn<T> = fn(&Rc<T>, &JsValue, &[JsValue], &mut Context) -> JsResult<JsValue>;
-
-/// A native function calling `f` with `instance`.
-pub(crate) fn native<T: 'static>(instance: &Rc<T>, f: InstanceFn<T>) -> NativeFunction {
-    native_weak(&Rc::downgrade(instance), f)
-}
-
-/// [`native`] for an instance known by its weak reference (from inside the instance).
-pub(crate) fn native_weak<T: 'static>(instance: &Weak<T>, f: InstanceFn<T>) -> NativeFunction {
+/// A native function calling `f` with `instance`, for functions made per VU (a gRPC client's
+/// methods, a WebSocket session's): they hold the one instance they work on.
+pub(crate) fn bound<T: 'static>(instance: &Rc<T>, f: InstanceFn<T>) -> NativeFunction {
     NativeFunction::from_copy_closure_with_captures(
         move |this, args, captured: &Captured<T>, ctx| match captured.0.upgrade() {
             Some(instance) => f(&instance, this, args, ctx),
@@ -76,7 +83,7 @@ pub(crate) fn native_weak<T: 'static>(instance: &Weak<T>, f: InstanceFn<T>) -> N
                 .with_message("this function belongs to a VU that has ended")
                 .into()),
         },
-        Captured(instance.clone()),
+        Captured(Rc::downgrade(instance)),
     )
 }
 

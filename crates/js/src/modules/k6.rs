@@ -10,7 +10,7 @@ use rk6_metrics::builtin;
 
 use super::args::string_map;
 use super::synthetic::Export;
-use crate::host::instances::{native, ModuleInstance};
+use crate::host::instances::{bound, native, ModuleInstance};
 use crate::host::Host;
 
 /// The `k6` module's per-VU state: the seeded `Math.random` (`randomSeed`).
@@ -24,15 +24,14 @@ impl ModuleInstance for K6 {
     }
 }
 
-/// The `k6` module's functions for the VU `ctx` belongs to.
-pub(super) fn functions(ctx: &Context) -> Vec<Export> {
-    let k6 = Host::of(ctx).instance::<K6>();
+/// The `k6` module's functions.
+pub(super) fn functions() -> Vec<Export> {
     vec![
         ("check", 2, NativeFunction::from_fn_ptr(check)),
         ("group", 2, NativeFunction::from_fn_ptr(group)),
         ("sleep", 1, NativeFunction::from_fn_ptr(sleep)),
         ("fail", 1, NativeFunction::from_fn_ptr(fail)),
-        ("randomSeed", 1, native(&k6, random_seed)),
+        ("randomSeed", 1, native::<K6>(random_seed)),
     ]
 }
 
@@ -145,7 +144,7 @@ fn random_seed(k6: &Rc<K6>, _: &JsValue, args: &[JsValue], ctx: &mut Context) ->
     let math = ctx.global_object().get(js_string!("Math"), ctx)?;
     if let Some(math) = math.as_object() {
         let f =
-            boa_engine::object::FunctionObjectBuilder::new(ctx.realm(), native(k6, seeded_random))
+            boa_engine::object::FunctionObjectBuilder::new(ctx.realm(), bound(k6, seeded_random))
                 .name(js_string!("random"))
                 .length(0)
                 .build();

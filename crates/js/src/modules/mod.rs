@@ -19,7 +19,7 @@ pub(crate) mod timers;
 pub(crate) mod webcrypto;
 mod ws;
 
-use boa_engine::{Context, JsNativeError, JsResult, Module};
+use boa_engine::{Context, JsNativeError, JsObject, JsResult, JsString, Module};
 
 use synthetic::synthetic;
 
@@ -53,17 +53,39 @@ const REMOVED: &[(&str, &str)] = &[
     ("k6/experimental/webcrypto", "the global crypto object"),
 ];
 
+/// The default export object and export names of `spec`, for the modules whose exports hold
+/// nothing of a VU (their functions find the calling VU's state through its context), so
+/// that the VUs of a thread share one (`vu::builtins`); `None` for the others.
+pub(crate) fn shareable_exports(
+    spec: &str,
+    ctx: &mut Context,
+) -> Option<(JsObject, Vec<JsString>)> {
+    match spec {
+        "k6" => Some(synthetic::exports_object(&[], k6::functions(), ctx)),
+        "k6/http" => Some(http::exports(ctx)),
+        "k6/encoding" => Some(synthetic::exports_object(&[], encoding::functions(), ctx)),
+        "k6/crypto" => Some(synthetic::exports_object(&[], crypto::functions(), ctx)),
+        "k6/timers" => Some(synthetic::exports_object(&[], timers::functions(), ctx)),
+        _ => None,
+    }
+}
+
+/// A module whose exports are `exports` (a shared default export object) and its `names`.
+pub(crate) fn from_exports(exports: JsObject, names: Vec<JsString>, ctx: &mut Context) -> Module {
+    synthetic::from_object(exports, names, ctx)
+}
+
 /// Builds the module `spec` ("k6", "k6/http", ...) in `ctx`.
 pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
     match spec {
-        "k6" => Ok(synthetic(k6::functions(ctx), ctx)),
+        "k6" => Ok(synthetic(k6::functions(), ctx)),
         "k6/http" => Ok(http::module(ctx)),
         "k6/encoding" => Ok(synthetic(encoding::functions(), ctx)),
         "k6/crypto" => Ok(synthetic(crypto::functions(), ctx)),
         "k6/metrics" => Ok(metrics::module(ctx)),
         "k6/data" => Ok(data::module(ctx)),
         "k6/execution" => Ok(execution::module(ctx)),
-        "k6/timers" => Ok(synthetic(timers::functions(ctx), ctx)),
+        "k6/timers" => Ok(synthetic(timers::functions(), ctx)),
         "k6/html" => Ok(html::module(ctx)),
         "k6/experimental/fs" => Ok(experimental::fs::module(ctx)),
         "k6/experimental/csv" => Ok(experimental::csv::module(ctx)),

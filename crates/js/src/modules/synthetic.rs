@@ -19,6 +19,17 @@ pub(crate) fn synthetic_with(
     exports: Vec<Export>,
     ctx: &mut Context,
 ) -> Module {
+    let (object, names) = exports_object(constants, exports, ctx);
+    from_object(object, names, ctx)
+}
+
+/// The default export object of a module exporting `constants`, then `exports`, with the
+/// export names in order.
+pub(crate) fn exports_object(
+    constants: &[(&str, &str)],
+    exports: Vec<Export>,
+    ctx: &mut Context,
+) -> (JsObject, Vec<JsString>) {
     let realm = ctx.realm().clone();
     let mut init = ObjectInitializer::new(ctx);
     let mut names = Vec::with_capacity(constants.len() + exports.len());
@@ -42,8 +53,7 @@ pub(crate) fn synthetic_with(
         init.property(name.clone(), func, Attribute::all());
         names.push(name);
     }
-    let object = init.build();
-    from_object(object, names, ctx)
+    (init.build(), names)
 }
 
 /// A module whose default export is `object` and whose named exports are its properties

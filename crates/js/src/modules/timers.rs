@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsValue};
+use boa_engine::{Context, JsNativeError, JsObject, JsResult, JsValue};
 use tokio::time::Instant;
 
 use super::synthetic::Export;
@@ -106,14 +106,14 @@ impl Pending for Timers {
     }
 }
 
-/// The timer functions of the VU `ctx` belongs to, as globals and as `k6/timers` exports.
-pub(crate) fn functions(ctx: &Context) -> Vec<Export> {
-    let timers = Host::of(ctx).instance::<Timers>();
+/// The timer functions, as globals and as `k6/timers` exports (each call works on the
+/// calling VU's timers).
+pub(crate) fn functions() -> Vec<Export> {
     vec![
-        ("setTimeout", 2, native(&timers, set_timeout)),
-        ("clearTimeout", 1, native(&timers, clear_timer)),
-        ("setInterval", 2, native(&timers, set_interval)),
-        ("clearInterval", 1, native(&timers, clear_timer)),
+        ("setTimeout", 2, native::<Timers>(set_timeout)),
+        ("clearTimeout", 1, native::<Timers>(clear_timer)),
+        ("setInterval", 2, native::<Timers>(set_interval)),
+        ("clearInterval", 1, native::<Timers>(clear_timer)),
     ]
 }
 
@@ -172,12 +172,4 @@ fn clear_timer(
         }
     }
     Ok(JsValue::undefined())
-}
-
-/// Installs the timer globals.
-pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
-    for (name, len, f) in functions(ctx) {
-        ctx.register_global_callable(js_string!(name), len, f)?;
-    }
-    Ok(())
 }

@@ -4,85 +4,184 @@
 
 use std::collections::BTreeMap;
 
-use boa_engine::object::ObjectInitializer;
-use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, JsNativeError, JsResult, JsString, JsValue, NativeFunction};
+use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::property::PropertyDescriptor;
+use boa_engine::{
+    js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
+};
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
 use crate::value::{array_buffer, define, plain_object};
 
-/// Installs the globals into a fresh context.
-pub(crate) fn install(
-    ctx: &mut Context,
-    vu_id: u64,
-    env: &BTreeMap<String, String>,
-) -> JsResult<()> {
-    let console = ObjectInitializer::new(ctx)
-        .function(
-            NativeFunction::from_fn_ptr(console_log),
-            js_string!("log"),
-            0,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(console_log),
-            js_string!("info"),
-            0,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(console_warn),
-            js_string!("warn"),
-            0,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(console_error),
-            js_string!("error"),
-            0,
-        )
-        .function(
-            NativeFunction::from_fn_ptr(console_debug),
-            js_string!("debug"),
-            0,
-        )
-        .build();
-    ctx.register_global_property(js_string!("console"), console, Attribute::all())?;
-    let env_obj = plain_object(ctx);
-    for (k, v) in env {
-        define(
-            &env_obj,
-            JsString::from(k.as_str()),
-            JsString::from(v.as_str()),
-        );
-    }
-    ctx.register_global_property(js_string!("__ENV"), env_obj, Attribute::all())?;
-    ctx.register_global_property(js_string!("__VU"), vu_id as f64, Attribute::all())?;
-    ctx.register_global_callable(js_string!("open"), 2, NativeFunction::from_fn_ptr(open))?;
-    crate::modules::timers::install(ctx)?;
-    let global = ctx.global_object();
-    ctx.register_global_property(js_string!("global"), global, Attribute::all())?;
-    install_commonjs_traps(ctx)?;
-    crate::modules::webcrypto::install_global(ctx)?;
-    Ok(())
+/// k6's global properties, in k6's order, as each VU's global object gets them. All but
+/// `__VU` and `global` hold the same objects in every VU of a thread (`vu::builtins`).
+pub(crate) struct Globals(Vec<(JsString, Global)>);
+
+enum Global {
+    /// The same value (a shared object or a primitive) in every VU.
+    Value(PropertyDescriptor),
+    /// The VU's number.
+    Vu,
+    /// The VU's own global object (`global`).
+    This,
 }
 
-/// k6's global `module` and `exports` accessors: in an ES module (a CommonJS file has its
-/// own parameters of those names) reading either throws, `typeof` included.
-fn install_commonjs_traps(ctx: &mut Context) -> JsResult<()> {
-    for name in ["module", "exports"] {
-        let getter = NativeFunction::from_copy_closure(move |_, _, ctx| {
-            Err(crate::value::go_error(format!("you are trying to access identifier \"{name}\", this likely is due to mixing ECMAScript Modules (ESM) and CommonJS syntax. This isn't supported in the JavaScript standard, please use only one or the other"), ctx))
-        })
-        .to_js_function(ctx.realm());
-        ctx.global_object().define_property_or_throw(
-            JsString::from(name),
-            boa_engine::property::PropertyDescriptor::builder()
-                .get(getter)
-                .enumerable(false)
-                .configurable(true),
-            ctx,
-        )?;
+impl Globals {
+    /// Makes the values of k6's globals in `ctx` (the template context of `vu::builtins`,
+    /// which shares [`Globals::objects`]).
+    pub(crate) fn make(ctx: &mut Context, env: &BTreeMap<String, String>) -> JsResult<Globals> {
+        let console = ObjectInitializer::new(ctx)
+            .function(
+                NativeFunction::from_fn_ptr(console_log),
+                js_string!("log"),
+                0,
+            )
+            .function(
+                NativeFunction::from_fn_ptr(console_log),
+                js_string!("info"),
+                0,
+            )
+            .function(
+                NativeFunction::from_fn_ptr(console_warn),
+                js_string!("warn"),
+                0,
+            )
+            .function(
+                NativeFunction::from_fn_ptr(console_error),
+                js_string!("error"),
+                0,
+            )
+            .function(
+                NativeFunction::from_fn_ptr(console_debug),
+                js_string!("debug"),
+                0,
+            )
+            .build();
+        let env_obj = plain_object(ctx);
+        for (k, v) in env {
+            define(
+                &env_obj,
+                JsString::from(k.as_str()),
+                JsString::from(v.as_str()),
+            );
+        }
+        let realm = ctx.realm().clone();
+        let function = |name: &str, length: usize, f: NativeFunction, constructor: bool| {
+            JsValue::from(
+                FunctionObjectBuilder::new(&realm, f)
+                    .name(JsString::from(name))
+                    .length(length)
+                    .constructor(constructor)
+                    .build(),
+            )
+        };
+        // As Boa's `register_global_callable` defines them (k6's are functions too).
+        let callable = |value: JsValue| {
+            Global::Value(
+                PropertyDescriptor::builder()
+                    .value(value)
+                    .writable(true)
+                    .enumerable(false)
+                    .configurable(true)
+                    .build(),
+            )
+        };
+        let all = |value: JsValue| {
+            Global::Value(
+                PropertyDescriptor::builder()
+                    .value(value)
+                    .writable(true)
+                    .enumerable(true)
+                    .configurable(true)
+                    .build(),
+            )
+        };
+        let mut globals = vec![
+            (js_string!("console"), all(console.into())),
+            (js_string!("__ENV"), all(env_obj.into())),
+            (js_string!("__VU"), Global::Vu),
+            (
+                js_string!("open"),
+                callable(function("open", 2, NativeFunction::from_fn_ptr(open), true)),
+            ),
+        ];
+        for (name, length, f) in crate::modules::timers::functions() {
+            globals.push((
+                JsString::from(name),
+                callable(function(name, length, f, true)),
+            ));
+        }
+        globals.push((js_string!("global"), Global::This));
+        // k6's global `module` and `exports` accessors: in an ES module (a CommonJS file has
+        // its own parameters of those names) reading either throws, `typeof` included.
+        for name in ["module", "exports"] {
+            let getter = NativeFunction::from_copy_closure(move |_, _, ctx| {
+                Err(crate::value::go_error(format!("you are trying to access identifier \"{name}\", this likely is due to mixing ECMAScript Modules (ESM) and CommonJS syntax. This isn't supported in the JavaScript standard, please use only one or the other"), ctx))
+            })
+            .to_js_function(&realm);
+            globals.push((
+                JsString::from(name),
+                Global::Value(
+                    PropertyDescriptor::builder()
+                        .get(getter)
+                        .enumerable(false)
+                        .configurable(true)
+                        .build(),
+                ),
+            ));
+        }
+        let crypto = crate::modules::webcrypto::global_object(ctx)?;
+        globals.push((js_string!("crypto"), all(crypto.into())));
+        globals.push((
+            js_string!("require"),
+            all(function(
+                "require",
+                1,
+                NativeFunction::from_fn_ptr(crate::vu::require::require),
+                false,
+            )),
+        ));
+        Ok(Globals(globals))
     }
-    Ok(())
+
+    /// The objects the globals hold, to share with the VUs of the thread.
+    pub(crate) fn objects(&self) -> Vec<JsObject> {
+        let mut out = Vec::new();
+        for (_, g) in &self.0 {
+            if let Global::Value(desc) = g {
+                for v in [desc.value(), desc.get(), desc.set()].into_iter().flatten() {
+                    if let Some(o) = v.as_object() {
+                        out.push(o.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Defines the globals on the global object of a VU's fresh context.
+    pub(crate) fn install(&self, ctx: &mut Context, vu_id: u64) -> JsResult<()> {
+        let global = ctx.global_object();
+        for (name, g) in &self.0 {
+            let desc = match g {
+                Global::Value(desc) => desc.clone(),
+                Global::Vu => data_property(vu_id as f64),
+                Global::This => data_property(global.clone()),
+            };
+            global.define_property_or_throw(name.clone(), desc, ctx)?;
+        }
+        Ok(())
+    }
+}
+
+fn data_property(value: impl Into<JsValue>) -> PropertyDescriptor {
+    PropertyDescriptor::builder()
+        .value(value)
+        .writable(true)
+        .enumerable(true)
+        .configurable(true)
+        .build()
 }
 
 /// Adds a scenario's `env` entries to `__ENV`.
@@ -92,11 +191,13 @@ pub(crate) fn extend_env(ctx: &mut Context, env: &BTreeMap<String, String>) {
         return;
     };
     if let Some(obj) = v.as_object() {
+        // Through its internal methods: `__ENV` is shared by the VUs of the thread, and a
+        // VU's change to it lands in a copy of its own.
         for (k, val) in env {
-            define(
-                &obj,
+            let _ = obj.create_data_property_or_throw(
                 JsString::from(k.as_str()),
                 JsString::from(val.as_str()),
+                ctx,
             );
         }
     }

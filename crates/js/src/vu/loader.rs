@@ -23,6 +23,7 @@ use crate::script::location::{resolve, Location, Target};
 use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 use crate::script::typescript::PositionMap;
 use crate::value::{define, go_error, plain_object};
+use crate::vu::builtins::Builtins;
 use crate::vu::commonjs::CommonJs;
 
 /// k6 1.1.0 has no dynamic `import()`: the promise rejects with this.
@@ -46,6 +47,8 @@ pub(crate) enum Main {
 /// Loads modules for one VU's context; each file is parsed once per VU.
 pub(crate) struct Loader {
     program: Arc<Program>,
+    /// The exports of k6's modules the VUs of this thread share.
+    shared: Rc<Builtins>,
     files: RefCell<HashMap<Location, Record>>,
     builtins: RefCell<HashMap<String, Module>>,
     /// `require('k6/…')`: the module's named exports as a plain object, one per VU.
@@ -56,9 +59,10 @@ pub(crate) struct Loader {
 }
 
 impl Loader {
-    pub(crate) fn new(program: Arc<Program>) -> Self {
+    pub(crate) fn new(program: Arc<Program>, shared: Rc<Builtins>) -> Self {
         Loader {
             program,
+            shared,
             files: RefCell::default(),
             builtins: RefCell::default(),
             required_builtins: RefCell::default(),
@@ -119,7 +123,13 @@ impl Loader {
         if let Some(m) = self.builtins.borrow().get(spec) {
             return Ok(m.clone());
         }
-        let module = modules::create(spec, ctx)?;
+        let module = match self
+            .shared
+            .module_exports(spec, ctx, modules::shareable_exports)?
+        {
+            Some((exports, names)) => modules::from_exports(exports, names, ctx),
+            None => modules::create(spec, ctx)?,
+        };
         self.builtins
             .borrow_mut()
             .insert(spec.to_string(), module.clone());

@@ -1,27 +1,15 @@
 //! k6's global `require()`: init context only, resolving against the file that calls it
 //! (there is no per-file `require`), sharing the VU's module instances with `import`.
 
-use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
+use boa_engine::{Context, JsNativeError, JsResult, JsValue};
 
 use crate::host::{Host, Phase};
 use crate::modules::args::string_arg;
 use crate::value::go_error;
 use crate::vu::loader::{caller, Loader};
 
-/// Installs the global `require`.
-pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
-    let f = boa_engine::object::FunctionObjectBuilder::new(
-        ctx.realm(),
-        NativeFunction::from_fn_ptr(require),
-    )
-    .name(js_string!("require"))
-    .length(1)
-    .build();
-    ctx.register_global_property(js_string!("require"), f, Attribute::all())
-}
-
-fn require(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+/// The global `require(spec)` (made into a function by `vu::globals`).
+pub(crate) fn require(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let host = Host::of(ctx);
     if host.phase.get() != Phase::Init {
         return Err(go_error("the \"require\" function is only available in the init stage (i.e. the global scope), see https://grafana.com/docs/k6/latest/using-k6/test-lifecycle/ for more information", ctx));

@@ -30,7 +30,7 @@ pub(crate) const RECURSION_LIMIT: usize = 2048;
 pub(crate) struct Runtime {
     ctx: Context,
     /// Keeps the thread's shared built-ins alive while this VU uses them.
-    _builtins: Rc<boa_engine::shared_intrinsics::SharedIntrinsics>,
+    _builtins: Rc<crate::vu::builtins::Builtins>,
     pub(crate) host: Rc<Host>,
     namespace: JsObject,
     functions: HashMap<String, JsObject>,
@@ -41,12 +41,13 @@ pub(crate) struct Runtime {
 impl Runtime {
     /// Builds the context and evaluates the script's init code.
     pub(crate) fn init(vu_id: u64, shared: Arc<Shared>) -> Result<Runtime, ScriptError> {
-        let loader = Rc::new(Loader::new(shared.program.clone()));
-        // The built-ins are the thread's, shared by its VUs (`vu::builtins`).
-        let builtins = crate::vu::builtins::for_this_thread()
+        // The built-ins, k6's globals and modules are the thread's, shared by its VUs
+        // (`vu::builtins`).
+        let builtins = crate::vu::builtins::for_this_thread(&shared)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
+        let loader = Rc::new(Loader::new(shared.program.clone(), builtins.clone()));
         let mut ctx = Context::builder()
-            .shared_intrinsics((*builtins).clone())
+            .shared_intrinsics(builtins.intrinsics.clone())
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
@@ -57,9 +58,9 @@ impl Runtime {
             .set_stack_size_limit(RECURSION_LIMIT * 64);
         let host = Host::new(vu_id, shared.clone());
         ctx.insert_data(host.clone());
-        globals::install(&mut ctx, vu_id, &shared.program.env)
-            .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
-        crate::vu::require::install(&mut ctx)
+        builtins
+            .globals
+            .install(&mut ctx, vu_id)
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         let start = loader
             .start_main(&mut ctx)

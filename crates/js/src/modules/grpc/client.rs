@@ -20,7 +20,7 @@ use super::instance::{count_bytes, Grpc};
 use super::params::{CallParams, ConnectParams};
 use super::proto::{self, MethodInfo};
 use super::reflect;
-use crate::host::instances::native;
+use crate::host::instances::bound;
 use crate::host::{Host, Phase};
 use crate::modules::go_error::{go_error, go_value};
 
@@ -69,7 +69,7 @@ pub(super) fn new_client(
     state.max_receive.set(DEFAULT_MAX_RECEIVE);
     let mut init = ObjectInitializer::with_native_data(ClientObject(state), ctx);
     for (name, len, f) in methods {
-        let func = FunctionObjectBuilder::new(&realm, native(grpc, f))
+        let func = FunctionObjectBuilder::new(&realm, bound(grpc, f))
             .name(JsString::from(name))
             .length(len)
             .build();

@@ -49,12 +49,12 @@ const STATUSES: &[(&str, u32)] = &[
 pub(super) fn module(ctx: &mut Context) -> Module {
     let grpc = Host::of(ctx).instance::<Grpc>();
     let realm = ctx.realm().clone();
-    let client = FunctionObjectBuilder::new(&realm, native(&grpc, client::new_client))
+    let client = FunctionObjectBuilder::new(&realm, native::<Grpc>(client::new_client))
         .name(JsString::from("Client"))
         .length(0)
         .constructor(true)
         .build();
-    let stream = FunctionObjectBuilder::new(&realm, native(&grpc, stream::new_stream))
+    let stream = FunctionObjectBuilder::new(&realm, native::<Grpc>(stream::new_stream))
         .name(JsString::from("Stream"))
         .length(3)
         .constructor(true)

@@ -23,7 +23,7 @@ use super::client::{method_of, state_of, too_large};
 use super::convert::{decode_stream_message, encode_request};
 use super::instance::{count_bytes, Grpc, StreamTags};
 use super::params::CallParams;
-use crate::host::instances::native;
+use crate::host::instances::bound;
 use crate::host::Host;
 use crate::modules::go_error::go_error;
 
@@ -130,7 +130,7 @@ pub(super) fn new_stream(
     let methods: [(&str, usize, super::instance::GrpcFn); 3] =
         [("on", 2, on), ("write", 1, write), ("end", 0, end)];
     for (name, len, f) in methods {
-        let func = FunctionObjectBuilder::new(&realm, native(grpc, f))
+        let func = FunctionObjectBuilder::new(&realm, bound(grpc, f))
             .name(JsString::from(name))
             .length(len)
             .build();

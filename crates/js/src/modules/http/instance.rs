@@ -2,7 +2,7 @@
 //! responses share, and the last URL it parsed.
 
 use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::task::Context as TaskContext;
 
 use boa_engine::{Context, JsResult, JsString};
@@ -16,8 +16,6 @@ use crate::host::Host;
 
 /// One VU's k6/http.
 pub(crate) struct Http {
-    /// This instance, for the natives made after the module was (response methods).
-    pub(super) me: Weak<Http>,
     /// `http.asyncRequest` calls not settled yet.
     pub(super) async_calls: AsyncCalls,
     /// Prototype and getters shared by this VU's response objects, made on first use.
@@ -41,8 +39,7 @@ impl Http {
 
 impl ModuleInstance for Http {
     fn make(host: &Host) -> Rc<Self> {
-        let http = Rc::new_cyclic(|me| Http {
-            me: me.clone(),
+        let http = Rc::new(Http {
             async_calls: AsyncCalls::default(),
             kit: RefCell::new(None),
             last_url: RefCell::new(None),

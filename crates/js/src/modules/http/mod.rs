@@ -18,12 +18,9 @@ pub(crate) mod response;
 mod samples;
 mod url_tag;
 
-use std::rc::Rc;
-
-use boa_engine::{Context, Module, NativeFunction};
+use boa_engine::{Context, JsObject, JsString, Module, NativeFunction};
 
 use crate::host::instances::native;
-use crate::host::Host;
 use instance::Http;
 
 use crate::modules::synthetic::{synthetic_with, Export};
@@ -66,30 +63,34 @@ const CONSTANTS: &[(&str, &str)] = &[
 /// The `k6/http` module of the VU `ctx` belongs to: constants first, then the functions
 /// (as k6 lists them).
 pub(super) fn module(ctx: &mut Context) -> Module {
-    let http = Host::of(ctx).instance::<Http>();
-    synthetic_with(CONSTANTS, functions(&http), ctx)
+    synthetic_with(CONSTANTS, functions(), ctx)
 }
 
-fn functions(http: &Rc<Http>) -> Vec<Export> {
+/// The module's default export object and export names.
+pub(super) fn exports(ctx: &mut Context) -> (JsObject, Vec<JsString>) {
+    super::synthetic::exports_object(CONSTANTS, functions(), ctx)
+}
+
+fn functions() -> Vec<Export> {
     vec![
         ("url", 1, NativeFunction::from_fn_ptr(url_tag)),
         ("cookieJar", 0, NativeFunction::from_fn_ptr(cookie_jar)),
         ("CookieJar", 0, NativeFunction::from_fn_ptr(new_cookie_jar)),
         ("file", 3, NativeFunction::from_fn_ptr(file)),
-        ("get", 2, native(http, get)),
-        ("head", 2, native(http, head)),
-        ("post", 3, native(http, post)),
-        ("put", 3, native(http, put)),
-        ("patch", 3, native(http, patch)),
-        ("del", 3, native(http, del)),
-        ("options", 3, native(http, options)),
-        ("request", 4, native(http, request)),
-        ("asyncRequest", 4, native(http, async_request)),
-        ("batch", 1, native(http, batch)),
+        ("get", 2, native::<Http>(get)),
+        ("head", 2, native::<Http>(head)),
+        ("post", 3, native::<Http>(post)),
+        ("put", 3, native::<Http>(put)),
+        ("patch", 3, native::<Http>(patch)),
+        ("del", 3, native::<Http>(del)),
+        ("options", 3, native::<Http>(options)),
+        ("request", 4, native::<Http>(request)),
+        ("asyncRequest", 4, native::<Http>(async_request)),
+        ("batch", 1, native::<Http>(batch)),
         (
             "setResponseCallback",
             1,
-            native(http, set_response_callback),
+            native::<Http>(set_response_callback),
         ),
         (
             "expectedStatuses",

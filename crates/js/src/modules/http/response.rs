@@ -1,7 +1,7 @@
 //! The JS `Response` object k6 scripts receive.
 
 use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 
 use super::instance::Http;
 use super::ResponseType;
-use crate::host::instances::native_weak;
+use crate::host::instances::native;
 use crate::host::Host;
 use crate::json;
 use crate::log::Level;
@@ -33,12 +33,12 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// The prototype holding `json()` and `html()`, made once per VU.
-fn prototype(http: &Weak<Http>, ctx: &mut Context) -> JsObject {
+fn prototype(ctx: &mut Context) -> JsObject {
     ObjectInitializer::new(ctx)
         .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
         .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
-        .function(native_weak(http, submit_form), js_string!("submitForm"), 1)
-        .function(native_weak(http, click_link), js_string!("clickLink"), 1)
+        .function(native::<Http>(submit_form), js_string!("submitForm"), 1)
+        .function(native::<Http>(click_link), js_string!("clickLink"), 1)
         .build()
 }
 
@@ -164,7 +164,7 @@ fn kit(http: &Http, ctx: &mut Context) -> Rc<Kit> {
     if let Some(k) = http.kit.borrow().as_ref() {
         return k.clone();
     }
-    let proto = prototype(&http.me, ctx);
+    let proto = prototype(ctx);
     let realm = ctx.realm().clone();
     let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
         let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(get))

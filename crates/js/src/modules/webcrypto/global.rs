@@ -3,7 +3,7 @@
 use boa_engine::object::builtins::JsTypedArray;
 use boa_engine::object::ObjectInitializer;
 use boa_engine::property::Attribute;
-use boa_engine::{js_string, Context, JsNativeError, JsResult, JsString, JsValue};
+use boa_engine::{js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue};
 
 use crate::modules::crypto::{fill_random, method, random_uuid};
 use crate::modules::encoding::{is_integer_kind, typed_array_window};
@@ -11,8 +11,8 @@ use crate::modules::encoding::{is_integer_kind, typed_array_window};
 /// Most elements `getRandomValues` fills in one call (k6 counts elements, not bytes).
 const MAX_RANDOM_VALUES: usize = 65536;
 
-/// Installs the global `crypto` object.
-pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
+/// The global `crypto` object.
+pub(crate) fn global_object(ctx: &mut Context) -> JsResult<JsObject> {
     let get_random_values = method(ctx, get_random_values, "getRandomValues", 1);
     let random_uuid = method(ctx, random_uuid_fn, "randomUUID", 0);
     let crypto = ObjectInitializer::new(ctx)
@@ -25,7 +25,7 @@ pub(crate) fn install_global(ctx: &mut Context) -> JsResult<()> {
         .build();
     let subtle = super::object(ctx);
     crypto.set(js_string!("subtle"), subtle, false, ctx)?;
-    ctx.register_global_property(js_string!("crypto"), crypto, Attribute::all())
+    Ok(crypto)
 }
 
 /// `crypto.getRandomValues(typedArray)`: fills an integer typed array in place and returns it.

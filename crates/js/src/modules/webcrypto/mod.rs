@@ -22,7 +22,7 @@ mod rsa_keys;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use global::install_global;
+pub(crate) use global::global_object;
 
 use boa_engine::object::builtins::JsPromise;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};

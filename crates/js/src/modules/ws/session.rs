@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use super::handshake::{self, Answer, Stream, Upgrade};
 use super::params::Params;
 use super::samples::{close_text, ms, SessionSamples};
-use crate::host::instances::{native, InstanceFn};
+use crate::host::instances::{bound, InstanceFn};
 use crate::host::{Host, Phase};
 use crate::modules::go_error::{message_object, with_message};
 use crate::value::{array_buffer, define, plain_object};
@@ -445,7 +445,7 @@ fn socket_object(session: &Rc<Session>, ctx: &mut Context) -> JsObject {
     let realm = ctx.realm().clone();
     let mut init = ObjectInitializer::new(ctx);
     for (name, len, f) in methods {
-        let func = boa_engine::object::FunctionObjectBuilder::new(&realm, native(session, f))
+        let func = boa_engine::object::FunctionObjectBuilder::new(&realm, bound(session, f))
             .name(JsString::from(name))
             .length(len)
             .build();

@@ -114,11 +114,12 @@ pub(crate) fn module(ctx: &mut Context) -> JsResult<Module> {
     let me = instance(ctx)?;
     let blob = me.blob(ctx)?.class.clone();
     let realm = ctx.realm().clone();
-    let ws = boa_engine::object::FunctionObjectBuilder::new(&realm, native(&me, construct))
-        .name(JsString::from("WebSocket"))
-        .length(1)
-        .constructor(true)
-        .build();
+    let ws =
+        boa_engine::object::FunctionObjectBuilder::new(&realm, native::<WebSockets>(construct))
+            .name(JsString::from("WebSocket"))
+            .length(1)
+            .constructor(true)
+            .build();
     let exports = crate::value::plain_object(ctx);
     crate::value::define(&exports, JsString::from("Blob"), blob);
     crate::value::define(&exports, JsString::from("WebSocket"), ws);
