@@ -9,6 +9,7 @@ pub(crate) mod instances;
 pub(crate) mod samples;
 pub(crate) mod stack;
 pub(crate) mod tags;
+pub(crate) mod thread_objects;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

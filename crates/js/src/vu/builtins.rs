@@ -18,12 +18,14 @@ use std::sync::Arc;
 use boa_engine::shared_intrinsics::SharedIntrinsics;
 use boa_engine::{Context, JsObject, JsResult, JsString};
 
+use crate::host::thread_objects::ThreadObjects;
 use crate::shared::Shared;
 use crate::vu::globals::Globals;
 
 /// The objects the VUs of a thread share, for one test.
 pub(crate) struct Builtins {
-    pub(crate) intrinsics: SharedIntrinsics,
+    /// The built-ins and the modules' shared state, as modules reach them.
+    pub(crate) objects: Rc<ThreadObjects>,
     pub(crate) globals: Globals,
     /// The test these are for (`__ENV` is the test's).
     test: std::sync::Weak<Shared>,
@@ -58,7 +60,7 @@ fn build(shared: &Arc<Shared>) -> JsResult<Builtins> {
     roots.extend(globals.objects());
     let intrinsics = SharedIntrinsics::freeze(&mut template, &roots)?;
     Ok(Builtins {
-        intrinsics,
+        objects: Rc::new(ThreadObjects::new(intrinsics)),
         globals,
         test: Arc::downgrade(shared),
         modules: RefCell::default(),
@@ -80,7 +82,9 @@ impl Builtins {
         let Some((exports, names)) = make(spec, ctx) else {
             return Ok(None);
         };
-        self.intrinsics.share(std::slice::from_ref(&exports))?;
+        self.objects
+            .intrinsics
+            .share(std::slice::from_ref(&exports))?;
         self.modules
             .borrow_mut()
             .insert(spec.to_string(), (exports.clone(), names.clone()));
@@ -100,9 +104,9 @@ mod tests {
         let b = for_this_thread(&test).expect("shared");
         assert!(Rc::ptr_eq(&a, &b));
         assert!(
-            a.intrinsics.object_count() > 500,
+            a.objects.intrinsics.object_count() > 500,
             "{}",
-            a.intrinsics.object_count()
+            a.objects.intrinsics.object_count()
         );
         // Another test on the same thread gets its own (its `__ENV` may differ).
         let other_test = crate::test_js::shared();

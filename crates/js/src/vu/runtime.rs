@@ -47,7 +47,7 @@ impl Runtime {
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
         let loader = Rc::new(Loader::new(shared.program.clone(), builtins.clone()));
         let mut ctx = Context::builder()
-            .shared_intrinsics(builtins.intrinsics.clone())
+            .shared_intrinsics(builtins.objects.intrinsics.clone())
             .module_loader(loader.clone())
             .build()
             .map_err(|e| ScriptError::new(ScriptErrorKind::Exception, e.to_string()))?;
@@ -58,6 +58,7 @@ impl Runtime {
             .set_stack_size_limit(RECURSION_LIMIT * 64);
         let host = Host::new(vu_id, shared.clone());
         ctx.insert_data(host.clone());
+        ctx.insert_data(builtins.objects.clone());
         builtins
             .globals
             .install(&mut ctx, vu_id)

@@ -9,7 +9,6 @@ use boa_engine::{Context, JsResult, JsString};
 
 use super::async_request::AsyncCalls;
 use super::callback::StatusRanges;
-use super::response::Kit;
 use crate::host::event_loop::Pending;
 use crate::host::instances::ModuleInstance;
 use crate::host::Host;
@@ -19,7 +18,6 @@ pub(crate) struct Http {
     /// `http.asyncRequest` calls not settled yet.
     pub(super) async_calls: AsyncCalls,
     /// Prototype and getters shared by this VU's response objects, made on first use.
-    pub(super) kit: RefCell<Option<Rc<Kit>>>,
     /// The last URL string requested, as given and parsed (a script's URLs repeat).
     pub(super) last_url: RefCell<Option<(JsString, String, url::Url)>>,
     /// The VU's response callback as inclusive status ranges (`http.setResponseCallback`);
@@ -41,7 +39,6 @@ impl ModuleInstance for Http {
     fn make(host: &Host) -> Rc<Self> {
         let http = Rc::new(Http {
             async_calls: AsyncCalls::default(),
-            kit: RefCell::new(None),
             last_url: RefCell::new(None),
             expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
         });

@@ -262,7 +262,6 @@ pub(super) fn prepare_body(
             over_tls: false,
         };
         Ok(Prep::Done(response::build(
-            http,
             0,
             "",
             "",
@@ -419,7 +418,6 @@ pub(super) fn finish(
         over_tls: !resp.tls_version.is_empty(),
     };
     Ok(response::build(
-        http,
         resp.status,
         &status_text,
         resp.proto,

@@ -22,6 +22,7 @@ use rustc_hash::FxHashMap;
 use super::instance::Http;
 use super::ResponseType;
 use crate::host::instances::native;
+use crate::host::thread_objects::ThreadObjects;
 use crate::host::Host;
 use crate::json;
 use crate::log::Level;
@@ -160,10 +161,24 @@ impl Kit {
     }
 }
 
-fn kit(http: &Http, ctx: &mut Context) -> Rc<Kit> {
-    if let Some(k) = http.kit.borrow().as_ref() {
-        return k.clone();
-    }
+/// The response kit of the VUs of this thread (its objects are shared, `host::thread_objects`).
+fn kit(ctx: &mut Context) -> Rc<Kit> {
+    // Sharing fails only for an object that cannot be shared, which the kit has none of;
+    // a VU would then make its own.
+    ThreadObjects::of(ctx)
+        .state(ctx, |ctx| {
+            let kit = make_kit(ctx);
+            let mut objects = vec![kit.proto.clone()];
+            for (_, get, set) in &kit.getters {
+                objects.push(get.clone().into());
+                objects.push(set.clone().into());
+            }
+            (kit, objects)
+        })
+        .unwrap_or_else(|_| Rc::new(make_kit(ctx)))
+}
+
+fn make_kit(ctx: &mut Context) -> Kit {
     let proto = prototype(ctx);
     let realm = ctx.realm().clone();
     let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
@@ -184,19 +199,16 @@ fn kit(http: &Http, ctx: &mut Context) -> Rc<Kit> {
         accessor("request", get_request, set_request),
         accessor("ocsp", get_ocsp, set_ocsp),
     ];
-    let k = Rc::new(Kit {
+    Kit {
         proto,
         getters,
         strings: RefCell::default(),
-    });
-    *http.kit.borrow_mut() = Some(k.clone());
-    k
+    }
 }
 
 /// Builds the JS object for a response (or a request that failed before one arrived).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
-    http: &Http,
     status: u16,
     status_text: &str,
     proto: &str,
@@ -209,7 +221,7 @@ pub(super) fn build(
     parts: Parts,
     ctx: &mut Context,
 ) -> JsValue {
-    let kit = kit(http, ctx);
+    let kit = kit(ctx);
     let (ip, port) = match remote {
         // Formatted on the stack: the cached JS string is what lives on.
         Some(a) => {
