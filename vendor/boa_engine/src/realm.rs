@@ -114,7 +114,28 @@ impl Realm {
     /// Creates a [`Realm`] that uses the frozen intrinsics of `shared` instead of building
     /// its own; only its global object and environment are new.
     pub(crate) fn create_sharing(hooks: &dyn HostHooks, shared: &SharedIntrinsics) -> Self {
-        Self::with_intrinsics(hooks, shared.intrinsics().clone())
+        let realm = Self::with_intrinsics(hooks, shared.intrinsics().clone());
+        // A global object made empty (the default hook's) gets a shape in the shared tree:
+        // the ~60 global bindings every realm defines, in the same order, then walk the
+        // same transitions, and each realm keeps only its values instead of a property
+        // table of its own (~7 KiB).
+        {
+            let mut global = realm.inner.global_object.borrow_mut();
+            let properties = global.properties();
+            if properties.shape.is_unique()
+                && properties.shape.keys().is_empty()
+                && properties.storage.is_empty()
+                && properties.index_property_keys().next().is_none()
+            {
+                let prototype = global.prototype();
+                global.properties_mut().shape = shared
+                    .root_shape()
+                    .shape()
+                    .change_prototype_transition(prototype)
+                    .into();
+            }
+        }
+        realm
     }
 
     fn with_intrinsics(hooks: &dyn HostHooks, intrinsics: Gc<Intrinsics>) -> Self {

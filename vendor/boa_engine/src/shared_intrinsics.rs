@@ -791,6 +791,22 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_global_objects_of_sharing_realms_share_their_shape() {
+        let mut a = sharing_context();
+        let mut b = sharing_context();
+        let shape = |c: &Context| c.global_object().borrow().properties.shape.to_addr_usize();
+        assert_eq!(shape(&a), shape(&b));
+        assert!(a.global_object().borrow().properties.shape.is_shared());
+        eval(&mut a, "globalThis.onlyA = 1; var alsoA = 2; delete globalThis.Map; true");
+        assert!(eval_bool(&mut a, "onlyA === 1 && alsoA === 2 && typeof Map === 'undefined'"));
+        assert!(eval_bool(
+            &mut b,
+            "typeof onlyA === 'undefined' && typeof alsoA === 'undefined' && typeof Map === 'function'"
+        ));
+        assert!(eval_bool(&mut b, "Object.keys(globalThis).length === 0 && globalThis.globalThis === globalThis"));
+    }
+
+    #[test]
     fn host_objects_can_be_shared_and_script_functions_cannot() {
         let mut context = Context::default();
         let console = context
