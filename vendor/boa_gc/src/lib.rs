@@ -42,6 +42,7 @@ type EphemeronPointer = NonNull<dyn ErasedEphemeronBox>;
 type ErasedWeakMapBoxPointer = NonNull<dyn ErasedWeakMapBox>;
 
 thread_local!(static GC_DROPPING: Cell<bool> = const { Cell::new(false) });
+thread_local!(static COLLECTION_HOOK: Cell<Option<fn(&Collection)>> = const { Cell::new(None) });
 thread_local!(static BOA_GC: RefCell<BoaGc> = RefCell::new( BoaGc {
     config: GcConfig::default(),
     runtime: GcRuntimeData::default(),
@@ -90,6 +91,26 @@ impl Drop for BoaGc {
     fn drop(&mut self) {
         Collector::dump(self);
     }
+}
+
+/// What one garbage collection of the current thread's heap did, as given to the hook set with
+/// [`set_collection_hook`].
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Collection {
+    /// How long the collection stopped the thread (mark, finalize, sweep).
+    pub pause: std::time::Duration,
+    /// Bytes of the thread's `Gc` boxes before the collection.
+    pub bytes_before: usize,
+    /// Bytes of the thread's `Gc` boxes left after it.
+    pub bytes_after: usize,
+}
+
+/// Sets (or with `None`, clears) a function the current thread calls after each of its
+/// garbage collections, to measure the pauses they make. The collector's heap is borrowed
+/// while the hook runs: the hook must not allocate or touch `Gc` values.
+pub fn set_collection_hook(hook: Option<fn(&Collection)>) {
+    COLLECTION_HOOK.with(|h| h.set(hook));
 }
 
 // Whether or not the thread is currently in the sweep phase of garbage collection.
@@ -223,6 +244,19 @@ struct Collector;
 impl Collector {
     /// Run a collection on the full heap.
     fn collect(gc: &mut BoaGc) {
+        let hook = COLLECTION_HOOK.with(Cell::get);
+        let started = hook.map(|_| (std::time::Instant::now(), gc.runtime.bytes_allocated));
+        Self::collect_inner(gc);
+        if let (Some(hook), Some((at, bytes_before))) = (hook, started) {
+            hook(&Collection {
+                pause: at.elapsed(),
+                bytes_before,
+                bytes_after: gc.runtime.bytes_allocated,
+            });
+        }
+    }
+
+    fn collect_inner(gc: &mut BoaGc) {
         gc.runtime.collections += 1;
 
         Self::trace_non_roots(gc);

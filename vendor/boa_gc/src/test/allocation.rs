@@ -64,3 +64,35 @@ mod miri {
         });
     }
 }
+
+mod collection_hook {
+    use std::cell::Cell;
+
+    use super::super::run_test;
+    use crate::{Collection, Gc, force_collect, set_collection_hook};
+
+    thread_local!(static SEEN: Cell<Option<(usize, usize)>> = const { Cell::new(None) });
+
+    fn record(c: &Collection) {
+        SEEN.with(|s| s.set(Some((c.bytes_before, c.bytes_after))));
+    }
+
+    #[test]
+    fn the_hook_sees_each_collection_and_what_it_freed() {
+        run_test(|| {
+            set_collection_hook(Some(record));
+            let kept = Gc::new(1_u64);
+            drop(Gc::new([0_u8; 256]));
+            force_collect();
+            let (before, after) = SEEN.with(Cell::take).expect("the hook ran");
+            assert!(before > after, "{before} -> {after}");
+            assert!(after > 0, "the live box is still counted");
+
+            set_collection_hook(None);
+            drop(Gc::new([0_u8; 256]));
+            force_collect();
+            assert_eq!(SEEN.with(Cell::get), None, "a cleared hook is not called");
+            assert_eq!(*kept, 1);
+        });
+    }
+}
