@@ -482,6 +482,36 @@ fn a_saturated_generator_is_reported_with_its_figure() {
         .find(|l| l.contains("the load generator was saturated"))
         .unwrap_or_else(|| panic!("no saturation warning: {}", run.stderr));
     assert!(line.contains("ms late (p(99) >= "), "{line}");
+    assert!(
+        line.contains("garbage-collection pauses up to") || line.contains("no garbage collection"),
+        "{line}"
+    );
+}
+
+#[test]
+fn verbose_runs_report_the_collector_pauses() {
+    let dir = Dir::new("gc-pauses");
+    // Each iteration leaves ~20,000 objects behind: the collector has to run during the test.
+    let path = dir.write(
+        "s.js",
+        "export const options = { vus: 2, iterations: 30 };\n\
+         export default function () { const a = []; for (let i = 0; i < 20000; i++) a.push({ i }); }\n",
+    );
+    let run = rk6(&["run", "-v", "-q", path.to_str().unwrap()], &dir.0);
+    run.assert_code(0);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("garbage-collection pauses up to"))
+        .unwrap_or_else(|| panic!("no pause figures: {}", run.stderr));
+    let collections: u64 = line
+        .split("garbage-collection pauses up to")
+        .nth(1)
+        .and_then(|t| t.split(" over ").nth(1))
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no collection count: {line}"));
+    assert!(collections > 0, "{line}");
 }
 
 #[test]

@@ -34,8 +34,35 @@ use crate::test_file::TestFile;
 const SATURATED_LAG: Duration = Duration::from_millis(10);
 
 /// Says so when the load generator itself ran late: every VU on a late worker sends late and
-/// reads late, and the latency figures then include the generator's own delay.
-fn warn_if_saturated(logger: &Logger, lag: &rk6_scheduler::LagMonitor) {
+/// reads late, and the latency figures then include the generator's own delay. With `-v`,
+/// the lag and the collector's pauses are logged whatever they were.
+fn warn_if_saturated(
+    logger: &Logger,
+    lag: &rk6_scheduler::LagMonitor,
+    gc: &rk6_scheduler::LagMonitor,
+) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    // A collection stops every VU of its worker; its longest pause bounds what one worker's
+    // VUs can be delayed by the engine itself.
+    let pauses = match gc.percentile_bound(99.0) {
+        Some(p99) => format!(
+            "garbage-collection pauses up to {:.1}ms (p(99) <= {:.0}ms over {} collections)",
+            ms(gc.max()),
+            ms(p99),
+            gc.count()
+        ),
+        None => "no garbage collection".to_owned(),
+    };
+    let woke = match lag.percentile_bound(99.0) {
+        Some(p99) => format!(
+            "worker threads woke up to {:.1}ms late (p(99) <= {:.0}ms over {} probes)",
+            ms(lag.max()),
+            ms(p99),
+            lag.count()
+        ),
+        None => "no event-loop probes".to_owned(),
+    };
+    logger.log(Level::Debug, &format!("{woke}; {pauses}"), &[]);
     // Only a p(99) known to be at least the limit counts (the probes have bucket
     // resolution): one in a hundred wake-ups came 10 ms or more late.
     let Some(p99) = lag.percentile_floor(99.0) else {
@@ -45,9 +72,9 @@ fn warn_if_saturated(logger: &Logger, lag: &rk6_scheduler::LagMonitor) {
         logger.log(
             Level::Warning,
             &format!(
-                "the load generator was saturated: its worker threads woke up to {:.1}ms late (p(99) >= {:.0}ms over {} probes), so requests went out and responses were read late by as much and the latency figures include rk6's own delay; give rk6 more CPU (fewer VUs or lighter iterations per machine, or a less busy machine) to measure the target alone",
-                lag.max().as_secs_f64() * 1000.0,
-                p99.as_secs_f64() * 1000.0,
+                "the load generator was saturated: its worker threads woke up to {:.1}ms late (p(99) >= {:.0}ms over {} probes; {pauses}), so requests went out and responses were read late by as much and the latency figures include rk6's own delay; give rk6 more CPU (fewer VUs or lighter iterations per machine, or a less busy machine) to measure the target alone",
+                ms(lag.max()),
+                ms(p99),
                 lag.count()
             ),
             &[],
@@ -599,7 +626,7 @@ impl Report {
                 );
             }
         }
-        warn_if_saturated(&logger, &outcome.lag);
+        warn_if_saturated(&logger, &outcome.lag, &outcome.gc_pauses);
         if let Some(failure) = &outcome.failure {
             return failure.log(&logger);
         }
@@ -774,6 +801,8 @@ struct Outcome {
     setup_data: Option<String>,
     /// How late the worker threads' event loops ran (generator saturation).
     lag: Arc<rk6_scheduler::LagMonitor>,
+    /// The garbage-collection pauses of the threads VUs ran on.
+    gc_pauses: Arc<rk6_scheduler::LagMonitor>,
     /// Ends the test with its own exit code once the summary is out.
     failure: Option<RunError>,
     /// The signal that stopped the test (Go's name: `interrupt`, `terminated`).
@@ -928,6 +957,7 @@ async fn execute_test(
                 summary_vu: Some(shared.clone()),
                 setup_data: None,
                 lag: Arc::default(),
+                gc_pauses: Arc::default(),
                 failure: None,
                 signal: None,
                 api_stopped: true,
@@ -959,6 +989,7 @@ async fn execute_test(
             summary_vu,
             setup_data: None,
             lag: Arc::default(),
+            gc_pauses: Arc::default(),
             failure: Some(failure),
             signal: None,
             api_stopped: false,
@@ -1049,6 +1080,7 @@ async fn execute_test(
     ));
     let run_start = Instant::now();
     pool.lag().reset();
+    shared.gc_pauses.reset();
     control.set_phase(Phase::Running);
     let end = rk6_scheduler::run(scenarios, &pool, state.clone(), stop.clone()).await;
     control.set_phase(Phase::Teardown);
@@ -1102,6 +1134,7 @@ async fn execute_test(
         summary_vu,
         setup_data,
         lag,
+        gc_pauses: shared.gc_pauses.clone(),
         failure,
         signal,
         api_stopped: signal.is_none() && control.stopped_by_api(),

@@ -41,6 +41,8 @@ pub struct Shared {
     pub vu_stripe: rk6_scheduler::Stripe,
     /// `throw`, `discardResponseBodies`, `minIterationDuration`, `systemTags`.
     pub run: crate::RunOptions,
+    /// The garbage-collection pauses of the threads VUs run on.
+    pub gc_pauses: Arc<rk6_scheduler::LagMonitor>,
 }
 
 impl Shared {
@@ -74,6 +76,7 @@ impl Shared {
             marked_failed: AtomicBool::new(false),
             vu_stripe,
             run,
+            gc_pauses: Arc::default(),
         })
     }
 

@@ -14,7 +14,8 @@ pub const PERIOD: Duration = Duration::from_millis(20);
 /// Upper bounds (ms) of the lag buckets; the last bucket is everything above.
 const BOUNDS_MS: [u64; 9] = [1, 2, 5, 10, 20, 50, 100, 200, 500];
 
-/// Lag observations of all workers.
+/// Delays observed on all workers, in buckets: event-loop lag here, and the engine's collection
+/// pauses where a VU factory records them.
 #[derive(Debug, Default)]
 pub struct LagMonitor {
     buckets: [AtomicU64; BOUNDS_MS.len() + 1],
