@@ -36,10 +36,16 @@ TARGET_S2_ITER_PCT = 98.0
 TARGET_S3_CPU_RATIO = 0.5
 TARGET_S2_RATIO = 0.5  # RSS per VU and CPU per iteration, each ≤ this × k6's (issue 16)
 TARGET_S6_RSS_KIB = 40.0  # a VU that only sleeps (issue 16; k6 ~98 KiB)
+TARGET_S7_ITER_RATIO = 1.0  # JS-heavy journey without think time: at least k6's iterations (all cores work)
+TARGET_S8_RSS_RATIO = 0.5  # 20,000 sleeping VUs: peak RSS ≤ this × k6's (issue 16)
 
 SLEEPY_THINK_S = 1.0  # sleep() per iteration in scripts/sleepy.js
 JOURNEY_THINK_S = 0.5  # THINK_TIME_S passed to scripts/journey.js
 ARRIVAL_RATE = 1000  # iterations per second in scripts/arrival.js
+S7_VUS = 20  # the JS-heavy journey: fewer VUs than a worker holds, more than the cores
+S8_THINK_S = 5.0  # THINK_TIME_S passed to scripts/sleepy.js in scenario 8
+S8_SPREAD_S = 4.0  # scenario 8 spreads the first requests over this (< S8_THINK_S: same planned count)
+SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8")
 
 
 def log(msg):
@@ -327,6 +333,7 @@ def execute(args, runner):
     D = args.duration
     BD = args.baseline_duration
     results = []  # list of dicts with 'scenario' key
+    want = set(args.only)
     tools_s1 = ["rk6", "k6"] + (["wrk"] if runner.wrk else [])
     # Scenario 5 (scriptless): rk6 bench against wrk, same connections and duration.
     tools_s5 = ["rk6bench"] + (["wrk"] if runner.wrk else [])
@@ -338,27 +345,28 @@ def execute(args, runner):
             return tools[k:] + tools[:k]
 
         # 1-VU baselines, one per script, for RSS per VU.
-        for script in ("tight.js", "sleepy.js", "journey.js", "idle.js"):
+        needs = {"tight.js": "s1", "sleepy.js": "s2", "journey.js": "s3", "idle.js": "s6"}
+        for script in [sc for sc, scen in needs.items() if scen in want]:
             for tool in order(["rk6", "k6"]):
                 env = {"THINK_TIME_S": str(JOURNEY_THINK_S)} if script == "journey.js" else None
                 r = runner.run(tool, script, 1, BD, BD + 60, env)
                 results.append({**r, "scenario": f"baseline-{script}", "rep": rep})
-        if runner.wrk:
+        if runner.wrk and want & {"s1", "s5"}:
             r = runner.run("wrk", "tight.js", 1, BD, BD + 30)
             results.append({**r, "scenario": "baseline-tight.js", "rep": rep})
 
-        # Scenario 1: tight loop, 10 VUs.
-        for tool in order(tools_s1):
+        # Scenario 1: tight loop, 10 VUs (wrk's run is also scenario 5's reference).
+        for tool in order(tools_s1) if want & {"s1", "s5"} else []:
             r = runner.run(tool, "tight.js", 10, D, D + 60)
             results.append({**r, "scenario": "s1", "rep": rep})
 
         # Scenario 5: scriptless, 10 connections (wrk's figures come from scenario 1).
-        for tool in [t for t in order(tools_s5) if t == "rk6bench"]:
+        for tool in [t for t in order(tools_s5) if t == "rk6bench"] if "s5" in want else []:
             r = runner.run(tool, "tight.js", 10, D, D + 60)
             results.append({**r, "scenario": "s5", "rep": rep})
 
         # Scenario 2: 1000 (and 5000) VUs with sleep(1).
-        for vus in args.vus2:
+        for vus in args.vus2 if "s2" in want else []:
             for tool in order(["rk6", "k6"]):
                 prev = [x for x in results if x["scenario"] == "s2" and x["tool"] == tool
                         and x["rep"] == rep and x["ok"] and x["vus"] < vus]
@@ -377,20 +385,33 @@ def execute(args, runner):
                 results.append({**r, "scenario": "s2", "rep": rep})
 
         # Scenario 6: VUs that only sleep (no request), at the first scenario-2 VU count.
-        for tool in order(["rk6", "k6"]):
+        for tool in order(["rk6", "k6"]) if "s6" in want else []:
             r = runner.run(tool, "idle.js", args.vus2[0], D, D + 60 + args.vus2[0] * 0.05)
             results.append({**r, "scenario": "s6", "rep": rep})
 
         # Scenario 4: open model, constant-arrival-rate from the script's options.
-        for tool in order(["rk6", "k6"]):
+        for tool in order(["rk6", "k6"]) if "s4" in want else []:
             r = runner.run(tool, "arrival.js", None, D, D + 60,
                            {"RATE": str(ARRIVAL_RATE), "DURATION_S": str(D)})
             results.append({**r, "scenario": "s4", "rep": rep})
 
         # Scenario 3: the journey.
-        for tool in order(["rk6", "k6"]):
+        for tool in order(["rk6", "k6"]) if "s3" in want else []:
             r = runner.run(tool, "journey.js", args.vus3, D, D + 90, {"THINK_TIME_S": str(JOURNEY_THINK_S)})
             results.append({**r, "scenario": "s3", "rep": rep})
+
+        # Scenario 7: the same journey without think time, fewer VUs than a worker holds: how
+        # many iterations the JavaScript allows when every core has to work.
+        for tool in order(["rk6", "k6"]) if "s7" in want else []:
+            r = runner.run(tool, "journey.js", S7_VUS, D, D + 90, {"THINK_TIME_S": "0"})
+            results.append({**r, "scenario": "s7", "rep": rep})
+
+        # Scenario 8: 20,000 VUs with sleep(5): the peak memory of a very large test.
+        for tool in order(["rk6", "k6"]) if "s8" in want else []:
+            r = runner.run(tool, "sleepy.js", args.vus8, args.duration8, args.duration8 + 120 + args.vus8 * 0.02,
+                           {"THINK_TIME_S": str(S8_THINK_S), "START_SPREAD_S": str(S8_SPREAD_S),
+                            "FRESH_CONNECTIONS": "true"})
+            results.append({**r, "scenario": "s8", "rep": rep})
     return results
 
 
@@ -399,6 +420,8 @@ def planned_iterations(scenario, vus, duration):
         return vus * math.ceil(duration / SLEEPY_THINK_S)
     if scenario == "s3":
         return vus * math.ceil(duration / JOURNEY_THINK_S)
+    if scenario == "s8":
+        return vus * math.ceil(duration / S8_THINK_S)
     if scenario == "s4":
         return ARRIVAL_RATE * duration + 1  # k6 also starts an iteration at the very end
     return None
@@ -456,6 +479,8 @@ def build_report(args, results, meta):
         aggs[("s3", tool, args.vus3)] = aggregate(results, tool, "s3", args.vus3, "journey.js")
         aggs[("s4", tool, None)] = aggregate(results, tool, "s4", None, "arrival.js")
         aggs[("s6", tool, args.vus2[0])] = aggregate(results, tool, "s6", args.vus2[0], "idle.js")
+        aggs[("s7", tool, S7_VUS)] = aggregate(results, tool, "s7", S7_VUS, "journey.js")
+        aggs[("s8", tool, args.vus8)] = aggregate(results, tool, "s8", args.vus8, "sleepy.js")
 
     head = ("| Scenario | Tool | Requests | Iterations achieved / planned | CPU s (user+sys) | "
             "CPU µs / request (min–max) | CPU µs / iteration | Wall s | Peak RSS MiB | RSS / VU KiB | "
@@ -496,6 +521,10 @@ def build_report(args, results, meta):
         row(f"4. constant-arrival-rate {ARRIVAL_RATE}/s, maxVUs 200, {D} s", tool, aggs[("s4", tool, None)])
     for tool in ("rk6", "k6"):
         row(f"6. only sleep(1), {args.vus2[0]} VUs, {D} s", tool, aggs[("s6", tool, args.vus2[0])])
+    for tool in ("rk6", "k6"):
+        row(f"7. journey without think time, {S7_VUS} VUs, {D} s", tool, aggs[("s7", tool, S7_VUS)])
+    for tool in ("rk6", "k6"):
+        row(f"8. sleep({S8_THINK_S:g}), {args.vus8:,} VUs, {args.duration8} s", tool, aggs[("s8", tool, args.vus8)])
     w = aggs[("s1", "wrk", 10)]
     aggs[("s5", "rk6bench", 10)] = aggregate(results, "rk6bench", "s5", 10, "none")
     row(f"5. scriptless `rk6 bench -t1 -c10` (p95 column: p99), {D} s", "rk6 bench", aggs[("s5", "rk6bench", 10)])
@@ -530,6 +559,12 @@ def build_report(args, results, meta):
     a, b = aggs[("s6", "rk6", args.vus2[0])], aggs[("s6", "k6", args.vus2[0])]
     rl.append(f"| 6 ({args.vus2[0]} idle VUs) | – | {rfmt(ratio(a, b, 'cpu_iter'))} | "
               f"{rfmt(ratio(a, b, 'rss_vu_kb'))} | – | – |")
+    a, b = aggs[("s7", "rk6", S7_VUS)], aggs[("s7", "k6", S7_VUS)]
+    rl.append(f"| 7 | {rfmt(ratio(a, b, 'cpu_req'))} | {rfmt(ratio(a, b, 'cpu_iter'))} | "
+              f"– | {rfmt(ratio(a, b, 'p95'))} | – |")
+    a, b = aggs[("s8", "rk6", args.vus8)], aggs[("s8", "k6", args.vus8)]
+    rl.append(f"| 8 ({args.vus8:,} VUs) | {rfmt(ratio(a, b, 'cpu_req'))} | {rfmt(ratio(a, b, 'cpu_iter'))} | "
+              f"{rfmt(ratio(a, b, 'rss_vu_kb'))} | {rfmt(ratio(a, b, 'p95'))} | – |")
 
     # Targets
     tl = ["| Target (from the issue) | Measured | Met? |", "|---|---|---|"]
@@ -574,12 +609,40 @@ def build_report(args, results, meta):
                   f"= {rr:.2f}×{gap} | {'yes' if ok else '**no**'} |")
     else:
         tl.append(f"| S3: rk6 CPU / iteration ≤ ½ of k6's | rk6 {a.get('status')}, k6 {b.get('status')} | **no** |")
+    a, b = aggs[("s7", "rk6", S7_VUS)], aggs[("s7", "k6", S7_VUS)]
+    label = f"| S7: the journey without think time at {S7_VUS} VUs completes at least k6's iterations (all cores work) | "
+    if a.get("status") == "ok" and b.get("status") == "ok" and b.get("iterations"):
+        rr = a["iterations"] / b["iterations"]
+        tl.append(label + f"rk6 {a['iterations']:,.0f} vs k6 {b['iterations']:,.0f} = {rr:.2f}×; CPU / iteration "
+                  f"{rfmt(ratio(a, b, 'cpu_iter'))} | {'yes' if rr >= TARGET_S7_ITER_RATIO else '**no**'} |")
+    else:
+        tl.append(label + f"rk6 {a.get('status')}, k6 {b.get('status')} | **no** |")
+    a, b = aggs[("s8", "rk6", args.vus8)], aggs[("s8", "k6", args.vus8)]
+    label = (f"| S8: {args.vus8:,} VUs with sleep({S8_THINK_S:g}): peak RSS ≤ {TARGET_S8_RSS_RATIO}× k6's, "
+             f"≥ {TARGET_S2_ITER_PCT:.0f}% planned iterations | ")
+    if a.get("status") == "ok" and b.get("status") == "ok":
+        rr = a["maxrss_kb"] / b["maxrss_kb"]
+        pct = 100 * a["iterations"] / a["planned"]
+        kpct = 100 * b["iterations"] / b["planned"]
+        ok = rr <= TARGET_S8_RSS_RATIO and pct >= TARGET_S2_ITER_PCT
+        tl.append(label + f"peak RSS rk6 {a['maxrss_kb'] / 1024:,.0f} MiB vs k6 {b['maxrss_kb'] / 1024:,.0f} MiB "
+                  f"= {rr:.3f}×; iterations {pct:.1f}% of planned (k6 {kpct:.1f}%) | {'yes' if ok else '**no**'} |")
+    elif a.get("status") == "ok":
+        pct = 100 * a["iterations"] / a["planned"]
+        tl.append(label + f"rk6 {a['maxrss_kb'] / 1024:,.0f} MiB, {pct:.1f}% of planned iterations; "
+                  f"k6 {b.get('status')} | **no** (no k6 figure) |")
+    else:
+        tl.append(label + f"rk6 {a.get('status')}, k6 {b.get('status')} | **no** |")
     if s5.get("status") == "ok" and w.get("status") == "ok":
         rr = s5["cpu_req"] / w["cpu_req"]
         tl.append(f"| S5: `rk6 bench` ≤ 1.2× wrk's CPU / request | rk6 bench {s5['cpu_req']:.1f} µs vs wrk "
                   f"{w['cpu_req']:.1f} µs = {rr:.2f}× | {'yes' if rr <= 1.2 else '**no**'} |")
     else:
         tl.append(f"| S5: `rk6 bench` ≤ 1.2× wrk's CPU / request | rk6 bench {s5.get('status')} | **no** |")
+
+    # A target whose scenario was left out (--only) is neither met nor missed.
+    tl = [line[: -len("| **no** |")] + "| not run |" if " not run" in line and line.endswith("| **no** |") else line
+          for line in tl]
 
     failed_runs = [r for r in results if not r.get("ok") and not r.get("skipped")]
     out = []
@@ -658,6 +721,11 @@ def main():
     ap.add_argument("--baseline-duration", type=int, help="seconds per 1-VU baseline run (default 3)")
     ap.add_argument("--vus2", type=str, help="comma-separated VU counts for scenario 2 (default 1000,5000)")
     ap.add_argument("--vus3", type=int, default=50, help="VUs for the journey (default 50)")
+    ap.add_argument("--vus8", type=int, default=20000, help="VUs for scenario 8 (default 20000)")
+    ap.add_argument("--duration8", type=int, help="seconds of scenario 8 (default 20, quick 10)")
+    ap.add_argument("--only", type=str,
+                    help=f"comma-separated scenarios to run, of {','.join(SCENARIOS)} "
+                         "(default all; --quick leaves out s8)")
     ap.add_argument("--port", type=int, default=18090)
     ap.add_argument("--pause", type=float, default=1.0, help="seconds between runs")
     ap.add_argument("--out", help="report file (default results/latest.md, quick: results/quick.md)")
@@ -668,6 +736,10 @@ def main():
     args.repeats = args.repeats or (1 if args.quick else 3)
     args.duration = args.duration or (3 if args.quick else 10)
     args.baseline_duration = args.baseline_duration or (2 if args.quick else 3)
+    args.duration8 = args.duration8 or (10 if args.quick else 20)
+    args.only = args.only.split(",") if args.only else [x for x in SCENARIOS if not (args.quick and x == "s8")]
+    if set(args.only) - set(SCENARIOS):
+        ap.error(f"--only: unknown scenario(s) {','.join(sorted(set(args.only) - set(SCENARIOS)))}")
     args.vus2 = [int(v) for v in (args.vus2 or ("1000" if args.quick else "1000,5000")).split(",")]
     out = args.out or os.path.join(RESULTS, "quick.md" if args.quick else "latest.md")
 
@@ -675,8 +747,9 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = max(soft, min(hard, 65536)) if hard != resource.RLIM_INFINITY else 65536
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    if want < max(args.vus2) + 1000:
-        log(f"warning: open-file limit {want} is low for {max(args.vus2)} VUs")
+    most = max(args.vus2)  # scenario 8 opens a connection per iteration and holds few at once
+    if want < most + 1000:
+        log(f"warning: open-file limit {want} is low for {most} VUs")
 
     meta = {
         "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip(),

@@ -1,16 +1,18 @@
 // Scenario 3: a realistic shopper journey against the nginx bench target.
 //
-// Uses only the k6 APIs rk6 supports today: k6/http get/post/put/patch/del/request with
-// params (headers, tags, timeout), k6 check/group/sleep/fail, __ENV, __VU, __ITER, open(),
-// setup/teardown and thresholds. No k6/metrics, no http.batch, no k6/execution.
+// k6/http get/post/put/patch/del/request with params (headers, tags, timeout), JSON bodies
+// and array methods on the responses, k6 check/group/sleep/fail, custom metrics (k6/metrics),
+// __ENV, __VU, __ITER, open(), setup/teardown and thresholds.
 //
 // Every iteration makes 13 requests (14 every 5th) and thinks for THINK_TIME_S seconds in total (5 pauses),
 // so a VU can complete at most ceil(duration / THINK_TIME_S) iterations; bench/run.sh uses
-// that as the planned iteration count.
+// that as the planned iteration count. With THINK_TIME_S=0 (scenario 7) it is a closed loop
+// of JavaScript and requests.
 //
 // Run: rk6|k6 run -u 50 -d 10s -e BASE_URL=http://127.0.0.1:18090 journey.js
 import http from 'k6/http';
 import { check, group, sleep, fail } from 'k6';
+import { Counter, Rate, Trend } from 'k6/metrics';
 
 const BASE_URL = __ENV.BASE_URL || 'http://127.0.0.1:18090';
 const THINK_TIME_S = Number(__ENV.THINK_TIME_S || '0.5');
@@ -19,12 +21,17 @@ const PAUSE = THINK_TIME_S / 5;
 // Test data is read once per VU at init time, like a k6 SharedArray-free script would.
 const USERS = JSON.parse(open('./data/users.json'));
 
+const cartTotal = new Trend('cart_total');
+const ordersCreated = new Counter('orders_created');
+const checkoutOk = new Rate('checkout_ok');
+
 export const options = {
   thresholds: {
     http_req_failed: ['rate<0.01'],
     checks: ['rate>0.99'],
     'http_req_duration{expected_response:true}': ['p(95)<500'],
     'http_req_duration{name:product}': ['p(95)<500'],
+    checkout_ok: ['rate>0.99'],
   },
 };
 
@@ -160,6 +167,7 @@ export default function (data) {
       'cart total is positive': (r) => r.json('total') > 0,
       'cart currency matches': (r) => r.json('currency') === data.currency,
     });
+    cartTotal.add(cart.json('total'), { currency: data.currency });
   });
   sleep(PAUSE);
 
@@ -169,11 +177,13 @@ export default function (data) {
       JSON.stringify({ product_id: chosen.id, quantity: 2, user: user.username }),
       { headers: jsonHeaders(token), tags: { name: 'order' }, timeout: '10s' },
     );
-    check(order, {
+    const created = check(order, {
       'order created': (r) => r.status === 201,
       'order has an id': (r) => r.json('id').startsWith('o-'),
       'order has a total': (r) => r.json('total') > 0,
     });
+    checkoutOk.add(created);
+    if (created) ordersCreated.add(1, { product: String(chosen.id % 4) });
 
     const profile = http.request('GET', `${BASE_URL}/api/profile`, null, {
       headers: jsonHeaders(token),
