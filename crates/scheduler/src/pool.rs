@@ -56,6 +56,7 @@ impl ThreadPool {
         let mut workers = Vec::with_capacity(count);
         let mut threads = Vec::with_capacity(count);
         let lag = Arc::new(LagMonitor::default());
+        let probe_every = crate::lag::period_for(count, cores);
         for w in 0..count {
             let (tx, rx) = mpsc::unbounded_channel();
             let factory = factory.clone();
@@ -74,7 +75,7 @@ impl ThreadPool {
             let handle = std::thread::Builder::new()
                 .name(format!("rk6-worker-{w}"))
                 .stack_size(profile.stack_size)
-                .spawn(move || worker_main(factory, rx, lag, rt))
+                .spawn(move || worker_main(factory, rx, lag, probe_every, rt))
                 .map_err(|e| format!("cannot start a worker thread: {e}"))?;
             workers.push(tx);
             threads.push(handle);
@@ -138,10 +139,11 @@ fn worker_main<F: VuFactory>(
     factory: Arc<F>,
     mut rx: mpsc::UnboundedReceiver<Command>,
     lag: Arc<LagMonitor>,
+    probe_every: std::time::Duration,
     rt: tokio::runtime::Runtime,
 ) {
     let local = tokio::task::LocalSet::new();
-    local.spawn_local(crate::lag::probe(lag));
+    local.spawn_local(crate::lag::probe(lag, probe_every));
     local.block_on(&rt, async move {
         let vus: Rc<RefCell<HashMap<u64, F::Vu>>> = Rc::default();
         while let Some(cmd) = rx.recv().await {
