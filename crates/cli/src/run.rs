@@ -42,26 +42,23 @@ fn warn_if_saturated(
     gc: &rk6_scheduler::LagMonitor,
 ) {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    // "<what> up to Xms<tail> (p(99) <= Yms over N <samples>)", or `None` before any sample.
+    let figures = |m: &rk6_scheduler::LagMonitor, what: &str, tail: &str, samples: &str| {
+        m.percentile_bound(99.0).map(|p99| {
+            format!(
+                "{what} up to {:.1}ms{tail} (p(99) <= {:.0}ms over {} {samples})",
+                ms(m.max()),
+                ms(p99),
+                m.count()
+            )
+        })
+    };
     // A collection stops every VU of its worker; its longest pause bounds what one worker's
     // VUs can be delayed by the engine itself.
-    let pauses = match gc.percentile_bound(99.0) {
-        Some(p99) => format!(
-            "garbage-collection pauses up to {:.1}ms (p(99) <= {:.0}ms over {} collections)",
-            ms(gc.max()),
-            ms(p99),
-            gc.count()
-        ),
-        None => "no garbage collection".to_owned(),
-    };
-    let woke = match lag.percentile_bound(99.0) {
-        Some(p99) => format!(
-            "worker threads woke up to {:.1}ms late (p(99) <= {:.0}ms over {} probes)",
-            ms(lag.max()),
-            ms(p99),
-            lag.count()
-        ),
-        None => "no event-loop probes".to_owned(),
-    };
+    let pauses = figures(gc, "garbage-collection pauses", "", "collections")
+        .unwrap_or_else(|| "no garbage collection".to_owned());
+    let woke = figures(lag, "worker threads woke", " late", "probes")
+        .unwrap_or_else(|| "no event-loop probes".to_owned());
     logger.log(Level::Debug, &format!("{woke}; {pauses}"), &[]);
     // Only a p(99) known to be at least the limit counts (the probes have bucket
     // resolution): one in a hundred wake-ups came 10 ms or more late.
