@@ -6,6 +6,7 @@ use datatypes::ObjectData;
 pub use jsobject::{RecursionLimiter, Ref, RefMut};
 pub use operations::IntegrityLevel;
 pub use property_map::*;
+pub use shape::shared_shape::template::ObjectTemplate;
 use thin_vec::ThinVec;
 
 use self::{internal_methods::ORDINARY_INTERNAL_METHODS, shape::Shape};
