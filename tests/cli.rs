@@ -615,7 +615,9 @@ export default function () {{
     'request': (r) => r.request.method === 'GET' && r.request.headers['X-Test'][0] === 'yes',
     'remote': (r) => r.remote_ip === '127.0.0.1' && r.remote_port > 0,
     'no error': (r) => r.error === '' && r.error_code === 0,
-    'keys in k6 order': (r) => Object.keys(r).join() === 'remote_ip,remote_port,url,status,status_text,proto,headers,cookies,body,timings,tls_version,tls_cipher_suite,ocsp,error,error_code,request',
+    'keys in k6 order': (r) => Object.keys(r).join() === 'remote_ip,remote_port,url,status,status_text,proto,headers,cookies,body,timings,tls_version,tls_cipher_suite,ocsp,error,error_code,request,clickLink,html,json,submitForm',
+    'methods are own read-only properties, as k6': (r) => {{ const d = Object.getOwnPropertyDescriptor(r, 'json'); return typeof d.value === 'function' && !d.writable && d.enumerable && !d.configurable && Object.getPrototypeOf(r) === Object.prototype; }},
+    'timings as k6': (r) => {{ const d = Object.getOwnPropertyDescriptor(r.timings, 'waiting'); return Object.keys(r.timings).join() === 'duration,blocked,looking_up,connecting,tls_handshaking,sending,waiting,receiving' && d.writable && d.enumerable && !d.configurable; }},
     'no stapled ocsp': (r) => JSON.stringify(r.ocsp) === '{{"produced_at":0,"this_update":0,"next_update":0,"revoked_at":0,"revocation_reason":"","status":""}}',
     'fields cannot be deleted': (r) => {{ try {{ delete r.status; return false; }} catch (e) {{ return r.status === 200 && e instanceof TypeError; }} }},
     'lazy fields can be assigned': (r) => {{ r.body = 'replaced'; return r.body === 'replaced'; }},
@@ -643,7 +645,7 @@ export default function () {{
     run.assert_code(0);
     let checks = &export["root_group"]["checks"];
     let obj = checks.as_object().unwrap();
-    assert_eq!(obj.len(), 19, "{checks}");
+    assert_eq!(obj.len(), 21, "{checks}");
     for (name, c) in obj {
         assert_eq!(
             c["passes"], 1,

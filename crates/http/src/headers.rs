@@ -166,7 +166,26 @@ pub(crate) fn path_and_query(url: &Url) -> &str {
 pub(crate) fn host_header(url: &Url) -> String {
     let host = url.host_str().unwrap_or_default();
     match url.port() {
-        Some(p) => format!("{host}:{p}"),
+        Some(p) => {
+            // Built by hand: `format!` cost ~800 instructions per request (design 002).
+            let mut digits = [0u8; 5];
+            let mut at = digits.len();
+            let mut n = p;
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            let port = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+            let mut value = String::with_capacity(host.len() + 1 + port.len());
+            value.push_str(host);
+            value.push(':');
+            value.push_str(port);
+            value
+        }
         None => host.to_owned(),
     }
 }
@@ -300,6 +319,17 @@ pub(crate) fn basic_auth(url: &Url) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_header_has_the_port_only_when_not_the_default() {
+        let host = |u: &str| host_header(&Url::parse(u).unwrap());
+        assert_eq!(host("http://example.test/"), "example.test");
+        assert_eq!(host("https://example.test:443/"), "example.test");
+        assert_eq!(host("http://127.0.0.1:8080/x"), "127.0.0.1:8080");
+        assert_eq!(host("http://h:1/"), "h:1");
+        assert_eq!(host("http://h:65535/"), "h:65535");
+        assert_eq!(host("https://[::1]:10/"), "[::1]:10");
+    }
 
     #[test]
     fn detached_headers_release_the_read_buffer() {

@@ -5,9 +5,10 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use boa_engine::builtins::object::OrdinaryObject;
 use boa_engine::native_function::NativeFunctionPointer;
 use boa_engine::object::builtins::{JsArray, JsFunction};
-use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::object::{FunctionObjectBuilder, ObjectTemplate};
 use boa_engine::property::Attribute;
 use boa_engine::{
     js_string, Context, Finalize, JsData, JsNativeError, JsObject, JsResult, JsString, JsValue,
@@ -33,31 +34,51 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// The prototype holding `json()` and `html()`, made once per VU.
-fn prototype(ctx: &mut Context) -> JsObject {
-    ObjectInitializer::new(ctx)
-        .function(NativeFunction::from_fn_ptr(json), js_string!("json"), 1)
-        .function(NativeFunction::from_fn_ptr(html), js_string!("html"), 1)
-        .function(native::<Http>(submit_form), js_string!("submitForm"), 1)
-        .function(native::<Http>(click_link), js_string!("clickLink"), 1)
-        .build()
+/// The methods of a response, made once per thread: k6 makes them own enumerable,
+/// read-only properties (listed by `Object.keys(res)` after the fields, in this order).
+fn methods(ctx: &mut Context) -> [(JsString, JsFunction); 4] {
+    let realm = ctx.realm().clone();
+    let method = |name: &str, f: NativeFunction| {
+        let name = JsString::from(name);
+        let function = FunctionObjectBuilder::new(&realm, f)
+            .name(name.clone())
+            .length(1)
+            .build();
+        (name, function)
+    };
+    [
+        method("clickLink", native::<Http>(click_link)),
+        method("html", NativeFunction::from_fn_ptr(html)),
+        method("json", NativeFunction::from_fn_ptr(json)),
+        method("submitForm", native::<Http>(submit_form)),
+    ]
 }
 
-fn timings(t: &Timings, ctx: &mut Context) -> JsObject {
-    let obj = plain_object(ctx);
-    for (k, v) in [
-        (js_string!("duration"), t.duration),
-        (js_string!("blocked"), t.blocked),
-        (js_string!("looking_up"), t.looking_up),
-        (js_string!("connecting"), t.connecting),
-        (js_string!("tls_handshaking"), t.tls_handshaking),
-        (js_string!("sending"), t.sending),
-        (js_string!("waiting"), t.waiting),
-        (js_string!("receiving"), t.receiving),
-    ] {
-        define(&obj, k, ms(v));
-    }
-    obj
+/// Keys of `res.timings`, in k6's order.
+const TIMING_KEYS: [&str; 8] = [
+    "duration",
+    "blocked",
+    "looking_up",
+    "connecting",
+    "tls_handshaking",
+    "sending",
+    "waiting",
+    "receiving",
+];
+
+fn timings(t: &Timings, kit: &Kit) -> JsObject {
+    let values = [
+        t.duration,
+        t.blocked,
+        t.looking_up,
+        t.connecting,
+        t.tls_handshaking,
+        t.sending,
+        t.waiting,
+        t.receiving,
+    ];
+    kit.timings
+        .create(OrdinaryObject, values.map(|v| ms(v).into()).to_vec())
 }
 
 /// The parts of a response that become JS values only when a script reads them: most
@@ -129,20 +150,38 @@ const TIMINGS: usize = 3;
 const REQUEST: usize = 4;
 const OCSP: usize = 5;
 
-/// Per-VU objects every response shares: the prototype with `json()` and the getters of the
-/// lazy properties.
+/// Objects every response of the thread's VUs shares: the methods (`json()`, …), the
+/// getters of the lazy properties, and the templates responses and their timings are made
+/// from (one allocation each instead of a shape transition per property).
 pub(crate) struct Kit {
-    proto: JsObject,
+    methods: [(JsString, JsFunction); 4],
     getters: [(JsString, JsFunction, JsFunction); LAZY],
+    response: ObjectTemplate,
+    timings: ObjectTemplate,
     /// JS strings of recent field values (status texts, protocols, URLs, addresses): a VU's
     /// responses repeat them, and reusing one saves an allocation per field per response.
     strings: RefCell<FxHashMap<Box<str>, JsString>>,
+    /// The last remote address and its text: formatting it cost ~1 k instructions a response.
+    last_ip: RefCell<Option<(std::net::IpAddr, JsString)>>,
 }
 
 /// Bound on [`Kit::strings`]: scripts with ever-new URLs must not grow it without end.
 const MAX_STRINGS: usize = 64;
 
 impl Kit {
+    /// The JS string of `ip`, reused while responses come from one address.
+    fn ip(&self, ip: std::net::IpAddr) -> JsString {
+        let mut last = self.last_ip.borrow_mut();
+        match &*last {
+            Some((seen, js)) if *seen == ip => js.clone(),
+            _ => {
+                let js = JsString::from(ip.to_string().as_str());
+                *last = Some((ip, js.clone()));
+                js
+            }
+        }
+    }
+
     /// The JS string for `s`, reused when recently seen.
     fn string(&self, s: &str) -> JsString {
         if s.is_empty() {
@@ -168,7 +207,8 @@ fn kit(ctx: &mut Context) -> Rc<Kit> {
     ThreadObjects::of(ctx)
         .state(ctx, |ctx| {
             let kit = make_kit(ctx);
-            let mut objects = vec![kit.proto.clone()];
+            let mut objects: Vec<JsObject> =
+                kit.methods.iter().map(|(_, f)| f.clone().into()).collect();
             for (_, get, set) in &kit.getters {
                 objects.push(get.clone().into());
                 objects.push(set.clone().into());
@@ -179,7 +219,7 @@ fn kit(ctx: &mut Context) -> Rc<Kit> {
 }
 
 fn make_kit(ctx: &mut Context) -> Kit {
-    let proto = prototype(ctx);
+    let methods = methods(ctx);
     let realm = ctx.realm().clone();
     let accessor = |name: &str, get: NativeFunctionPointer, set: NativeFunctionPointer| {
         let getter = FunctionObjectBuilder::new(&realm, NativeFunction::from_fn_ptr(get))
@@ -199,10 +239,55 @@ fn make_kit(ctx: &mut Context) -> Kit {
         accessor("request", get_request, set_request),
         accessor("ocsp", get_ocsp, set_ocsp),
     ];
+    // k6's fields are writable and enumerable but not configurable, in this order (so
+    // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does); `build` fills
+    // them in the same order.
+    let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
+    let object_proto = ctx.intrinsics().constructors().object().prototype();
+    let mut response = ObjectTemplate::for_prototype(ctx, Some(object_proto.clone()));
+    let lazy = |t: &mut ObjectTemplate, slot: usize| {
+        t.accessor(
+            getters[slot].0.clone().into(),
+            true,
+            true,
+            Attribute::ENUMERABLE,
+        );
+    };
+    for key in [
+        "remote_ip",
+        "remote_port",
+        "url",
+        "status",
+        "status_text",
+        "proto",
+    ] {
+        response.property(JsString::from(key).into(), data);
+    }
+    for slot in [HEADERS, COOKIES, BODY, TIMINGS] {
+        lazy(&mut response, slot);
+    }
+    for key in ["tls_version", "tls_cipher_suite"] {
+        response.property(JsString::from(key).into(), data);
+    }
+    lazy(&mut response, OCSP);
+    for key in ["error", "error_code"] {
+        response.property(JsString::from(key).into(), data);
+    }
+    lazy(&mut response, REQUEST);
+    for (name, _) in &methods {
+        response.property(name.clone().into(), Attribute::ENUMERABLE);
+    }
+    let mut timings = ObjectTemplate::for_prototype(ctx, Some(object_proto));
+    for key in TIMING_KEYS {
+        timings.property(JsString::from(key).into(), data);
+    }
     Kit {
-        proto,
+        methods,
         getters,
+        response,
+        timings,
         strings: RefCell::default(),
+        last_ip: RefCell::default(),
     }
 }
 
@@ -223,69 +308,45 @@ pub(super) fn build(
 ) -> JsValue {
     let kit = kit(ctx);
     let (ip, port) = match remote {
-        // Formatted on the stack: the cached JS string is what lives on.
-        Some(a) => {
-            let mut buf = [0u8; 64];
-            let mut w = std::io::Cursor::new(&mut buf[..]);
-            let _ = std::io::Write::write_fmt(&mut w, format_args!("{}", a.ip()));
-            let n = w.position() as usize;
-            (
-                kit.string(std::str::from_utf8(&buf[..n]).unwrap_or_default()),
-                a.port(),
-            )
-        }
+        Some(a) => (kit.ip(a.ip()), a.port()),
         None => (js_string!(), 0),
     };
-    // k6's fields are writable and enumerable but not configurable, in this order (so
-    // `Object.keys(res)` and `JSON.stringify(res)` list them as k6 does).
     crate::host::gc_pacing::held(parts.native_size());
-    let data = Attribute::WRITABLE | Attribute::ENUMERABLE;
-    let mut init = ObjectInitializer::with_native_data_and_proto(
-        Lazy {
-            parts,
-            values: GcRefCell::new(Default::default()),
-        },
-        kit.proto.clone(),
-        ctx,
-    );
-    let lazy = |init: &mut ObjectInitializer<'_>, slot: usize| {
-        let (name, get, set) = &kit.getters[slot];
-        init.accessor(
-            name.clone(),
-            Some(get.clone()),
-            Some(set.clone()),
-            Attribute::ENUMERABLE,
-        );
+    let accessor = |slot: usize| -> [JsValue; 2] {
+        let (_, get, set) = &kit.getters[slot];
+        [get.clone().into(), set.clone().into()]
     };
-    init.property(js_string!("remote_ip"), ip, data)
-        .property(js_string!("remote_port"), port, data)
-        .property(js_string!("url"), kit.string(url), data)
-        .property(js_string!("status"), status, data)
-        .property(js_string!("status_text"), kit.string(status_text), data)
-        .property(js_string!("proto"), kit.string(proto), data);
-    lazy(&mut init, HEADERS);
-    lazy(&mut init, COOKIES);
-    lazy(&mut init, BODY);
-    lazy(&mut init, TIMINGS);
-    init.property(js_string!("tls_version"), kit.string(tls_version), data)
-        .property(
-            js_string!("tls_cipher_suite"),
-            kit.string(tls_cipher_suite),
-            data,
-        );
-    lazy(&mut init, OCSP);
-    init.property(
-        js_string!("error"),
-        error.map_or(js_string!(), |e| JsString::from(e.message.as_str())),
-        data,
-    )
-    .property(
-        js_string!("error_code"),
-        error.map_or(error_code, |e| e.code),
-        data,
-    );
-    lazy(&mut init, REQUEST);
-    init.build().into()
+    // In the order of the template's properties (`make_kit`).
+    let mut storage = Vec::with_capacity(26);
+    storage.extend([
+        ip.into(),
+        port.into(),
+        kit.string(url).into(),
+        status.into(),
+        kit.string(status_text).into(),
+        kit.string(proto).into(),
+    ]);
+    for slot in [HEADERS, COOKIES, BODY, TIMINGS] {
+        storage.extend(accessor(slot));
+    }
+    storage.extend([
+        kit.string(tls_version).into(),
+        kit.string(tls_cipher_suite).into(),
+    ]);
+    storage.extend(accessor(OCSP));
+    storage.extend([
+        error
+            .map_or(js_string!(), |e| JsString::from(e.message.as_str()))
+            .into(),
+        error.map_or(error_code, |e| e.code).into(),
+    ]);
+    storage.extend(accessor(REQUEST));
+    storage.extend(kit.methods.iter().map(|(_, f)| JsValue::from(f.clone())));
+    let lazy = Lazy {
+        parts,
+        values: GcRefCell::new(Default::default()),
+    };
+    kit.response.create(lazy, storage).into()
 }
 
 /// The value of lazy property `slot`: cached, or made from the response's parts by `make`.
@@ -412,7 +473,7 @@ fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 
 fn get_timings(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, TIMINGS, ctx, |p, ctx| {
-        Ok(timings(&p.timings, ctx).into())
+        Ok(timings(&p.timings, &kit(ctx)).into())
     })
 }
 
