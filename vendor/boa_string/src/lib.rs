@@ -181,7 +181,12 @@ impl JsString {
     #[inline]
     #[must_use]
     pub fn to_std_string_escaped(&self) -> String {
-        self.display_escaped().to_string()
+        match self.as_str().variant() {
+            // A Latin-1 string has no surrogates to escape: convert it without the
+            // formatter's per-character writes.
+            JsStrVariant::Latin1(v) => latin1_to_string(v),
+            JsStrVariant::Utf16(_) => self.display_escaped().to_string(),
+        }
     }
 
     /// Decodes a [`JsString`] into a [`String`], replacing invalid data with the
@@ -189,7 +194,10 @@ impl JsString {
     #[inline]
     #[must_use]
     pub fn to_std_string_lossy(&self) -> String {
-        self.display_lossy().to_string()
+        match self.as_str().variant() {
+            JsStrVariant::Latin1(v) => latin1_to_string(v),
+            JsStrVariant::Utf16(_) => self.display_lossy().to_string(),
+        }
     }
 
     /// Decodes a [`JsString`] into a [`String`], returning an error if the string contains unpaired
@@ -1041,3 +1049,15 @@ impl_js_string_slice_index!(
     std::ops::RangeFrom<usize>,
     std::ops::RangeFull,
 );
+
+/// The [`String`] of Latin-1 code units: copied as they are when all are ASCII (the common
+/// case), else each unit is the code point of the same value.
+fn latin1_to_string(units: &[u8]) -> String {
+    if units.is_ascii() {
+        // ASCII is valid UTF-8, so this never falls back.
+        return String::from_utf8(units.to_vec()).unwrap_or_default();
+    }
+    let mut string = String::with_capacity(units.len() + units.len() / 2);
+    string.extend(units.iter().copied().map(char::from));
+    string
+}

@@ -398,7 +398,7 @@ impl<'a> JsStr<'a> {
     #[inline]
     pub fn to_std_string(&self) -> Result<String, std::string::FromUtf16Error> {
         match self.variant() {
-            JsStrVariant::Latin1(v) => Ok(v.iter().copied().map(char::from).collect()),
+            JsStrVariant::Latin1(v) => Ok(crate::latin1_to_string(v)),
             JsStrVariant::Utf16(v) => String::from_utf16(v),
         }
     }

@@ -198,6 +198,23 @@ fn to_std_string_escaped() {
 }
 
 #[test]
+fn latin1_strings_convert_to_the_same_code_points() {
+    static CAFE: StaticString = StaticString::new(JsStr::latin1(&[b'c', b'a', b'f', 0xE9, 0xFF]));
+    for string in [
+        JsString::from_static(&CAFE),
+        JsString::from("caf\u{e9}\u{ff}"),
+    ] {
+        assert!(string.as_str().is_latin1());
+        assert_eq!(string.to_std_string_escaped(), "caf\u{e9}\u{ff}");
+        assert_eq!(string.to_std_string_lossy(), "caf\u{e9}\u{ff}");
+        assert_eq!(string.to_std_string().unwrap(), "caf\u{e9}\u{ff}");
+    }
+    let ascii = JsString::from("GET /api/products?page=2");
+    assert_eq!(ascii.to_std_string_escaped(), "GET /api/products?page=2");
+    assert_eq!(JsString::default().to_std_string_escaped(), "");
+}
+
+#[test]
 fn from_static_js_string() {
     static STATIC_HELLO_WORLD: StaticString =
         StaticString::new(JsStr::latin1("hello world".as_bytes()));
