@@ -610,6 +610,7 @@ export default function () {{
     'proto': (r) => r.proto === 'HTTP/1.1',
     'canonical headers': (r) => r.headers['Content-Type'] === 'application/json',
     'selector': (r) => r.json('nested.items.1') === 2 && r.json('nested.items.#') === 3,
+    'json() parses once, as k6': (r) => {{ r.json().extra = 5; return r.json().extra === 5 && r.json('extra') === undefined; }},
     'timings': (r) => ['duration','blocked','connecting','tls_handshaking','sending','waiting','receiving'].every((k) => typeof r.timings[k] === 'number' && r.timings[k] >= 0),
     'duration is the sum': (r) => Math.abs(r.timings.duration - (r.timings.sending + r.timings.waiting + r.timings.receiving)) < 0.001,
     'request': (r) => r.request.method === 'GET' && r.request.headers['X-Test'][0] === 'yes',
@@ -645,7 +646,7 @@ export default function () {{
     run.assert_code(0);
     let checks = &export["root_group"]["checks"];
     let obj = checks.as_object().unwrap();
-    assert_eq!(obj.len(), 21, "{checks}");
+    assert_eq!(obj.len(), 22, "{checks}");
     for (name, c) in obj {
         assert_eq!(
             c["passes"], 1,

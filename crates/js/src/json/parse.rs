@@ -1,19 +1,28 @@
 //! A leaner global `JSON.parse`. Boa's own one checks the text with serde_json, then parses
 //! it again as a script and runs it, so a 50 MB document costs an AST, bytecode and an object
 //! with a shape of its own per JSON object (~3 GiB peak). This one streams serde_json's
-//! tokens straight into JS values, building objects whose equal key sequences share a shape.
+//! tokens straight into JS values. An object is made from a template kept per key sequence
+//! (one allocation with its values, not a shape transition per key: docs/design/002), so
+//! objects with equal keys share a shape, across documents on a worker thread.
 //! Whatever it does not handle exactly like Boa (a reviver, a non-string argument, any text
 //! serde_json rejects) goes to Boa's original function, kept as the closure's capture, so
 //! results and error messages stay Boa's.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
 
+use boa_engine::builtins::object::OrdinaryObject;
 use boa_engine::object::builtins::JsArray;
-use boa_engine::object::{FunctionObjectBuilder, JsObject};
-use boa_engine::property::PropertyDescriptor;
+use boa_engine::object::{FunctionObjectBuilder, JsObject, ObjectTemplate};
+use boa_engine::property::{Attribute, PropertyDescriptor, PropertyKey};
 use boa_engine::{js_string, Context, JsResult, JsString, JsValue, NativeFunction};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use smallvec::SmallVec;
 
+use crate::host::thread_objects::ThreadObjects;
 use crate::value::{define, plain_object};
 
 /// Replaces `JSON.parse` in `ctx` with the fast parser, falling back to the original, which
@@ -65,7 +74,8 @@ fn parse(
 fn fast(text: &JsString, ctx: &mut Context) -> Option<JsValue> {
     let text = text.to_std_string().ok()?;
     let mut de = serde_json::Deserializer::from_str(&text);
-    let value = Seed(ctx).deserialize(&mut de).ok()?;
+    let templates = Templates::of(ctx);
+    let value = Seed::new(ctx, &templates).deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(value)
 }
@@ -73,13 +83,87 @@ fn fast(text: &JsString, ctx: &mut Context) -> Option<JsValue> {
 /// A whole JSON document parsed from bytes into JS values, or serde_json's error.
 pub(crate) fn from_slice(bytes: &[u8], ctx: &mut Context) -> Result<JsValue, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = Seed(ctx).deserialize(&mut de)?;
+    let templates = Templates::of(ctx);
+    let value = Seed::new(ctx, &templates).deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
 
+/// Objects with more keys are built property by property (a template per such key set
+/// would keep a large key list for what is likely a one-off map).
+const MAX_TEMPLATE_KEYS: usize = 64;
+/// Bound on the templates kept: documents with ever-new key sets must not grow it forever.
+const MAX_TEMPLATES: usize = 256;
+
+/// The templates of JSON objects by key sequence: per worker thread when the context has
+/// one, else per document.
+#[derive(Default)]
+pub(crate) struct Templates {
+    /// The `Object.prototype` the templates were made for.
+    proto: Option<JsObject>,
+    /// By the hash of the key sequence.
+    entries: FxHashMap<u64, Vec<Entry>>,
+    count: usize,
+}
+
+struct Entry {
+    /// The keys, each preceded by its length in bytes as 4 bytes.
+    keys: Box<[u8]>,
+    template: ObjectTemplate,
+}
+
+impl Templates {
+    /// The templates `ctx`'s parses use, emptied if they were made for another realm's
+    /// `Object.prototype`.
+    pub(crate) fn of(ctx: &mut Context) -> Rc<RefCell<Templates>> {
+        let templates = match ctx.get_data::<Rc<ThreadObjects>>().cloned() {
+            Some(thread) => thread
+                .state(ctx, |_| (ThreadTemplates::default(), Vec::new()))
+                .map(|t| t.0.clone())
+                .unwrap_or_default(),
+            None => Rc::default(),
+        };
+        let proto = ctx.intrinsics().constructors().object().prototype();
+        {
+            let mut t = templates.borrow_mut();
+            if !t
+                .proto
+                .as_ref()
+                .is_some_and(|p| JsObject::equals(p, &proto))
+            {
+                *t = Templates {
+                    proto: Some(proto),
+                    ..Templates::default()
+                };
+            }
+        }
+        templates
+    }
+}
+
+/// The thread's [`Templates`] (a type of its own for `ThreadObjects::state`).
+#[derive(Default)]
+struct ThreadTemplates(Rc<RefCell<Templates>>);
+
 /// Builds one JSON value as a JS value.
-pub(crate) struct Seed<'c>(pub(crate) &'c mut Context);
+pub(crate) struct Seed<'c> {
+    ctx: &'c mut Context,
+    templates: &'c RefCell<Templates>,
+}
+
+impl<'c> Seed<'c> {
+    /// A seed building objects from (and into) `templates`.
+    pub(crate) fn new(ctx: &'c mut Context, templates: &'c RefCell<Templates>) -> Self {
+        Seed { ctx, templates }
+    }
+
+    fn nested(&mut self) -> Seed<'_> {
+        Seed {
+            ctx: self.ctx,
+            templates: self.templates,
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Seed<'_> {
     type Value = JsValue;
@@ -127,48 +211,113 @@ impl<'de> Visitor<'de> for Seed<'_> {
         Ok(JsString::from(v).into())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<JsValue, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<JsValue, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Seed(&mut *self.0))? {
+        while let Some(item) = seq.next_element_seed(self.nested())? {
             items.push(item);
         }
-        Ok(JsArray::from_iter(items, self.0).into())
+        Ok(JsArray::from_iter(items, self.ctx).into())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<JsValue, A::Error> {
-        // An initializer's object starts from the realm's shared root shape, so objects with
-        // the same keys in the same order end up on one shape; `define` keeps a repeated
-        // key's first position and takes its last value, and makes `__proto__` an own
-        // property, as JSON.parse does.
-        let obj = plain_object(self.0);
-        while let Some(key) = map.next_key_seed(KeySeed)? {
-            let value = map.next_value_seed(Seed(&mut *self.0))?;
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<JsValue, A::Error> {
+        // The keys as length-prefixed bytes (the template's lookup key) and the values in
+        // order: on a hit they become the object's storage as they are.
+        let mut keys = SmallVec::<[u8; 256]>::new();
+        let mut values = Vec::new();
+        while map.next_key_seed(KeySeed(&mut keys))?.is_some() {
+            values.push(map.next_value_seed(self.nested())?);
+        }
+        let mut hasher = FxHasher::default();
+        keys.hash(&mut hasher);
+        let hash = hasher.finish();
+        let mut templates = self.templates.borrow_mut();
+        if let Some(entry) = templates
+            .entries
+            .get(&hash)
+            .and_then(|list| list.iter().find(|e| *e.keys == *keys))
+        {
+            return Ok(entry.template.create(OrdinaryObject, values).into());
+        }
+        let names: SmallVec<[JsString; 16]> = key_names(&keys).map(JsString::from).collect();
+        if let Some(template) = template_for(&names, self.ctx) {
+            let object = template.create(OrdinaryObject, values);
+            if templates.count >= MAX_TEMPLATES {
+                templates.entries.clear();
+                templates.count = 0;
+            }
+            templates.count += 1;
+            templates.entries.entry(hash).or_default().push(Entry {
+                keys: keys.as_slice().into(),
+                template,
+            });
+            return Ok(object.into());
+        }
+        drop(templates);
+        // Index keys, a repeated key, or many keys: property by property. `define` keeps a
+        // repeated key's first position and takes its last value, and makes `__proto__` an
+        // own property, as JSON.parse does; an initializer's object starts from the realm's
+        // shared root shape, so equal key sequences still share a shape.
+        let obj = plain_object(self.ctx);
+        for (key, value) in names.into_iter().zip(values) {
             define(&obj, key, value);
         }
         Ok(obj.into())
     }
 }
 
-/// Reads an object key.
-struct KeySeed;
+/// The keys `KeySeed` appended to a buffer.
+fn key_names(mut keys: &[u8]) -> impl Iterator<Item = &str> {
+    std::iter::from_fn(move || {
+        let (len, rest) = keys.split_first_chunk::<4>()?;
+        let (name, rest) = rest.split_at(u32::from_le_bytes(*len) as usize);
+        keys = rest;
+        // The bytes were a `&str`.
+        Some(std::str::from_utf8(name).unwrap_or_default())
+    })
+}
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = JsString;
+/// A template for objects with `names` as their own data properties, in this order, as
+/// JSON.parse makes them (writable, enumerable, configurable); `None` when a template cannot
+/// make them: an array-index key (such keys are ordered apart), a repeated key, too many.
+fn template_for(names: &[JsString], ctx: &Context) -> Option<ObjectTemplate> {
+    if names.len() > MAX_TEMPLATE_KEYS {
+        return None;
+    }
+    let proto = ctx.intrinsics().constructors().object().prototype();
+    let mut template = ObjectTemplate::for_prototype(ctx, Some(proto));
+    for (i, name) in names.iter().enumerate() {
+        let key = PropertyKey::from(name.clone());
+        if matches!(key, PropertyKey::Index(_)) || names[..i].contains(name) {
+            return None;
+        }
+        template.property(key, Attribute::all());
+    }
+    Some(template)
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<JsString, D::Error> {
+/// Reads an object key, appending its length (4 bytes) and bytes to a buffer.
+struct KeySeed<'b>(&'b mut SmallVec<[u8; 256]>);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for KeySeed {
-    type Value = JsString;
+impl Visitor<'_> for KeySeed<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object key")
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<JsString, E> {
-        Ok(JsString::from(v))
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        let len = u32::try_from(v.len()).map_err(|_| E::custom("key too long"))?;
+        self.0.extend_from_slice(&len.to_le_bytes());
+        self.0.extend_from_slice(v.as_bytes());
+        Ok(())
     }
 }
 
@@ -308,6 +457,38 @@ mod tests {
         for text in cases {
             check(&mut ctx, text, false);
         }
+    }
+
+    #[test]
+    fn objects_made_from_one_template_stay_independent() {
+        let mut ctx = context();
+        let got = eval(
+            &mut ctx,
+            r#"const [a, b, c] = JSON.parse('[{"x":1,"y":2},{"x":3,"y":4},{"y":5,"x":6}]');
+               a.z = 1; delete b.x; b.x = 9; Object.defineProperty(a, 'y', { enumerable: false });
+               [JSON.stringify(a), JSON.stringify(b), JSON.stringify(c), Object.keys(a).join(),
+                JSON.stringify(JSON.parse('{"x":7,"y":8}')), 'z' in b].join(' ')"#,
+        );
+        assert_eq!(
+            got,
+            r#"{"x":1,"z":1} {"y":4,"x":9} {"y":5,"x":6} x,z {"x":7,"y":8} false"#
+        );
+    }
+
+    #[test]
+    fn key_sets_a_template_cannot_make_are_built_key_by_key() {
+        let mut ctx = context();
+        // More keys than a template takes, index keys, a repeated key: as Boa's parse.
+        let wide = format!(
+            "[{{{0}}},{{{0}}}]",
+            (0..100)
+                .map(|i| format!(r#""k{i}":{i}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        check(&mut ctx, &wide, true);
+        check(&mut ctx, r#"[{"b":1,"0":2},{"b":1,"0":2}]"#, true);
+        check(&mut ctx, r#"[{"a":1,"a":2},{"a":1,"a":2,"b":3}]"#, true);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::fmt;
 use boa_engine::{Context, JsValue};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::json::parse::Seed;
+use crate::json::parse::{Seed, Templates};
 
 /// Selects `path` in the JSON document `bytes`: `Ok(None)` when nothing matches (k6 returns
 /// `undefined`), serde_json's error when the document is not JSON.
@@ -61,7 +61,8 @@ impl<'de> DeserializeSeed<'de> for Select<'_, '_> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         if self.path.is_empty() {
-            *self.found = Some(Seed(self.ctx).deserialize(d)?);
+            let templates = Templates::of(self.ctx);
+            *self.found = Some(Seed::new(self.ctx, &templates).deserialize(d)?);
             Ok(())
         } else {
             d.deserialize_any(self)

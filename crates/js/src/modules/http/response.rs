@@ -137,6 +137,9 @@ struct Lazy {
     #[unsafe_ignore_trace]
     parts: Parts,
     values: GcRefCell<[Option<JsValue>; LAZY]>,
+    /// The body parsed by `json()` without a selector: k6 parses it once per response, so a
+    /// change a script makes to what `json()` returned shows in the next call's result.
+    parsed: GcRefCell<Option<JsValue>>,
 }
 
 /// How many properties are lazy; `Kit::getters` holds one accessor pair per property.
@@ -345,6 +348,7 @@ pub(super) fn build(
     let lazy = Lazy {
         parts,
         values: GcRefCell::new(Default::default()),
+        parsed: GcRefCell::new(None),
     };
     kit.response.create(lazy, storage).into()
 }
@@ -604,8 +608,18 @@ fn json(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
                 .unwrap_or_default())
         }
         // The whole document goes straight from the bytes to JS values, with objects of
-        // equal keys sharing a shape (no intermediate serde_json::Value).
-        None => json::parse::from_slice(&bytes, ctx).map_err(|e| unparsable(e).into()),
+        // equal keys sharing a shape (no intermediate serde_json::Value), once.
+        None => {
+            let lazy = obj.downcast_ref::<Lazy>();
+            if let Some(parsed) = lazy.as_ref().and_then(|l| l.parsed.borrow().clone()) {
+                return Ok(parsed);
+            }
+            let value = json::parse::from_slice(&bytes, ctx).map_err(unparsable)?;
+            if let Some(lazy) = lazy {
+                *lazy.parsed.borrow_mut() = Some(value.clone());
+            }
+            Ok(value)
+        }
     }
 }
 
