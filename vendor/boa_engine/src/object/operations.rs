@@ -722,6 +722,39 @@ impl JsObject {
             .into())
     }
 
+    /// The own enumerable string-keyed properties of the object with their values, in
+    /// property order: `EnumerableOwnProperties(O, key+value)` (what `Object.entries` and
+    /// object spread read) without making an entry array per property.
+    ///
+    /// # Errors
+    ///
+    /// An error thrown by a proxy trap or a getter.
+    ///
+    /// More information:
+    /// - [ECMAScript reference][spec]
+    ///
+    /// [spec]: https://tc39.es/ecma262/#sec-enumerableownpropertynames
+    pub fn enumerable_own_entries(
+        &self,
+        context: &mut Context,
+    ) -> JsResult<Vec<(PropertyKey, JsValue)>> {
+        let own_keys =
+            self.__own_property_keys__(&mut InternalMethodPropertyContext::new(context))?;
+        let mut entries = Vec::with_capacity(own_keys.len());
+        for key in own_keys {
+            if matches!(key, PropertyKey::Symbol(_)) {
+                continue;
+            }
+            let desc =
+                self.__get_own_property__(&key, &mut InternalMethodPropertyContext::new(context))?;
+            if desc.is_some_and(|d| d.expect_enumerable()) {
+                let value = self.get(key.clone(), context)?;
+                entries.push((key, value));
+            }
+        }
+        Ok(entries)
+    }
+
     /// It is used to iterate over names of object's keys.
     ///
     /// More information:
