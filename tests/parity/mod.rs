@@ -567,6 +567,47 @@ export default function () {{
 }
 
 #[test]
+fn params_and_header_objects_are_read_like_k6() {
+    // k6 reads a params, headers or tags object's own enumerable keys (getters run), never
+    // inherited or non-enumerable ones.
+    let srv = TestServer::start();
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+export default function () {{
+  const url = '{url}';
+  const header = (r, name) => r.json('headers.' + name);
+  const inherited = Object.create({{ headers: {{ 'X-Inh': '1' }} }});
+  const hidden = {{}};
+  Object.defineProperty(hidden, 'headers', {{ value: {{ 'X-Hidden': '1' }}, enumerable: false }});
+  const h = {{ 'X-Shown': '2' }};
+  Object.defineProperty(h, 'X-Not-Enumerable', {{ value: '1', enumerable: false }});
+  const withGetter = {{ get headers() {{ return {{ 'X-Got': '3' }}; }}, tags: {{ name: 'tagged' }} }};
+  check(null, {{
+    'inherited params are not read': () => header(http.get(url, inherited), 'x-inh') === undefined,
+    'hidden params are not read': () => header(http.get(url, hidden), 'x-hidden') === undefined,
+    'hidden header keys are not sent': () => {{
+      const r = http.get(url, {{ headers: h }});
+      return header(r, 'x-not-enumerable') === undefined && header(r, 'x-shown') === '2';
+    }},
+    'inherited header keys are not sent': () => header(http.get(url, {{ headers: Object.create({{ 'X-P': '1' }}) }}), 'x-p') === undefined,
+    'getters are read': () => header(http.get(url, withGetter), 'x-got') === '3',
+  }});
+}}
+"#,
+        url = srv.url("/get")
+    );
+    compare("params-own-keys", &script);
+    let dir = Dir::new("params-own-keys-rk6");
+    let path = dir.write("script.js", &script);
+    let ours = run_rk6(&path, &dir);
+    let failed: u64 = checks(&ours.export).iter().map(|(_, _, f)| f).sum();
+    let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
+    assert_eq!((passed, failed), (5, 0), "{:?}", checks(&ours.export));
+}
+
+#[test]
 fn batch_and_async_concurrency_agree_with_k6() {
     // The gate server reports how many requests it held at once; k6 and rk6 must agree.
     let srv = crate::http_concurrency::GateServer::start_ports(false, 2);

@@ -19,7 +19,8 @@ pub(crate) fn string_arg(args: &[JsValue], i: usize, ctx: &mut Context) -> JsRes
         .to_std_string_escaped())
 }
 
-/// An object of string values as pairs (non-string values are converted with `String()`).
+/// An object of string values as pairs (non-string values are converted with `String()`):
+/// its own enumerable string keys, in order, as k6 reads a headers or tags object.
 pub(crate) fn string_map(
     value: Option<&JsValue>,
     ctx: &mut Context,
@@ -27,16 +28,21 @@ pub(crate) fn string_map(
     let Some(obj) = value.and_then(JsValue::as_object) else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    for key in obj.own_property_keys(ctx)? {
-        if matches!(key, PropertyKey::Symbol(_)) {
-            continue;
-        }
-        let name = key.to_string();
-        let v = obj.get(key, ctx)?;
-        out.push((name, v.to_string(ctx)?.to_std_string_escaped()));
+    let entries = obj.enumerable_own_entries(ctx)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for (key, v) in entries {
+        out.push((key_string(&key), v.to_string(ctx)?.to_std_string_escaped()));
     }
     Ok(out)
+}
+
+/// The text of a string or index property key (a symbol's is empty).
+pub(crate) fn key_string(key: &PropertyKey) -> String {
+    match key {
+        PropertyKey::String(s) => s.to_std_string_escaped(),
+        PropertyKey::Index(i) => i.get().to_string(),
+        PropertyKey::Symbol(_) => String::new(),
+    }
 }
 
 /// Reads an own enumerable property `key` of `obj` if `obj` is an object.

@@ -3,13 +3,13 @@
 use std::time::Duration;
 
 use boa_engine::property::PropertyKey;
-use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue};
+use boa_engine::{Context, JsNativeError, JsResult, JsValue};
 use rk6_http::{Auth, SharedJar};
 
 use super::callback::callback_from_js;
 use super::callback::StatusRanges;
 use super::cookie_jar::{OwnJar, VuJar};
-use crate::modules::args::{prop, string_map};
+use crate::modules::args::{key_string, prop, string_map};
 
 /// What the response body becomes in JS.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,23 @@ pub(super) struct Params {
     pub(super) h2c: Option<bool>,
 }
 
+/// The params' values by name, as the script gave them (`undefined` and `null` left out,
+/// except `null` for `responseCallback`).
+#[derive(Default)]
+struct Given {
+    headers: Option<JsValue>,
+    tags: Option<JsValue>,
+    timeout: Option<JsValue>,
+    redirects: Option<JsValue>,
+    cookies: Option<JsValue>,
+    response_type: Option<JsValue>,
+    compression: Option<JsValue>,
+    jar: Option<JsValue>,
+    auth: Option<JsValue>,
+    h2c: Option<JsValue>,
+    callback: Option<JsValue>,
+}
+
 impl Params {
     /// `default_type` applies when the params give no `responseType` (`discardResponseBodies`).
     pub(super) fn from_js(
@@ -49,11 +66,40 @@ impl Params {
         default_type: ResponseType,
         ctx: &mut Context,
     ) -> JsResult<Params> {
-        let obj = value.and_then(JsValue::as_object);
-        let obj = obj.as_ref();
-        let headers = string_map(prop(obj, "headers", ctx)?.as_ref(), ctx)?;
-        let tags = string_map(prop(obj, "tags", ctx)?.as_ref(), ctx)?;
-        let timeout = match prop(obj, "timeout", ctx)? {
+        // k6 reads the params object's own enumerable keys (goja's `Keys()`), not
+        // inherited or hidden ones; one pass over them instead of a lookup per name.
+        let mut given = Given::default();
+        if let Some(obj) = value.and_then(JsValue::as_object) {
+            for (key, v) in obj.enumerable_own_entries(ctx)? {
+                let PropertyKey::String(name) = &key else {
+                    continue;
+                };
+                let slot = match name.to_std_string_escaped().as_str() {
+                    "headers" => &mut given.headers,
+                    "tags" => &mut given.tags,
+                    "timeout" => &mut given.timeout,
+                    "redirects" => &mut given.redirects,
+                    "cookies" => &mut given.cookies,
+                    "responseType" => &mut given.response_type,
+                    "compression" => &mut given.compression,
+                    "jar" => &mut given.jar,
+                    "auth" => &mut given.auth,
+                    "h2c" => &mut given.h2c,
+                    "responseCallback" => {
+                        // `null` is meaningful here: no callback.
+                        if !v.is_undefined() {
+                            given.callback = Some(v);
+                        }
+                        continue;
+                    }
+                    _ => continue,
+                };
+                *slot = (!v.is_undefined() && !v.is_null()).then_some(v);
+            }
+        }
+        let headers = string_map(given.headers.as_ref(), ctx)?;
+        let tags = string_map(given.tags.as_ref(), ctx)?;
+        let timeout = match given.timeout {
             None => None,
             Some(v) if v.is_number() => {
                 Some(Duration::from_secs_f64(v.to_number(ctx)?.max(0.0) / 1000.0))
@@ -66,29 +112,24 @@ impl Params {
                 )
             }
         };
-        let redirects = match prop(obj, "redirects", ctx)? {
+        let redirects = match given.redirects {
             None => None,
             Some(v) => Some(v.to_number(ctx)?.max(0.0) as u32),
         };
         let mut cookies = Vec::new();
-        if let Some(c) = prop(obj, "cookies", ctx)?
-            .as_ref()
-            .and_then(JsValue::as_object)
-        {
-            for key in c.own_property_keys(ctx)? {
-                if matches!(key, PropertyKey::Symbol(_)) {
-                    continue;
-                }
-                let name = key.to_string();
-                let v = c.get(key, ctx)?;
+        if let Some(c) = given.cookies.as_ref().and_then(JsValue::as_object) {
+            for (key, v) in c.enumerable_own_entries(ctx)? {
                 let value = match v.as_object() {
                     Some(o) => prop(Some(&o), "value", ctx)?.unwrap_or_default(),
                     None => v,
                 };
-                cookies.push((name, value.to_string(ctx)?.to_std_string_escaped()));
+                cookies.push((
+                    key_string(&key),
+                    value.to_string(ctx)?.to_std_string_escaped(),
+                ));
             }
         }
-        let response_type = match prop(obj, "responseType", ctx)? {
+        let response_type = match given.response_type {
             None => default_type,
             Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
                 "text" => ResponseType::Text,
@@ -103,11 +144,11 @@ impl Params {
                 }
             },
         };
-        let compression = match prop(obj, "compression", ctx)? {
+        let compression = match given.compression {
             Some(c) if !c.is_null() => Some(c.to_string(ctx)?.to_std_string_escaped()),
             _ => None,
         };
-        let jar = match prop(obj, "jar", ctx)? {
+        let jar = match given.jar {
             None => None,
             Some(v) => match v.as_object() {
                 Some(o) if o.downcast_ref::<OwnJar>().is_some() => {
@@ -121,7 +162,7 @@ impl Params {
                 }
             },
         };
-        let auth = match prop(obj, "auth", ctx)? {
+        let auth = match given.auth {
             None => Auth::Basic,
             Some(v) => match v.to_string(ctx)?.to_std_string_escaped().as_str() {
                 "basic" => Auth::Basic,
@@ -134,16 +175,8 @@ impl Params {
                 }
             },
         };
-        let callback = match obj {
-            Some(o) => {
-                let v = o.get(js_string!("responseCallback"), ctx)?;
-                (!v.is_undefined())
-                    .then(|| callback_from_js(&v))
-                    .transpose()?
-            }
-            None => None,
-        };
-        let h2c = match prop(obj, "h2c", ctx)? {
+        let callback = given.callback.map(|v| callback_from_js(&v)).transpose()?;
+        let h2c = match given.h2c {
             None => None,
             Some(v) if v.is_boolean() => Some(v.to_boolean()),
             Some(v) => {
