@@ -1,6 +1,6 @@
 //! Groups seen during the run and the check tallies inside them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::summary::{md5_hex, CheckSummary, GroupSummary};
 
@@ -29,7 +29,7 @@ struct Tally {
 
 impl Default for GroupTree {
     fn default() -> Self {
-        let mut by_path = HashMap::new();
+        let mut by_path = HashMap::default();
         by_path.insert("".into(), 0);
         GroupTree {
             nodes: vec![Node::new("", "")],
@@ -45,7 +45,7 @@ impl Node {
             name: name.into(),
             children: Vec::new(),
             checks: Vec::new(),
-            check_index: HashMap::new(),
+            check_index: HashMap::default(),
         }
     }
 }

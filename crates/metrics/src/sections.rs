@@ -3,7 +3,7 @@
 //! pays nothing; every sink is a normal [`Sink`] (Trends switch to HDR histograms), so
 //! memory stays bounded by scenarios × groups × metrics.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::time::Duration;
 
 use crate::builtin;
