@@ -35,7 +35,12 @@ impl Identifier {
     /// [spec]: https://tc39.es/ecma262/#sec-names-and-keywords
     pub(super) fn is_identifier_start(ch: u32) -> bool {
         const ID_START: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<IdStart>();
-        matches!(ch, 0x0024 /* $ */ | 0x005F /* _ */) || ID_START.contains32(ch)
+        // ASCII, nearly every character of a script, without the Unicode set's search.
+        if ch < 0x80 {
+            return matches!(ch, 0x0024 /* $ */ | 0x005F /* _ */)
+                || (ch as u8).is_ascii_alphabetic();
+        }
+        ID_START.contains32(ch)
     }
 
     /// Checks if a character is `IdentifierPart` as per ECMAScript standards.
@@ -47,10 +52,11 @@ impl Identifier {
     fn is_identifier_part(ch: u32) -> bool {
         const ID_CONTINUE: CodePointSetDataBorrowed<'static> =
             CodePointSetData::new::<IdContinue>();
-        matches!(
-            ch,
-            0x0024 /* $ */ | 0x005F /* _ */ | 0x200C /* <ZWNJ> */ | 0x200D /* <ZWJ> */
-        ) || ID_CONTINUE.contains32(ch)
+        if ch < 0x80 {
+            return matches!(ch, 0x0024 /* $ */ | 0x005F /* _ */)
+                || (ch as u8).is_ascii_alphanumeric();
+        }
+        matches!(ch, 0x200C /* <ZWNJ> */ | 0x200D /* <ZWJ> */) || ID_CONTINUE.contains32(ch)
     }
 }
 
@@ -145,5 +151,32 @@ impl Identifier {
         }
 
         Ok((identifier_name, contains_escaped_chars))
+    }
+}
+
+#[cfg(test)]
+mod ascii_tests {
+    use super::Identifier;
+    use icu_properties::props::{IdContinue, IdStart};
+    use icu_properties::{CodePointSetData, CodePointSetDataBorrowed};
+
+    #[test]
+    fn the_ascii_fast_path_agrees_with_the_unicode_sets() {
+        const ID_START: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<IdStart>();
+        const ID_CONTINUE: CodePointSetDataBorrowed<'static> =
+            CodePointSetData::new::<IdContinue>();
+        for ch in 0..0x80u32 {
+            let dollar_or_underscore = ch == 0x24 || ch == 0x5F;
+            assert_eq!(
+                Identifier::is_identifier_start(ch),
+                dollar_or_underscore || ID_START.contains32(ch),
+                "start {ch:#x}"
+            );
+            assert_eq!(
+                Identifier::is_identifier_part(ch),
+                dollar_or_underscore || ID_CONTINUE.contains32(ch),
+                "part {ch:#x}"
+            );
+        }
     }
 }
