@@ -113,6 +113,23 @@ pub fn set_collection_hook(hook: Option<fn(&Collection)>) {
     COLLECTION_HOOK.with(|h| h.set(hook));
 }
 
+/// Sets the headroom of the current thread's heap: after a collection that leaves more
+/// than `percent` % of the collection threshold live, the next threshold is the live bytes
+/// divided by `percent` % (70 by default, so a collection comes once ~0.43 times the live
+/// heap was allocated again). A lower percentage collects less often and holds more garbage
+/// between collections.
+///
+/// # Panics
+///
+/// If `percent` is not in `1..=100`.
+pub fn set_used_space_percentage(percent: usize) {
+    assert!(
+        (1..=100).contains(&percent),
+        "the used space percentage is 1 to 100"
+    );
+    BOA_GC.with(|gc| gc.borrow_mut().config.used_space_percentage = percent);
+}
+
 // Whether or not the thread is currently in the sweep phase of garbage collection.
 // During this phase, attempts to dereference a `Gc<T>` pointer will trigger a panic.
 /// `DropGuard` flags whether the Collector is currently running `Collector::sweep()` or `Collector::dump()`

@@ -96,3 +96,41 @@ mod collection_hook {
         });
     }
 }
+
+mod heap_headroom {
+    use crate::{BOA_GC, Gc, set_used_space_percentage};
+
+    /// The collection threshold after ~1.1 MiB of live boxes were allocated on a fresh
+    /// thread: past the first threshold (1 MiB), so one collection ran and found them live.
+    fn threshold_with(percent: Option<usize>) -> usize {
+        std::thread::spawn(move || {
+            if let Some(p) = percent {
+                set_used_space_percentage(p);
+            }
+            let live: Vec<Gc<[u8; 1024]>> = (0..1100).map(|_| Gc::new([0; 1024])).collect();
+            let (threshold, collections) = BOA_GC.with(|gc| {
+                let gc = gc.borrow();
+                (gc.config.threshold, gc.runtime.collections)
+            });
+            assert_eq!(collections, 1);
+            drop(live);
+            threshold
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn a_lower_used_space_percentage_leaves_more_headroom() {
+        let default = threshold_with(None);
+        let half = threshold_with(Some(50));
+        assert!(default > 1_048_576, "the live heap raised it: {default}");
+        assert!(half > default * 13 / 10, "70 %: {default}, 50 %: {half}");
+    }
+
+    #[test]
+    #[should_panic(expected = "the used space percentage is 1 to 100")]
+    fn zero_is_refused() {
+        set_used_space_percentage(0);
+    }
+}
