@@ -163,6 +163,17 @@ fn count(export: &Value, metric: &str) -> f64 {
     export["metrics"][metric]["count"].as_f64().unwrap_or(-1.0)
 }
 
+/// Agreeing with k6 is not enough where both could fail alike: rk6 alone must pass all
+/// `passes` checks of `script`.
+fn assert_every_check_passes(name: &str, script: &str, passes: u64) {
+    let dir = Dir::new(name);
+    let path = dir.write("script.js", script);
+    let ours = run_rk6(&path, &dir);
+    let failed: u64 = checks(&ours.export).iter().map(|(_, _, f)| f).sum();
+    let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
+    assert_eq!((passed, failed), (passes, 0), "{:?}", checks(&ours.export));
+}
+
 pub(crate) fn compare(name: &str, script: &str) {
     compare_within(name, script, 0.0);
 }
@@ -557,13 +568,7 @@ export default function () {{
 "#,
     );
     compare("cookie-jars", &script);
-    // Agreeing is not enough: every check must pass.
-    let dir = Dir::new("cookie-jars-rk6");
-    let path = dir.write("script.js", &script);
-    let ours = run_rk6(&path, &dir);
-    let failed: u64 = checks(&ours.export).iter().map(|(_, _, f)| f).sum();
-    let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
-    assert_eq!((passed, failed), (6, 0), "{:?}", checks(&ours.export));
+    assert_every_check_passes("cookie-jars-rk6", &script, 6);
 }
 
 #[test]
@@ -599,12 +604,7 @@ export default function () {{
         url = srv.url("/get")
     );
     compare("params-own-keys", &script);
-    let dir = Dir::new("params-own-keys-rk6");
-    let path = dir.write("script.js", &script);
-    let ours = run_rk6(&path, &dir);
-    let failed: u64 = checks(&ours.export).iter().map(|(_, _, f)| f).sum();
-    let passed: u64 = checks(&ours.export).iter().map(|(_, p, _)| p).sum();
-    assert_eq!((passed, failed), (5, 0), "{:?}", checks(&ours.export));
+    assert_every_check_passes("params-own-keys-rk6", &script, 5);
 }
 
 #[test]

@@ -167,19 +167,9 @@ pub(crate) fn host_header(url: &Url) -> String {
     let host = url.host_str().unwrap_or_default();
     match url.port() {
         Some(p) => {
-            // Built by hand: `format!` cost ~800 instructions per request (design 002).
-            let mut digits = [0u8; 5];
-            let mut at = digits.len();
-            let mut n = p;
-            loop {
-                at -= 1;
-                digits[at] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            let port = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+            // Not `format!`: it cost ~800 instructions per request (design 002).
+            let mut buf = itoa::Buffer::new();
+            let port = buf.format(p);
             let mut value = String::with_capacity(host.len() + 1 + port.len());
             value.push_str(host);
             value.push(':');

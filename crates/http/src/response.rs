@@ -102,16 +102,9 @@ pub(crate) fn status_text(status: u16, reason: Option<&hyper::ext::ReasonPhrase>
             .unwrap_or_default()
             .into(),
     };
-    // Built by hand: `format!` cost ~600 instructions per response (design 002).
-    let code = http::StatusCode::from_u16(status).ok();
-    let digits = code.as_ref().map_or("", http::StatusCode::as_str);
-    if digits.is_empty() {
-        return if reason.is_empty() {
-            status.to_string()
-        } else {
-            format!("{status} {reason}")
-        };
-    }
+    // Not `format!`: it cost ~600 instructions per response (design 002).
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(status);
     let mut text = String::with_capacity(digits.len() + 1 + reason.len());
     text.push_str(digits);
     if !reason.is_empty() {

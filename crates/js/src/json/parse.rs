@@ -109,7 +109,8 @@ pub(crate) struct Templates {
 struct Entry {
     /// The keys, each preceded by its length in bytes as 4 bytes.
     keys: Box<[u8]>,
-    template: ObjectTemplate,
+    /// `None` for a key set no template can make (remembered so it is not examined again).
+    template: Option<ObjectTemplate>,
 }
 
 impl Templates {
@@ -231,16 +232,23 @@ impl<'de> Visitor<'de> for Seed<'_> {
         keys.hash(&mut hasher);
         let hash = hasher.finish();
         let mut templates = self.templates.borrow_mut();
-        if let Some(entry) = templates
+        let found = templates
             .entries
             .get(&hash)
-            .and_then(|list| list.iter().find(|e| *e.keys == *keys))
+            .and_then(|list| list.iter().find(|e| *e.keys == *keys));
+        if let Some(Entry {
+            template: Some(template),
+            ..
+        }) = found
         {
-            return Ok(entry.template.create(OrdinaryObject, values).into());
+            return Ok(template.create(OrdinaryObject, values).into());
         }
         let names: SmallVec<[JsString; 16]> = key_names(&keys).map(JsString::from).collect();
-        if let Some(template) = template_for(&names, self.ctx) {
-            let object = template.create(OrdinaryObject, values);
+        if found.is_none() {
+            let template = template_for(&names, self.ctx);
+            let object = template
+                .as_ref()
+                .map(|t| t.create(OrdinaryObject, std::mem::take(&mut values)));
             if templates.count >= MAX_TEMPLATES {
                 templates.entries.clear();
                 templates.count = 0;
@@ -250,7 +258,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
                 keys: keys.as_slice().into(),
                 template,
             });
-            return Ok(object.into());
+            if let Some(object) = object {
+                return Ok(object.into());
+            }
         }
         drop(templates);
         // Index keys, a repeated key, or many keys: property by property. `define` keeps a
@@ -280,16 +290,20 @@ fn key_names(mut keys: &[u8]) -> impl Iterator<Item = &str> {
 /// JSON.parse makes them (writable, enumerable, configurable); `None` when a template cannot
 /// make them: an array-index key (such keys are ordered apart), a repeated key, too many.
 fn template_for(names: &[JsString], ctx: &Context) -> Option<ObjectTemplate> {
-    if names.len() > MAX_TEMPLATE_KEYS {
+    let keys: SmallVec<[PropertyKey; 16]> =
+        names.iter().map(|n| PropertyKey::from(n.clone())).collect();
+    let makeable = names.len() <= MAX_TEMPLATE_KEYS
+        && !keys.iter().any(|k| matches!(k, PropertyKey::Index(_)))
+        && names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !names[..i].contains(n));
+    if !makeable {
         return None;
     }
     let proto = ctx.intrinsics().constructors().object().prototype();
     let mut template = ObjectTemplate::for_prototype(ctx, Some(proto));
-    for (i, name) in names.iter().enumerate() {
-        let key = PropertyKey::from(name.clone());
-        if matches!(key, PropertyKey::Index(_)) || names[..i].contains(name) {
-            return None;
-        }
+    for key in keys {
         template.property(key, Attribute::all());
     }
     Some(template)
