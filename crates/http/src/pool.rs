@@ -17,11 +17,11 @@
 //! The pool itself is synchronous; the client keeps it behind a mutex held only for the
 //! bookkeeping, never across an await.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use hyper::client::conn::http2;
+use rustc_hash::FxHashMap;
 use tokio::sync::watch;
 
 use crate::body::ReqBody;
@@ -139,7 +139,8 @@ pub(crate) struct DialGuard {
 
 /// Idle and shared connections by origin.
 pub(crate) struct Pool {
-    origins: HashMap<PoolKey, Origin>,
+    /// Looked up twice per request (checkout, put): Fx, not SipHash (~1.2 k instructions).
+    origins: FxHashMap<PoolKey, Origin>,
     /// k6's `MaxIdleConnsPerHost` (`batchPerHost`).
     max_idle_per_host: usize,
 }
@@ -149,7 +150,7 @@ impl Pool {
     /// (0 means Go's default of 2).
     pub(crate) fn new(max_idle_per_host: usize) -> Self {
         Self {
-            origins: HashMap::new(),
+            origins: FxHashMap::default(),
             max_idle_per_host: if max_idle_per_host == 0 {
                 2
             } else {

@@ -1,7 +1,6 @@
 //! One VU's JavaScript runtime: a Boa context with k6's globals and modules, the evaluated
 //! script, and the calls the test lifecycle makes into it.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
@@ -11,6 +10,7 @@ use boa_engine::object::builtins::JsArrayBuffer;
 use boa_engine::{js_string, Context, JsError, JsObject, JsString, JsValue};
 use rk6_metrics::builtin;
 use rk6_scheduler::{Iteration, IterationOutcome, Scenario};
+use rustc_hash::FxHashMap;
 
 use crate::host::{Host, Phase};
 use crate::log::Level;
@@ -33,7 +33,8 @@ pub(crate) struct Runtime {
     _builtins: Rc<crate::vu::builtins::Builtins>,
     pub(crate) host: Rc<Host>,
     namespace: JsObject,
-    functions: HashMap<String, JsObject>,
+    /// Exported functions by name; looked up once per iteration, hence Fx, not SipHash.
+    functions: FxHashMap<String, JsObject>,
     setup_data: Option<JsValue>,
     scenario: Option<Arc<Scenario>>,
 }
@@ -79,7 +80,7 @@ impl Runtime {
             _builtins: builtins,
             host,
             namespace,
-            functions: HashMap::new(),
+            functions: FxHashMap::default(),
             setup_data: None,
             scenario: None,
         })
