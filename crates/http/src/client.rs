@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use bytes::Bytes;
-use http::{HeaderMap, Method};
+use http::Method;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use url::Url;
@@ -28,6 +28,7 @@ use crate::raw::{self, RawConn};
 use crate::redirect::{self, HopRequest};
 use crate::request::{Request, SharedJar};
 use crate::response::{Hop, Response};
+use crate::response_head::{HeaderFields, ResponseHead};
 
 /// Largest body size trusted from `Content-Length` for preallocation.
 const MAX_PREALLOC: usize = 16 << 20;
@@ -58,7 +59,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A response head and its connection, before the body is read.
 struct Head {
-    parts: http::response::Parts,
+    head: ResponseHead,
     body: RespBody,
     conn: Conn,
 }
@@ -137,7 +138,7 @@ impl Chain {
             status: 0,
             reason: None,
             proto: "",
-            headers: http::HeaderMap::new(),
+            headers: HeaderFields::default(),
             body: self.progress.body.take(),
             url: self.url,
             remote_addr: self.progress.remote_addr,
@@ -314,31 +315,23 @@ impl Client {
                     chain.script_headers = sent;
                 }
             }
-            let status = head.parts.status.as_u16();
-            let proto = proto_name(head.parts.version);
+            let status = head.head.status;
+            let proto = proto_name(head.head.version);
             chain.progress.proto = proto;
-            lock(jar).store_response(
-                &hop.url,
-                head.parts
-                    .headers
-                    .get_all(http::header::SET_COOKIE)
-                    .iter()
-                    .filter_map(|v| v.to_str().ok()),
-            );
+            lock(jar).store_response(&hop.url, head.head.headers.get_all_str("set-cookie"));
             let location = redirect::is_redirect(status)
-                .then(|| head.parts.headers.get(http::header::LOCATION))
+                .then(|| head.head.headers.get_str("location"))
                 .flatten()
-                .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let follow = location.is_some() && redirects < max_redirects;
             let digest = (req.auth == Auth::Digest && status == 401 && !answered)
-                .then(|| auth::digest_answer(&head.parts.headers, &hop))
+                .then(|| auth::digest_answer(&head.head.headers.to_map(), &hop))
                 .flatten();
             // Full debug dumps show every body, even ones the script never sees.
             let discard =
                 (follow || digest.is_some() || req.discard_body) && debug != HttpDebug::Full;
             let Head {
-                mut parts,
+                head: mut parts,
                 body,
                 conn,
             } = head;
@@ -349,11 +342,8 @@ impl Client {
                 let closes = proto != "HTTP/2.0" && wants_close(&parts.headers, parts.version);
                 let text = debug::response(
                     proto,
-                    &crate::response::status_text(
-                        status,
-                        parts.extensions.get::<hyper::ext::ReasonPhrase>(),
-                    ),
-                    &parts.headers,
+                    &crate::response::status_text(status, parts.reason.as_ref()),
+                    &parts.headers.to_map(),
                     closes,
                     &body,
                     debug,
@@ -385,11 +375,7 @@ impl Client {
             let body = if req.discard_body {
                 Bytes::new()
             } else {
-                match parts
-                    .headers
-                    .get(http::header::CONTENT_ENCODING)
-                    .and_then(|v| v.to_str().ok())
-                {
+                match parts.headers.get_str("content-encoding") {
                     Some(enc) => decode(body, enc).unwrap_or_else(|e| {
                         error = Some(e);
                         Bytes::new()
@@ -402,17 +388,12 @@ impl Client {
                 last.error = Some(e.message.clone());
             }
             let error_code = error.as_ref().map_or(status_error_code(status), |e| e.code);
-            let mut response_headers = parts.headers;
-            if proto == "HTTP/2.0" {
-                // HTTP/1 values already share one small copy of the head (`h1::framing`).
-                headers::detach(&mut response_headers);
-            }
             return Ok(Response {
                 status,
                 // Only HTTP/1 has reason phrases, already in the head's own copy.
-                reason: parts.extensions.remove::<hyper::ext::ReasonPhrase>(),
+                reason: parts.reason.take(),
                 proto,
-                headers: response_headers,
+                headers: parts.headers,
                 body,
                 url: hop.url,
                 remote_addr: chain.progress.remote_addr,
@@ -479,7 +460,7 @@ impl Client {
                     conn.stats.arm();
                     h1.send(&request)
                         .await
-                        .map(|(parts, kind)| (parts, RespBody::H1(kind)))
+                        .map(|(head, kind)| (head, RespBody::H1(kind)))
                         .map_err(SendFailure::H1)
                 }
                 Sender::H2(h2) => h2
@@ -487,14 +468,15 @@ impl Client {
                     .await
                     .map(|resp| {
                         let (parts, body) = resp.into_parts();
-                        (parts, RespBody::H2(body))
+                        // One copy of the fields; hyper's map points into its read buffer.
+                        (ResponseHead::from_h2(&parts), RespBody::H2(body))
                     })
                     .map_err(SendFailure::H2),
             };
             match sent {
-                Ok((parts, body)) => {
+                Ok((head, body)) => {
                     progress.head_arrived(Instant::now());
-                    return Ok(Head { parts, body, conn });
+                    return Ok(Head { head, body, conn });
                 }
                 Err(e) => {
                     let (written, received) = match &marks {
@@ -566,12 +548,15 @@ impl Client {
         discard: bool,
         mut conn: Conn,
         key: &PoolKey,
-        parts: &http::response::Parts,
+        parts: &ResponseHead,
         progress: &mut Progress,
     ) -> Result<Bytes, HttpError> {
-        let hint = content_length(&parts.headers)
-            .unwrap_or(0)
-            .min(MAX_PREALLOC);
+        let hint = match &body {
+            RespBody::H1(BodyKind::Length(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
+            RespBody::H1(_) => 0,
+            RespBody::H2(_) => content_length(&parts.headers).unwrap_or(0),
+        }
+        .min(MAX_PREALLOC);
         match body {
             RespBody::H1(kind) => {
                 if let Sender::H1(h1) = &mut conn.sender {
@@ -598,10 +583,10 @@ impl Client {
         progress.body_done = Some(Instant::now());
         // Before the connection can serve another request, whose bytes are not ours.
         progress.claim_bytes();
-        let keep_alive = !self.config.no_connection_reuse
-            && !conn.is_h2()
-            && !wants_close(&parts.headers, parts.version);
-        if keep_alive {
+        // An HTTP/1 connection knows from its head whether it may serve another request
+        // (`Connection: close`, HTTP/1.0, a close-delimited body); `put` asks it. HTTP/2
+        // connections stay shared in the pool and are never put back.
+        if !self.config.no_connection_reuse && !conn.is_h2() {
             lock(&self.pool).put(key, conn);
         }
         Ok(progress.body.take())
@@ -649,21 +634,14 @@ fn replayable(hop: &HopRequest) -> bool {
         })
 }
 
-fn content_length(h: &HeaderMap) -> Option<usize> {
-    h.get(http::header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+fn content_length(h: &HeaderFields) -> Option<usize> {
+    h.get_str("content-length")?.trim().parse().ok()
 }
 
 /// HTTP/1 connection semantics: `Connection: close`, or HTTP/1.0 without keep-alive.
-fn wants_close(h: &HeaderMap, version: http::Version) -> bool {
+fn wants_close(h: &HeaderFields, version: http::Version) -> bool {
     let has = |token: &str| {
-        h.get_all(http::header::CONNECTION)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
+        h.get_all_str("connection")
             .flat_map(|v| v.split(','))
             .any(|t| t.trim().eq_ignore_ascii_case(token))
     };

@@ -7,6 +7,7 @@ use url::{Position, Url};
 use crate::cookies::CookieJar;
 use crate::error::{self, HttpError};
 use crate::redirect::HopRequest;
+use crate::response_head::HeaderFields;
 
 /// What besides the hop itself shapes the request headers.
 pub(crate) struct HeaderInputs<'a> {
@@ -198,48 +199,21 @@ pub(crate) fn value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
     })
 }
 
-/// Moves every value of a received header map into one small allocation of its own.
-///
-/// hyper hands out header values as slices of its connection read buffer, so a response
-/// that outlives its request (a JS object waiting for the collector) would otherwise keep
-/// that whole buffer (8 KiB or more) alive, and hyper would allocate a new one for the next
-/// response: about 10 KiB of garbage per request instead of a few hundred bytes.
-pub(crate) fn detach(map: &mut HeaderMap) {
-    let total: usize = map.values().map(|v| v.len()).sum();
-    if total == 0 {
-        return;
-    }
-    let mut buf = bytes::BytesMut::with_capacity(total);
-    for v in map.values() {
-        buf.extend_from_slice(v.as_bytes());
-    }
-    let buf = buf.freeze();
-    let mut at = 0;
-    for v in map.values_mut() {
-        let end = at + v.len();
-        // SAFETY: the bytes are a copy of a value that is valid, so no check is needed
-        // (checking every byte again was a third of this function's cost).
-        let mut copy = unsafe { HeaderValue::from_maybe_shared_unchecked(buf.slice(at..end)) };
-        copy.set_sensitive(v.is_sensitive());
-        *v = copy;
-        at = end;
-    }
-}
-
 /// Response headers as k6 shows them: canonical names, repeated values joined with ", ".
-pub fn response_headers(map: &HeaderMap) -> Vec<(String, String)> {
-    let mut out = Vec::with_capacity(map.keys_len());
-    for key in map.keys() {
-        let mut joined = String::new();
-        for v in map.get_all(key) {
-            if !joined.is_empty() {
-                joined.push_str(", ");
+pub fn response_headers(fields: &HeaderFields) -> Vec<(String, String)> {
+    fields
+        .grouped()
+        .map(|(name, values)| {
+            let mut joined = String::new();
+            for v in values {
+                if !joined.is_empty() {
+                    joined.push_str(", ");
+                }
+                joined.push_str(&String::from_utf8_lossy(v));
             }
-            joined.push_str(&String::from_utf8_lossy(v.as_bytes()));
-        }
-        out.push((canonical(key.as_str()), joined));
-    }
-    out
+            (canonical(name), joined)
+        })
+        .collect()
 }
 
 /// The request headers a script sees, as k6 shows them: the script's own, the
@@ -319,36 +293,6 @@ mod tests {
         assert_eq!(host("http://h:1/"), "h:1");
         assert_eq!(host("http://h:65535/"), "h:65535");
         assert_eq!(host("https://[::1]:10/"), "[::1]:10");
-    }
-
-    #[test]
-    fn detached_headers_release_the_read_buffer() {
-        // A response head as hyper leaves it: every value a slice of one big read buffer.
-        let buffer = Bytes::from(
-            b"text/html; charset=utf-8|a=1|b=2|nginx"
-                .iter()
-                .copied()
-                .chain(std::iter::repeat_n(b' ', 8192))
-                .collect::<Vec<u8>>(),
-        );
-        let value = |a, b| HeaderValue::from_maybe_shared(buffer.slice(a..b)).unwrap();
-        let mut map = HeaderMap::new();
-        map.insert("content-type", value(0, 24));
-        map.append("set-cookie", value(25, 28));
-        map.append("set-cookie", value(29, 32));
-        map.insert("server", value(33, 38));
-        assert!(!buffer.is_unique());
-
-        detach(&mut map);
-
-        assert!(
-            buffer.is_unique(),
-            "a header value still points into the read buffer"
-        );
-        assert_eq!(map["content-type"], "text/html; charset=utf-8");
-        let cookies: Vec<_> = map.get_all("set-cookie").iter().collect();
-        assert_eq!(cookies, ["a=1", "b=2"]);
-        assert_eq!(map["server"], "nginx");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use url::Url;
 use crate::debug::Dump;
 use crate::error::HttpError;
 use crate::headers::{response_headers, script_view};
+use crate::response_head::HeaderFields;
 use crate::timings::Timings;
 
 /// The outcome of [`Client::send`](crate::Client::send).
@@ -22,7 +23,7 @@ pub struct Response {
     pub proto: &'static str,
     /// Response headers as received (empty on error); [`Response::header_list`] gives
     /// k6's presentation. Kept raw because most scripts never look at them.
-    pub headers: http::HeaderMap,
+    pub headers: HeaderFields,
     /// Decoded body (gzip/deflate/br/zstd); empty when discarded; on an error mid-body,
     /// the raw bytes read before it.
     pub body: Bytes,
@@ -56,7 +57,7 @@ pub struct Response {
 impl Response {
     /// First value of header `name` (case-insensitive; `None` if not valid UTF-8).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
+        self.headers.get_str(name)
     }
 
     /// k6 style status text, `"200 OK"`; empty on error.
@@ -77,9 +78,8 @@ impl Response {
     /// Raw `Set-Cookie` values of the final response (joining them loses information).
     pub fn set_cookies(&self) -> impl Iterator<Item = String> + '_ {
         self.headers
-            .get_all(http::header::SET_COOKIE)
-            .iter()
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .get_all("set-cookie")
+            .map(|v| String::from_utf8_lossy(v).into_owned())
     }
 
     /// Timings of the final hop (what k6 exposes as `res.timings`).

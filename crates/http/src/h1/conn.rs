@@ -24,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use super::framing::{self, BodyKind, Chunked, HeadParts};
 use crate::error::{self, HttpError};
 use crate::phases::BodyBuf;
+use crate::response_head::ResponseHead;
 
 /// A socket the connection can run on (plain TCP or TLS, metered).
 pub(crate) trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -130,7 +131,7 @@ impl H1Conn {
     pub(crate) async fn send(
         &mut self,
         req: &http::Request<Bytes>,
-    ) -> Result<(http::response::Parts, BodyKind), H1Error> {
+    ) -> Result<(ResponseHead, BodyKind), H1Error> {
         if self.buf.capacity() == 0 {
             self.buf = borrow_buf();
         }
@@ -160,14 +161,14 @@ impl H1Conn {
                         continue;
                     }
                     self.done |= head.close;
-                    let status = http::StatusCode::from_u16(head.status).map_err(|_| {
+                    if http::StatusCode::from_u16(head.status).is_err() {
                         self.done = true;
-                        H1Error::Framing(HttpError::new(
+                        return Err(H1Error::Framing(HttpError::new(
                             error::GENERIC,
                             format!("malformed HTTP status code \"{}\"", head.status),
-                        ))
-                    })?;
-                    return Ok((response_parts(status, parts), head.body));
+                        )));
+                    }
+                    return Ok((response_head(head.status, parts), head.body));
                 }
                 Ok(None) => {}
                 Err(e) => {
@@ -342,17 +343,15 @@ fn asks_close(headers: &http::HeaderMap) -> bool {
         .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"close"))
 }
 
-fn response_parts(status: http::StatusCode, head: HeadParts) -> http::response::Parts {
-    let (mut parts, ()) = http::Response::new(()).into_parts();
-    parts.status = status;
-    parts.version = head.version;
-    parts.headers = head.headers;
-    if let Some(reason) = head.reason {
-        if let Ok(r) = hyper::ext::ReasonPhrase::try_from(reason) {
-            parts.extensions.insert(r);
-        }
+fn response_head(status: u16, head: HeadParts) -> ResponseHead {
+    ResponseHead {
+        status,
+        version: head.version,
+        headers: head.headers,
+        reason: head
+            .reason
+            .and_then(|r| hyper::ext::ReasonPhrase::try_from(r).ok()),
     }
-    parts
 }
 
 #[cfg(test)]
@@ -374,11 +373,7 @@ mod tests {
         req: http::Request<Bytes>,
         reply: &'static [u8],
         step: usize,
-    ) -> (
-        Result<(http::response::Parts, Bytes), H1Error>,
-        Vec<u8>,
-        H1Conn,
-    ) {
+    ) -> (Result<(ResponseHead, Bytes), H1Error>, Vec<u8>, H1Conn) {
         // The server hangs up after its reply, which ends close-delimited bodies.
         let (client, mut server) = duplex(1 << 16);
         let mut conn = H1Conn::new(Box::new(client));
@@ -445,24 +440,20 @@ mod tests {
         let (res, _, _) = exchange(get("/", &[]), reply, 5).await;
         let (parts, _) = res.unwrap();
         assert_eq!(parts.status, 200);
-        let all: Vec<_> = parts.headers.get_all("x-a").iter().collect();
-        assert_eq!(all, ["1", "2"]);
-        let reason = parts.extensions.get::<hyper::ext::ReasonPhrase>().unwrap();
-        assert_eq!(reason.as_bytes(), b"Fine");
+        let all: Vec<_> = parts.headers.get_all("x-a").collect();
+        assert_eq!(all, [b"1", b"2"]);
+        assert_eq!(parts.reason.unwrap().as_bytes(), b"Fine");
         let (res, _, _) = exchange(get("/", &[]), b"HTTP/1.1 200 OK\r\n\r\n", 64).await;
-        assert!(res
-            .unwrap()
-            .0
-            .extensions
-            .get::<hyper::ext::ReasonPhrase>()
-            .is_none());
+        assert!(res.unwrap().0.reason.is_none());
     }
 
     #[tokio::test]
     async fn folded_header_values_are_unfolded() {
         let reply = b"HTTP/1.1 200 OK\r\nX-Long: a\r\n   b\r\n\tc\r\nContent-Length: 0\r\n\r\n";
         let (res, _, _) = exchange(get("/", &[]), reply, 64).await;
-        assert_eq!(res.unwrap().0.headers["x-long"], "a b c");
+        let (parts, _) = res.unwrap();
+        assert_eq!(parts.headers.get_str("x-long"), Some("a b c"));
+        assert_eq!(parts.headers.get_str("content-length"), Some("0"));
     }
 
     #[tokio::test]

@@ -8,11 +8,10 @@
 
 use std::mem::MaybeUninit;
 
-use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue};
-use http::HeaderMap;
+use bytes::{Bytes, BytesMut};
 
 use crate::error::{self, HttpError};
+use crate::response_head::HeaderFields;
 
 /// Response headers looked at; a head with more is rejected, as an oversized one is.
 const MAX_HEADERS: usize = 100;
@@ -86,8 +85,8 @@ impl From<FramingError> for HttpError {
 pub(crate) struct HeadParts {
     /// HTTP/1.0 or HTTP/1.1.
     pub(crate) version: http::Version,
-    /// The header fields in wire order; values share one copy of the head.
-    pub(crate) headers: HeaderMap,
+    /// The header fields in wire order, in one copy of the head.
+    pub(crate) headers: HeaderFields,
     /// The reason phrase when it is not the status code's canonical one (hyper's rule).
     pub(crate) reason: Option<Bytes>,
 }
@@ -181,7 +180,7 @@ fn parse(
     };
     let close = close || (http10 && !keep_alive) || body == BodyKind::UntilClose || status == 101;
     if let Some(parts) = parts {
-        collect(&buf[..len], &resp, parts)?;
+        collect(&buf[..len], &resp, parts);
     }
     Ok(Some(Head {
         status,
@@ -192,50 +191,48 @@ fn parse(
 }
 
 /// Fills `parts` from a parsed head; `head` is the head's bytes, copied once so that the
-/// header values can be slices of it without pinning the connection's read buffer.
-fn collect(
-    head: &[u8],
-    resp: &httparse::Response<'_, '_>,
-    parts: &mut HeadParts,
-) -> Result<(), FramingError> {
-    let shared = Bytes::copy_from_slice(head);
+/// fields can be slices of it without pinning the connection's read buffer. Folded values
+/// are unfolded into the copy's tail. Names and values were already checked by httparse
+/// (tokens; no control bytes but tab), which is what `HeaderName`/`HeaderValue` accept.
+fn collect(head: &[u8], resp: &httparse::Response<'_, '_>, parts: &mut HeadParts) {
+    // Folded values are rare: the copy grows for them when they come.
+    let mut buf = BytesMut::with_capacity(head.len());
+    buf.extend_from_slice(head);
     // The same bytes in the copy: parsed slices point into `head`.
-    let copied = |part: &[u8]| {
-        if part.is_empty() {
-            return Bytes::new();
+    let span = |part: &[u8]| {
+        let at = (part.as_ptr() as usize).wrapping_sub(head.as_ptr() as usize);
+        if part.is_empty() || at > head.len() {
+            return (0, 0);
         }
-        let at = part.as_ptr() as usize - head.as_ptr() as usize;
-        shared.slice(at..at + part.len())
+        (at as u32, (at + part.len()) as u32)
     };
-    let bad = |what: &str| {
-        FramingError::Head(HttpError::new(
-            error::GENERIC,
-            format!("malformed HTTP response: invalid header {what}"),
-        ))
-    };
+    let mut spans = Vec::with_capacity(resp.headers.len());
+    for h in resp.headers.iter() {
+        let value = if h.value.contains(&b'\n') {
+            let start = buf.len() as u32;
+            buf.extend_from_slice(&unfold(h.value));
+            (start, buf.len() as u32)
+        } else {
+            span(h.value)
+        };
+        spans.push((span(h.name.as_bytes()), value));
+    }
     parts.version = if resp.version == Some(0) {
         http::Version::HTTP_10
     } else {
         http::Version::HTTP_11
     };
-    parts.headers = HeaderMap::with_capacity(resp.headers.len());
-    for h in resp.headers.iter() {
-        let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| bad("name"))?;
-        let value = if h.value.contains(&b'\n') {
-            HeaderValue::from_bytes(&unfold(h.value))
-        } else {
-            HeaderValue::from_maybe_shared(copied(h.value))
-        }
-        .map_err(|_| bad("value"))?;
-        parts.headers.append(name, value);
-    }
+    let shared = buf.freeze();
     let code = resp.code.unwrap_or_default();
     let reason = resp.reason.unwrap_or_default();
     let canonical = http::StatusCode::from_u16(code)
         .ok()
         .and_then(|s| s.canonical_reason());
-    parts.reason = (canonical != Some(reason)).then(|| copied(reason.as_bytes()));
-    Ok(())
+    parts.reason = (canonical != Some(reason)).then(|| {
+        let (start, end) = span(reason.as_bytes());
+        shared.slice(start as usize..end as usize)
+    });
+    parts.headers = HeaderFields::from_parts(shared, spans);
 }
 
 /// An obsolete line-folded value (RFC 9112 §5.2) as one line: each fold, with the

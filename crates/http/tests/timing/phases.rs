@@ -117,7 +117,7 @@ async fn sending_covers_a_slowly_consumed_upload() {
     let r = c.send(req).await;
     assert_eq!(r.status, 200, "{:?}", r.error);
     let t = r.timings();
-    let server_read: f64 = r.headers["x-read-us"].to_str().unwrap().parse().unwrap();
+    let server_read: f64 = r.headers.get_str("x-read-us").unwrap().parse().unwrap();
     let server_read = server_read / 1000.0;
     let got = ms(t.sending);
     eprintln!("sending: {got:.2}ms (server read the upload in {server_read:.2}ms)");

@@ -255,7 +255,7 @@ pub(super) fn prepare_body(
                 response::RequestHeaders::Given(headers)
             },
             request_body: body,
-            headers: http::HeaderMap::new(),
+            headers: rk6_http::HeaderFields::default(),
             body: None,
             response_type: params.response_type,
             timings: Default::default(),

@@ -91,7 +91,7 @@ pub(super) struct Parts {
     pub(super) request_headers: RequestHeaders,
     pub(super) request_body: Bytes,
     /// Response headers as received; canonical names are made when `headers` is read.
-    pub(super) headers: http::HeaderMap,
+    pub(super) headers: rk6_http::HeaderFields,
     /// `None` when the body is `null` (failed request, `responseType: 'none'`).
     pub(super) body: Option<Bytes>,
     pub(super) response_type: ResponseType,
@@ -105,11 +105,7 @@ impl Parts {
     /// what the header maps, URL and bookkeeping take (~1.5 KiB for a typical response).
     fn native_size(&self) -> usize {
         const OVERHEAD: usize = 1536;
-        let headers: usize = self
-            .headers
-            .iter()
-            .map(|(k, v)| k.as_str().len() + v.len())
-            .sum();
+        let headers = self.headers.byte_len();
         OVERHEAD
             + headers
             + self.body.as_ref().map_or(0, Bytes::len)
@@ -466,11 +462,7 @@ fn get_headers(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsV
 
 fn get_cookies(this: &JsValue, _: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     lazily(this, COOKIES, ctx, |p, ctx| {
-        let raw = p
-            .headers
-            .get_all(http::header::SET_COOKIE)
-            .iter()
-            .map(|v| String::from_utf8_lossy(v.as_bytes()));
+        let raw = p.headers.get_all("set-cookie").map(String::from_utf8_lossy);
         Ok(response_cookies(raw, ctx).into())
     })
 }
