@@ -352,3 +352,68 @@ export function teardown() { check(1, { 'in teardown': () => true }); }
         ]
     );
 }
+
+/// A raw HTTP/1.1 server on one keep-alive connection: the status line and header fields
+/// come as written (reason phrases of its own, a name repeated in two cases), and the
+/// response object shows them as k6 1.1.0 does (same script run against k6: the same
+/// texts, joined values and cookies; its header key order is Go's map order, random).
+#[test]
+fn status_lines_and_repeated_headers_come_through_as_sent() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = crate::support::accept_loop(
+        std::time::Duration::from_secs(60),
+        |mut stream| async move {
+            let mut seen = Vec::new();
+            let mut buf = vec![0u8; 4096];
+            loop {
+                let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                    continue;
+                };
+                let head = String::from_utf8_lossy(&seen[..end]).into_owned();
+                seen.drain(..end + 4);
+                let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+                let status = match path.as_str() {
+                    "/fine" => "200 Fine",
+                    "/missing" => "404 Not Found",
+                    "/teapot" => "418 Short And Stout",
+                    _ => "200 OK",
+                };
+                let reply = format!(
+                "HTTP/1.1 {status}\r\nX-A: 1\r\nSet-Cookie: a=1\r\nx-a: 2\r\nSet-Cookie: b=2\r\nX-Folded: one\r\n two\r\nContent-Length: 2\r\n\r\nok"
+            );
+                if stream.write_all(reply.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
+        },
+    );
+    let dir = Dir::new("status-lines");
+    let script = format!(
+        r#"
+import http from 'k6/http';
+import {{ check }} from 'k6';
+const BASE = 'http://{addr}';
+export const options = {{ iterations: 1 }};
+export default function () {{
+  const texts = ['/ok', '/fine', '/ok', '/missing', '/teapot', '/ok'].map((p) => http.get(BASE + p).status_text);
+  const r = http.get(BASE + '/ok');
+  check(r, {{
+    'status texts': () => texts.join('|') === '200 OK|200 Fine|200 OK|404 Not Found|418 Short And Stout|200 OK',
+    'repeated names joined': (r) => r.headers['X-A'] === '1, 2',
+    'folded value unfolded': (r) => r.headers['X-Folded'] === 'one two',
+    'each name once': (r) => Object.keys(r.headers).sort().join() === 'Content-Length,Set-Cookie,X-A,X-Folded',
+    'cookies': (r) => r.cookies.a[0].value === '1' && r.cookies.b[0].value === '2',
+    // k6: Go's zero time as UnixNano() / 1e6 for a cookie without Expires.
+    'session cookie expires': (r) => r.cookies.a[0].expires === -6795364578871,
+    'body': (r) => r.body === 'ok',
+  }});
+}}
+"#
+    );
+    let export = run_checked(&dir, &script, &[]);
+    assert_eq!(count(&export, "http_reqs"), 7.0);
+}

@@ -444,7 +444,7 @@ impl Client {
             let marks = h2.then(|| Arc::new(StreamMarks::default()));
             progress.marks = marks.clone();
 
-            let request = {
+            let mut request = {
                 let jar = lock(jar);
                 let inputs = HeaderInputs {
                     user_agent: self.config.user_agent.as_deref(),
@@ -454,24 +454,27 @@ impl Client {
                 };
                 headers::build_request(hop, h2, inputs)?
             };
-            progress.request_headers = Some(request.headers().clone());
             let sent = match &mut conn.sender {
                 Sender::H1(h1) => {
                     conn.stats.arm();
-                    h1.send(&request)
-                        .await
-                        .map(|(head, kind)| (head, RespBody::H1(kind)))
+                    let sent = h1.send(&request).await;
+                    // The headers as sent stay with the response (`res.request.headers`):
+                    // moved out once written, not copied for every request.
+                    progress.request_headers = Some(std::mem::take(request.headers_mut()));
+                    sent.map(|(head, kind)| (head, RespBody::H1(kind)))
                         .map_err(SendFailure::H1)
                 }
-                Sender::H2(h2) => h2
-                    .send_request(request.map(|b| ReqBody::new(b, marks.clone())))
-                    .await
-                    .map(|resp| {
-                        let (parts, body) = resp.into_parts();
-                        // One copy of the fields; hyper's map points into its read buffer.
-                        (ResponseHead::from_h2(&parts), RespBody::H2(body))
-                    })
-                    .map_err(SendFailure::H2),
+                Sender::H2(h2) => {
+                    progress.request_headers = Some(request.headers().clone());
+                    h2.send_request(request.map(|b| ReqBody::new(b, marks.clone())))
+                        .await
+                        .map(|resp| {
+                            let (parts, body) = resp.into_parts();
+                            // One copy of the fields; hyper's map points into its read buffer.
+                            (ResponseHead::from_h2(&parts), RespBody::H2(body))
+                        })
+                        .map_err(SendFailure::H2)
+                }
             };
             match sent {
                 Ok((head, body)) => {

@@ -90,7 +90,7 @@ impl Response {
 
 /// Go's `Response.Status`: the code and the server's reason phrase (the canonical one when
 /// the server's is the same or absent, e.g. on HTTP/2); empty for status 0.
-pub(crate) fn status_text(status: u16, reason: Option<&hyper::ext::ReasonPhrase>) -> String {
+pub fn status_text(status: u16, reason: Option<&hyper::ext::ReasonPhrase>) -> String {
     if status == 0 {
         return String::new();
     }

@@ -49,19 +49,28 @@ impl FlatPairs {
         }
     }
 
-    /// Whether this is exactly `pairs`.
+    /// Whether this is exactly `pairs`. Every tagged sample asks, so it compares bytes
+    /// directly: the iterator chain with `str` slicing (two char-boundary checks a part)
+    /// cost ~100 instructions a part, ~2.5 k an http request's three tag sets.
     fn is(&self, pairs: &[(&str, &str)]) -> bool {
         if self.lens.len() != pairs.len() * 2 {
             return false;
         }
+        let text = self.text.as_bytes();
         let mut at = 0;
-        let mut lens = self.lens.iter();
-        pairs.iter().flat_map(|(k, v)| [k, v]).all(|part| {
-            let len = lens.next().map_or(usize::MAX, |&l| l as usize);
-            let same = len == part.len() && self.text.get(at..at + len) == Some(part);
-            at += len;
-            same
-        })
+        for (part, &len) in pairs
+            .iter()
+            .flat_map(|&(k, v)| [k, v])
+            .zip(self.lens.iter())
+        {
+            let part = part.as_bytes();
+            let end = at + len as usize;
+            if part.len() != len as usize || text.get(at..end) != Some(part) {
+                return false;
+            }
+            at = end;
+        }
+        true
     }
 }
 

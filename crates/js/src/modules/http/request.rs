@@ -263,7 +263,7 @@ pub(super) fn prepare_body(
         };
         Ok(Prep::Done(response::build(
             0,
-            "",
+            None,
             "",
             url,
             Some(&err),
@@ -396,11 +396,10 @@ pub(super) fn finish(
             .log(Level::Warning, "Request Failed", &[("error", &text)]);
     }
     let timings = resp.hops.last().map(|h| h.timings).unwrap_or_default();
-    let status_text = resp.status_text();
     // k6 reports a digest request's URL without its credentials.
     let final_url = match auth {
-        Auth::Digest => without_credentials(&resp.url, None).to_string(),
-        Auth::Basic => resp.url.to_string(),
+        Auth::Digest => without_credentials(&resp.url, None),
+        Auth::Basic => std::borrow::Cow::Borrowed(&resp.url),
     };
     // A failure mid-body keeps what arrived (k6 does), `""` when the head came and no body
     // byte; one before the response head has no body.
@@ -419,9 +418,9 @@ pub(super) fn finish(
     };
     Ok(response::build(
         resp.status,
-        &status_text,
+        resp.reason.as_ref(),
         resp.proto,
-        &final_url,
+        final_url.as_str(),
         resp.error.as_ref(),
         resp.error_code,
         resp.remote_addr,

@@ -162,6 +162,8 @@ pub(crate) struct Kit {
     strings: RefCell<FxHashMap<Box<str>, JsString>>,
     /// The last remote address and its text: formatting it cost ~1 k instructions a response.
     last_ip: RefCell<Option<(std::net::IpAddr, JsString)>>,
+    /// The last canonical status text (`"200 OK"`) made, by its code.
+    last_status: RefCell<Option<(u16, JsString)>>,
 }
 
 /// Bound on [`Kit::strings`]: scripts with ever-new URLs must not grow it without end.
@@ -176,6 +178,23 @@ impl Kit {
             _ => {
                 let js = JsString::from(ip.to_string().as_str());
                 *last = Some((ip, js.clone()));
+                js
+            }
+        }
+    }
+
+    /// The JS string of the status text (Go's `Status`): the code with the server's reason
+    /// phrase, or the canonical one, which is reused while responses keep their code.
+    fn status_text(&self, status: u16, reason: Option<&rk6_http::ReasonPhrase>) -> JsString {
+        if reason.is_some() {
+            return JsString::from(rk6_http::status_text(status, reason).as_str());
+        }
+        let mut last = self.last_status.borrow_mut();
+        match &*last {
+            Some((seen, js)) if *seen == status => js.clone(),
+            _ => {
+                let js = JsString::from(rk6_http::status_text(status, None).as_str());
+                *last = Some((status, js.clone()));
                 js
             }
         }
@@ -287,6 +306,7 @@ fn make_kit(ctx: &mut Context) -> Kit {
         timings,
         strings: RefCell::default(),
         last_ip: RefCell::default(),
+        last_status: RefCell::default(),
     }
 }
 
@@ -294,7 +314,7 @@ fn make_kit(ctx: &mut Context) -> Kit {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build(
     status: u16,
-    status_text: &str,
+    reason: Option<&rk6_http::ReasonPhrase>,
     proto: &str,
     url: &str,
     error: Option<&HttpError>,
@@ -322,7 +342,7 @@ pub(super) fn build(
         port.into(),
         kit.string(url).into(),
         status.into(),
-        kit.string(status_text).into(),
+        kit.status_text(status, reason).into(),
         kit.string(proto).into(),
     ]);
     for slot in [HEADERS, COOKIES, BODY, TIMINGS] {
@@ -541,9 +561,13 @@ fn response_cookies<'a>(
             js_string!("max_age"),
             c.max_age().map_or(0.0, |d| d.whole_seconds() as f64),
         );
-        let expires = c
+        // k6 reports Go's `Expires.UnixNano() / 1e6`: int64 nanoseconds, which wrap outside
+        // 1678–2262; a cookie without `Expires` has Go's zero time, -6795364578871 that way.
+        const GO_ZERO_TIME_UNIX_NANO: i64 = -6_795_364_578_871_345_152;
+        let nanos = c
             .expires_datetime()
-            .map_or(0.0, |t| (t.unix_timestamp_nanos() / 1_000_000) as f64);
+            .map_or(GO_ZERO_TIME_UNIX_NANO, |t| t.unix_timestamp_nanos() as i64);
+        let expires = (nanos / 1_000_000) as f64;
         define(&item, js_string!("expires"), expires);
         let key = JsString::from(c.name());
         let list = out.get(key.clone(), ctx).ok().and_then(|v| v.as_object());
