@@ -105,8 +105,11 @@ struct Chain {
 impl Chain {
     fn begin(&mut self, hop: &HopRequest) {
         self.progress = Progress::new();
-        self.method = hop.method.clone();
-        self.url = hop.url.clone();
+        // The first hop is the request as made, already in `url` and `method`.
+        if !self.hops.is_empty() {
+            self.method = hop.method.clone();
+            self.url = hop.url.clone();
+        }
     }
 
     /// Records the finished hop in flight.
@@ -277,7 +280,7 @@ impl Client {
     async fn follow(&self, req: &Request, chain: &mut Chain) -> Result<Response, HttpError> {
         let jar = req.jar.as_ref().unwrap_or(&self.jar);
         let h2c = req.h2c.unwrap_or(self.config.h2c);
-        let first_host = req.url.host_str().unwrap_or_default().to_owned();
+        let first_host = req.url.host_str().unwrap_or_default();
         let max_redirects = req.max_redirects.unwrap_or(self.config.max_redirects);
         let mut hop = HopRequest {
             method: req.method.clone(),
@@ -366,7 +369,7 @@ impl Client {
                     hop.headers
                         .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
                 }
-                hop = redirect::next_hop(&hop, &first_host, status, location)?;
+                hop = redirect::next_hop(&hop, first_host, status, location)?;
                 redirects += 1;
                 continue;
             }

@@ -29,14 +29,14 @@ pub(crate) fn build_request(
     // before the one header map is built.
     let mut pairs = PAIRS.with_borrow_mut(std::mem::take);
     pairs.clear();
-    let mut host = host_header(url);
+    let mut host = std::borrow::Cow::Borrowed(host_header(url));
     let mut has_ua = false;
     let mut has_len = false;
     let mut has_auth = false;
     let mut user_cookie: Option<&str> = None;
     for (k, v) in &hop.headers {
         if k.eq_ignore_ascii_case("host") {
-            host.clone_from(v);
+            host = std::borrow::Cow::Owned(v.clone());
             continue;
         }
         if k.eq_ignore_ascii_case("cookie") {
@@ -50,10 +50,10 @@ pub(crate) fn build_request(
     }
     if !h2 {
         // hyper's low-level client adds no Host; HTTP/2 carries it as :authority instead.
-        pairs.push((http::header::HOST, value("Host", &host)?));
+        pairs.push((http::header::HOST, recent_value("Host", &host)?));
     }
     if let (Some(ua), false) = (inputs.user_agent, has_ua) {
-        pairs.push((http::header::USER_AGENT, value("User-Agent", ua)?));
+        pairs.push((http::header::USER_AGENT, recent_value("User-Agent", ua)?));
     }
     // Go sends Content-Length: 0 for body-less POST/PUT/PATCH and omits it otherwise.
     let wants_zero = matches!(hop.method.as_str(), "POST" | "PUT" | "PATCH");
@@ -83,8 +83,11 @@ pub(crate) fn build_request(
             add(&format!("{n}={v}"));
         }
     }
-    for (n, v) in inputs.jar.store().get_request_values(url) {
-        add(&format!("{n}={v}"));
+    // Most jars are empty; asking one still matches the URL against its rules.
+    if inputs.jar.store().iter_any().next().is_some() {
+        for (n, v) in inputs.jar.store().get_request_values(url) {
+            add(&format!("{n}={v}"));
+        }
     }
     if !cookie.is_empty() {
         pairs.push((http::header::COOKIE, value("Cookie", &cookie)?));
@@ -163,22 +166,33 @@ pub(crate) fn path_and_query(url: &Url) -> &str {
     }
 }
 
-/// `host[:port]` with the port only when it is not the scheme default.
-pub(crate) fn host_header(url: &Url) -> String {
-    let host = url.host_str().unwrap_or_default();
-    match url.port() {
-        Some(p) => {
-            // Not `format!`: it cost ~800 instructions per request (design 002).
-            let mut buf = itoa::Buffer::new();
-            let port = buf.format(p);
-            let mut value = String::with_capacity(host.len() + 1 + port.len());
-            value.push_str(host);
-            value.push(':');
-            value.push_str(port);
-            value
-        }
-        None => host.to_owned(),
+/// `host[:port]` with the port only when it is not the scheme default: the URL's own
+/// text, which leaves a default port out and brackets an IPv6 host.
+pub(crate) fn host_header(url: &Url) -> &str {
+    &url[Position::BeforeHost..Position::AfterPort]
+}
+
+/// [`value`], reused from a per-thread table of recent values: a VU sends the same
+/// `Host` and `User-Agent` with every request, and checking and copying them again cost
+/// ~500 instructions a request.
+fn recent_value(k: &str, v: &str) -> Result<HeaderValue, HttpError> {
+    /// Bound on the table: scripts with ever-new hosts must not grow it without end.
+    const MAX_RECENT: usize = 256;
+    thread_local! {
+        static RECENT: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, HeaderValue>> =
+            std::cell::RefCell::default();
     }
+    RECENT.with_borrow_mut(|recent| {
+        if let Some(hv) = recent.get(v) {
+            return Ok(hv.clone());
+        }
+        let hv = value(k, v)?;
+        if recent.len() >= MAX_RECENT {
+            recent.clear();
+        }
+        recent.insert(v.into(), hv.clone());
+        Ok(hv)
+    })
 }
 
 pub(crate) fn name(k: &str) -> Result<HeaderName, HttpError> {
@@ -286,13 +300,15 @@ mod tests {
 
     #[test]
     fn host_header_has_the_port_only_when_not_the_default() {
-        let host = |u: &str| host_header(&Url::parse(u).unwrap());
+        let host = |u: &str| host_header(&Url::parse(u).unwrap()).to_owned();
         assert_eq!(host("http://example.test/"), "example.test");
         assert_eq!(host("https://example.test:443/"), "example.test");
         assert_eq!(host("http://127.0.0.1:8080/x"), "127.0.0.1:8080");
         assert_eq!(host("http://h:1/"), "h:1");
         assert_eq!(host("http://h:65535/"), "h:65535");
         assert_eq!(host("https://[::1]:10/"), "[::1]:10");
+        assert_eq!(host("http://u:p@h:81/"), "h:81");
+        assert_eq!(host("http://u@h/"), "h");
     }
 
     #[test]

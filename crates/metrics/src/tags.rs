@@ -53,10 +53,13 @@ impl TagSet {
 
     /// The value of `key`, if present.
     pub fn get(&self, key: &str) -> Option<&str> {
+        // A set holds a dozen tags or so: a scan that compares lengths first costs less than
+        // a binary search whose every probe calls memcmp (~330 instructions a lookup, four
+        // lookups per request on the metrics thread).
         self.0
-            .binary_search_by(|(k, _)| k.as_ref().cmp(key))
-            .ok()
-            .map(|i| self.0[i].1.as_ref())
+            .iter()
+            .find(|(k, _)| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+            .map(|(_, v)| v.as_ref())
     }
 
     /// Whether both are the same shared set (a cheap test that implies equality).

@@ -58,7 +58,7 @@ impl RequestBytes {
                 ))
             }
         };
-        let mut host_header = headers::host_header(url);
+        let mut host_header = headers::host_header(url).to_owned();
         let mut lines = Vec::new();
         let (mut has_len, mut has_auth) = (false, false);
         for (k, v) in user_headers {
@@ -922,7 +922,7 @@ mod properties {
             prop_assert_eq!(r.path, Some(headers::path_and_query(&u)));
             let get = |name: &str| r.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name)).map(|h| std::str::from_utf8(h.value).unwrap().to_owned()).collect::<Vec<_>>();
             let user_host: Vec<&(String, String)> = headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("host")).collect();
-            let want_host = user_host.last().map_or_else(|| headers::host_header(&u), |(_, v)| v.trim().to_owned());
+            let want_host = user_host.last().map_or_else(|| headers::host_header(&u).to_owned(), |(_, v)| v.trim().to_owned());
             prop_assert_eq!(get("host"), vec![want_host]);
             for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
                 prop_assert!(get(k).contains(&v.trim_matches([' ', '\t']).to_owned()), "{}: {:?}", k, v);
