@@ -154,7 +154,14 @@ impl H1Conn {
         let head_request = req.method() == http::Method::HEAD;
         let mut parts = HeadParts::default();
         loop {
-            match framing::parse_head_parts(&self.buf[self.pos..], head_request, &mut parts) {
+            // Nothing to parse before the first read: the buffer was just emptied.
+            let unread = &self.buf[self.pos..];
+            let parsed = if unread.is_empty() {
+                Ok(None)
+            } else {
+                framing::parse_head_parts(unread, head_request, &mut parts)
+            };
+            match parsed {
                 Ok(Some(head)) => {
                     self.pos += head.len;
                     if head.is_interim() {
