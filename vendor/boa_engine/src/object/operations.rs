@@ -1,4 +1,6 @@
-use super::internal_methods::InternalMethodPropertyContext;
+use super::internal_methods::{InternalMethodPropertyContext, ORDINARY_INTERNAL_METHODS};
+use super::shape::slot::SlotAttributes;
+use core::ptr::fn_addr_eq;
 use crate::js_error;
 use crate::value::JsVariant;
 use crate::{
@@ -738,6 +740,9 @@ impl JsObject {
         &self,
         context: &mut Context,
     ) -> JsResult<Vec<(PropertyKey, JsValue)>> {
+        if let Some(entries) = self.plain_enumerable_own_entries() {
+            return Ok(entries);
+        }
         let own_keys =
             self.__own_property_keys__(&mut InternalMethodPropertyContext::new(context))?;
         let mut entries = Vec::with_capacity(own_keys.len());
@@ -753,6 +758,63 @@ impl JsObject {
             }
         }
         Ok(entries)
+    }
+
+    /// Whether `key` is an own enumerable property of the object (what
+    /// `Object.prototype.propertyIsEnumerable` answers), through `[[GetOwnProperty]]`.
+    ///
+    /// # Errors
+    ///
+    /// An error thrown by a proxy trap.
+    pub fn own_property_is_enumerable(
+        &self,
+        key: &PropertyKey,
+        context: &mut Context,
+    ) -> JsResult<bool> {
+        let desc =
+            self.__get_own_property__(key, &mut InternalMethodPropertyContext::new(context))?;
+        Ok(desc.is_some_and(|d| d.expect_enumerable()))
+    }
+
+    /// [`JsObject::enumerable_own_entries`] read straight from the property table, for an
+    /// ordinary object without index keys whose enumerable string-keyed properties are all
+    /// data properties (what object literals of names and values are): the same entries in
+    /// the same order as the operation's `[[OwnPropertyKeys]]`, `[[GetOwnProperty]]` and
+    /// `[[Get]]` per key, which cannot run script on such an object. `None` for any other
+    /// object, which takes the general path.
+    #[must_use]
+    pub fn plain_enumerable_own_entries(&self) -> Option<Vec<(PropertyKey, JsValue)>> {
+        // The methods the general path calls must be the ordinary ones (`vtable` is a copy
+        // of a const, so its address says nothing; a shared built-in has wrappers here).
+        let vtable = self.vtable();
+        let ordinary = fn_addr_eq(
+            vtable.__own_property_keys__,
+            ORDINARY_INTERNAL_METHODS.__own_property_keys__,
+        ) && fn_addr_eq(
+            vtable.__get_own_property__,
+            ORDINARY_INTERNAL_METHODS.__get_own_property__,
+        ) && fn_addr_eq(vtable.__get__, ORDINARY_INTERNAL_METHODS.__get__);
+        if !ordinary {
+            return None;
+        }
+        let obj = self.borrow();
+        let properties = &obj.properties;
+        if properties.index_property_keys().next().is_some() {
+            return None;
+        }
+        let mut entries = Vec::new();
+        let mut plain = true;
+        properties.shape.for_each_string_slot(|key, slot| {
+            if !plain || !slot.attributes.contains(SlotAttributes::ENUMERABLE) {
+                return;
+            }
+            if slot.attributes.is_accessor_descriptor() {
+                plain = false;
+                return;
+            }
+            entries.push((key.clone(), properties.storage[slot.index as usize].clone()));
+        });
+        plain.then_some(entries)
     }
 
     /// It is used to iterate over names of object's keys.

@@ -1,4 +1,7 @@
-use crate::{Context, JsNativeErrorKind, JsValue, Source, TestAction, run_test_actions};
+use crate::{
+    Context, JsNativeErrorKind, JsValue, Source, TestAction, js_string, property::PropertyKey,
+    run_test_actions,
+};
 use indoc::indoc;
 
 #[test]
@@ -83,4 +86,64 @@ fn enumerable_own_entries_reads_what_object_entries_reads() {
         .eval(Source::from_bytes("({ get x() { throw new Error('no'); } })"))
         .unwrap();
     assert!(throwing.as_object().unwrap().enumerable_own_entries(context).is_err());
+}
+
+#[test]
+fn plain_entries_are_read_from_the_property_table() {
+    let context = &mut Context::default();
+    let eval = |context: &mut Context, source: &str| {
+        context
+            .eval(Source::from_bytes(source))
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let show = |entries: Vec<(PropertyKey, JsValue)>| -> Vec<String> {
+        entries
+            .into_iter()
+            .map(|(k, v)| format!("{k}={}", v.display()))
+            .collect()
+    };
+    // Data properties only: the table, in creation order, hidden and symbol keys skipped,
+    // the same as the general path.
+    let plain = eval(
+        context,
+        r#"
+        const o = { b: 'x', a: 1 };
+        Object.defineProperty(o, 'hidden', { value: 3, enumerable: false });
+        o[Symbol('s')] = 4;
+        o.c = null;
+        delete o.a;
+        o
+    "#,
+    );
+    let fast = show(plain.plain_enumerable_own_entries().unwrap());
+    assert_eq!(fast, ["b=\"x\"", "c=null"]);
+    assert_eq!(show(plain.enumerable_own_entries(context).unwrap()), fast);
+    assert!(!plain
+        .own_property_is_enumerable(&js_string!("hidden").into(), context)
+        .unwrap());
+    assert!(plain
+        .own_property_is_enumerable(&js_string!("b").into(), context)
+        .unwrap());
+    // An accessor, an index key, an exotic object: the general path decides.
+    for source in [
+        "({ get g() { return 1; } })",
+        "({ 0: 'zero', a: 1 })",
+        "[1, 2]",
+        "new Proxy({ a: 1 }, {})",
+    ] {
+        let object = eval(context, source);
+        assert!(object.plain_enumerable_own_entries().is_none(), "{source}");
+    }
+    // A non-enumerable accessor does not stop the table read.
+    let hidden_getter = eval(
+        context,
+        "Object.defineProperty({ a: 1 }, 'g', { get() { return 2; }, enumerable: false })",
+    );
+    assert_eq!(
+        show(hidden_getter.plain_enumerable_own_entries().unwrap()),
+        ["a=1"]
+    );
 }

@@ -202,6 +202,15 @@ impl Shape {
         }
     }
 
+    /// Calls `f` with each string key and its slot, in insertion order (the order
+    /// `[[OwnPropertyKeys]]` gives string keys in), without collecting them.
+    pub(crate) fn for_each_string_slot(&self, mut f: impl FnMut(&PropertyKey, Slot)) {
+        match &self.inner {
+            Inner::Shared(shape) => shape.for_each_string_slot(&mut f),
+            Inner::Unique(shape) => shape.for_each_string_slot(&mut f),
+        }
+    }
+
     /// Returns the keys of the [`Shape`], in insertion order.
     #[inline]
     #[must_use]

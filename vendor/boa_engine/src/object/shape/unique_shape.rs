@@ -238,6 +238,15 @@ impl UniqueShape {
         self.property_table().borrow().keys()
     }
 
+    /// Calls `f` with each string key and its slot, in insertion order.
+    pub(crate) fn for_each_string_slot(&self, f: &mut dyn FnMut(&PropertyKey, Slot)) {
+        for (key, slot) in &self.property_table().borrow().keys {
+            if matches!(key, PropertyKey::String(_)) {
+                f(key, *slot);
+            }
+        }
+    }
+
     /// Return location in memory of the [`UniqueShape`].
     pub(crate) fn to_addr_usize(&self) -> usize {
         let ptr: *const _ = self.inner.as_ref();

@@ -455,6 +455,16 @@ impl SharedShape {
         property_table.keys_cloned_n(self.property_count())
     }
 
+    /// Calls `f` with each string key and its slot, in insertion order.
+    pub(crate) fn for_each_string_slot(&self, f: &mut dyn FnMut(&PropertyKey, Slot)) {
+        let property_table = self.property_table().inner().borrow();
+        for (key, slot) in property_table.keys.iter().take(self.property_count() as usize) {
+            if matches!(key, PropertyKey::String(_)) {
+                f(key, *slot);
+            }
+        }
+    }
+
     /// Returns a new [`UniqueShape`] with the properties of the [`SharedShape`].
     pub(crate) fn to_unique(&self) -> UniqueShape {
         UniqueShape::new(
