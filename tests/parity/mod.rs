@@ -608,6 +608,41 @@ export default function () {{
 }
 
 #[test]
+fn check_reads_own_enumerable_keys_like_k6() {
+    // k6 runs the checks of the object's own enumerable string keys in order, reading each
+    // value just before its check runs (checked against k6 1.1.0: `run a,get g,run g,run b`).
+    let script = r#"
+import { check } from 'k6';
+export default function () {
+  const log = [];
+  const sets = { a: () => { log.push('run a'); return true; } };
+  Object.defineProperty(sets, 'hidden', { value: () => false, enumerable: false });
+  Object.defineProperty(sets, 'g', { get() { log.push('get g'); return () => { log.push('run g'); return true; }; }, enumerable: true });
+  sets.b = () => { log.push('run b'); return true; };
+  const all = check(1, sets);
+  const inherits = Object.create({ inherited: () => false });
+  inherits.own = () => true;
+  check(null, {
+    'non-enumerable and inherited keys are not checks': () => all && check(1, inherits),
+    'values are read in order just before each check': () => log.join() === 'run a,get g,run g,run b',
+    'a literal of values counts too': () => check(1, { one: true, two: 1 }) && !check(1, { zero: 0 }),
+  });
+}
+"#;
+    compare("check-own-keys", script);
+    // a, g, b, own, one, two and the three above pass; `zero` fails on purpose.
+    let dir = Dir::new("check-own-keys-rk6");
+    let path = dir.write("script.js", script);
+    let ours = run_rk6(&path, &dir);
+    let failed: Vec<_> = checks(&ours.export)
+        .into_iter()
+        .filter(|(_, _, f)| *f > 0)
+        .map(|(name, _, _)| name)
+        .collect();
+    assert_eq!(failed, ["::zero"], "{:?}", checks(&ours.export));
+}
+
+#[test]
 fn batch_and_async_concurrency_agree_with_k6() {
     // The gate server reports how many requests it held at once; k6 and rk6 must agree.
     let srv = crate::http_concurrency::GateServer::start_ports(false, 2);
