@@ -96,7 +96,7 @@ struct Chain {
     /// `httpDebug` dumps so far.
     debug: Vec<Dump>,
     /// The first hop's request headers as sent (`res.request.headers` shows a view of them).
-    script_headers: http::HeaderMap,
+    script_headers: Vec<(http::HeaderName, http::HeaderValue)>,
     progress: Progress,
     method: Method,
     url: Url,
@@ -264,7 +264,7 @@ impl Client {
             // Most requests are one hop; the growth path cost ~500 instructions a request.
             hops: Vec::with_capacity(1),
             debug: Vec::new(),
-            script_headers: http::HeaderMap::new(),
+            script_headers: Vec::new(),
             progress: Progress::new(),
             method: req.method.clone(),
             url: req.url.clone(),
@@ -464,12 +464,19 @@ impl Client {
                     let sent = h1.send(&request).await;
                     // The headers as sent stay with the response (`res.request.headers`):
                     // moved out once written, not copied for every request.
-                    progress.request_headers = Some(std::mem::take(request.headers_mut()));
+                    progress.request_headers = Some(std::mem::take(&mut request.headers));
                     sent.map(|(head, kind)| (head, RespBody::H1(kind)))
                         .map_err(SendFailure::H1)
                 }
                 Sender::H2(h2) => {
-                    progress.request_headers = Some(request.headers().clone());
+                    let request = request.into_http()?;
+                    progress.request_headers = Some(
+                        request
+                            .headers()
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
+                    );
                     h2.send_request(request.map(|b| ReqBody::new(b, marks.clone())))
                         .await
                         .map(|resp| {

@@ -3,7 +3,7 @@
 
 use http::header::HeaderMap;
 
-use crate::headers::{build_request, canonical, HeaderInputs};
+use crate::headers::{build_request, canonical, HeaderInputs, OutRequest};
 use crate::redirect::HopRequest;
 
 /// How much of each hop `httpDebug` dumps.
@@ -36,22 +36,22 @@ pub(crate) fn request_dump(
     level: HttpDebug,
 ) -> Option<Vec<u8>> {
     let req = build_request(hop, false, inputs).ok()?;
-    Some(request(&req, &hop.body, level))
+    Some(request(&req, level))
 }
 
 /// The dump of a request as HTTP/1.1 text: Host, User-Agent and Content-Length first, the
 /// other headers sorted by name (as Go writes a request).
-fn request(req: &http::Request<bytes::Bytes>, body: &[u8], level: HttpDebug) -> Vec<u8> {
-    let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
-    let mut out = format!("Request:\n{} {target} HTTP/1.1\n", req.method());
+fn request(req: &OutRequest<'_>, level: HttpDebug) -> Vec<u8> {
+    let mut out = format!("Request:\n{} {} HTTP/1.1\n", req.method, req.target);
     let first = ["host", "user-agent", "content-length"];
     for name in first {
-        for v in req.headers().get_all(name) {
+        for (_, v) in req.headers.iter().filter(|(k, _)| k == name) {
             line(&mut out, name, v.as_bytes());
         }
     }
-    sorted(&mut out, req.headers(), &first);
-    finish(out, body, level)
+    let map: HeaderMap = req.headers.iter().cloned().collect();
+    sorted(&mut out, &map, &first);
+    finish(out, req.body, level)
 }
 
 /// The dump of a response: status line, `Connection: close` and the framing header first,
@@ -142,20 +142,31 @@ mod tests {
 
     #[test]
     fn request_layout_puts_host_agent_length_first_then_sorted() {
-        let req = http::Request::post("/p?q=1")
-            .header("x-b", "2")
-            .header("content-length", "7")
-            .header("accept", "*/*")
-            .header("user-agent", "ua")
-            .header("host", "h.test:8080")
-            .body(bytes::Bytes::from_static(b"hello=1"))
-            .unwrap();
+        let pair = |k: &'static str, v: &'static str| {
+            (
+                http::HeaderName::from_static(k),
+                HeaderValue::from_static(v),
+            )
+        };
+        let body = bytes::Bytes::from_static(b"hello=1");
+        let req = OutRequest {
+            method: &http::Method::POST,
+            target: "/p?q=1".into(),
+            headers: vec![
+                pair("x-b", "2"),
+                pair("content-length", "7"),
+                pair("accept", "*/*"),
+                pair("user-agent", "ua"),
+                pair("host", "h.test:8080"),
+            ],
+            body: &body,
+        };
         assert_eq!(
-            text(request(&req, b"hello=1", HttpDebug::Full)),
+            text(request(&req, HttpDebug::Full)),
             "Request:\nPOST /p?q=1 HTTP/1.1\nHost: h.test:8080\nUser-Agent: ua\nContent-Length: 7\nAccept: */*\nX-B: 2\n\nhello=1\n"
         );
         assert_eq!(
-            text(request(&req, b"hello=1", HttpDebug::Headers)),
+            text(request(&req, HttpDebug::Headers)),
             "Request:\nPOST /p?q=1 HTTP/1.1\nHost: h.test:8080\nUser-Agent: ua\nContent-Length: 7\nAccept: */*\nX-B: 2\n\n\n"
         );
     }

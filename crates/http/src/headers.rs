@@ -1,7 +1,7 @@
 //! Request header assembly and response header presentation.
 
 use bytes::Bytes;
-use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::header::{HeaderName, HeaderValue};
 use url::{Position, Url};
 
 use crate::cookies::CookieJar;
@@ -18,17 +18,50 @@ pub(crate) struct HeaderInputs<'a> {
     pub(crate) close: bool,
 }
 
-/// Builds the hyper request for one hop on an HTTP/1 (`h2 == false`) or HTTP/2 connection.
-pub(crate) fn build_request(
-    hop: &HopRequest,
+/// A request head as the client sends it: on HTTP/1 written as it is (no `http::Request`,
+/// header map or URI parse per request, ~2 k instructions), on HTTP/2 made into hyper's
+/// request by [`OutRequest::into_http`].
+pub(crate) struct OutRequest<'a> {
+    pub(crate) method: &'a http::Method,
+    /// The origin-form target (`/path?query`) on HTTP/1, the absolute URI on HTTP/2.
+    pub(crate) target: std::borrow::Cow<'a, str>,
+    /// In wire order; on HTTP/1 each name's values are adjacent, as a header map keeps them.
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(crate) body: &'a Bytes,
+}
+
+impl OutRequest<'_> {
+    /// hyper's request for an HTTP/2 stream.
+    pub(crate) fn into_http(self) -> Result<http::Request<Bytes>, HttpError> {
+        let mut req = http::Request::builder()
+            .method(self.method.clone())
+            .uri(self.target.as_ref())
+            .version(http::Version::HTTP_2)
+            .body(self.body.clone())
+            .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid request: {e}")))?;
+        let map = req.headers_mut();
+        map.reserve(self.headers.len());
+        for (k, v) in self.headers {
+            map.append(k, v);
+        }
+        Ok(req)
+    }
+
+    /// Whether a `Connection` header has the `close` token.
+    pub(crate) fn asks_close(&self) -> bool {
+        asks_close(&self.headers)
+    }
+}
+
+/// Builds the request head for one hop on an HTTP/1 (`h2 == false`) or HTTP/2 connection.
+pub(crate) fn build_request<'a>(
+    hop: &'a HopRequest,
     h2: bool,
     inputs: HeaderInputs<'_>,
-) -> Result<http::Request<Bytes>, HttpError> {
+) -> Result<OutRequest<'a>, HttpError> {
     let url = &hop.url;
-    // Collected as pairs (in a per-thread buffer) so HTTP/1 can put them in Go's order
-    // before the one header map is built.
-    let mut pairs = PAIRS.with_borrow_mut(std::mem::take);
-    pairs.clear();
+    // Collected as pairs so HTTP/1 can put them in Go's order.
+    let mut pairs = Vec::with_capacity(hop.headers.len() + 4);
     let mut host = std::borrow::Cow::Borrowed(host_header(url));
     let mut has_ua = false;
     let mut has_len = false;
@@ -104,41 +137,43 @@ pub(crate) fn build_request(
                 .then_with(|| a.0.as_str().cmp(b.0.as_str()))
         });
     }
-    let mut map = HeaderMap::with_capacity(pairs.len() + 1);
-    for (k, v) in pairs.drain(..) {
-        map.append(k, v);
-    }
-    PAIRS.with_borrow_mut(|p| *p = pairs);
-    if !h2 {
+    if !h2 && inputs.close && !asks_close(&pairs) {
         // Go's transport adds it after the request's own headers, beside a `Connection` the
-        // script set unless that already says close. A header map keeps a name's values
-        // together, so beside the script's value it goes out next to it, not last.
-        if inputs.close && !asks_close(&map) {
-            map.append(http::header::CONNECTION, HeaderValue::from_static("close"));
-        }
+        // script set unless that already says close: next to the script's value (a header
+        // map keeps a name's values together, and so did this list before), else last.
+        let at = pairs
+            .iter()
+            .rposition(|(k, _)| k == http::header::CONNECTION)
+            .map_or(pairs.len(), |i| i + 1);
+        pairs.insert(
+            at,
+            (http::header::CONNECTION, HeaderValue::from_static("close")),
+        );
     }
-
-    let uri = if h2 {
-        format!("{}://{}{}", url.scheme(), host, path_and_query(url))
+    let target = if h2 {
+        std::borrow::Cow::Owned(format!(
+            "{}://{}{}",
+            url.scheme(),
+            host,
+            path_and_query(url)
+        ))
     } else {
-        path_and_query(url).to_owned()
+        std::borrow::Cow::Borrowed(path_and_query(url))
     };
-    let mut builder = http::Request::builder().method(hop.method.clone()).uri(uri);
-    if h2 {
-        builder = builder.version(http::Version::HTTP_2);
-    }
-    let mut req = builder
-        .body(hop.body.clone())
-        .map_err(|e| HttpError::new(error::INVALID_URL, format!("invalid request: {e}")))?;
-    *req.headers_mut() = map;
-    Ok(req)
+    Ok(OutRequest {
+        method: &hop.method,
+        target,
+        headers: pairs,
+        body: &hop.body,
+    })
 }
 
 /// Whether a `Connection` header has the `close` token.
-fn asks_close(map: &HeaderMap) -> bool {
-    map.get_all(http::header::CONNECTION)
+fn asks_close(headers: &[(HeaderName, HeaderValue)]) -> bool {
+    headers
         .iter()
-        .filter_map(|v| v.to_str().ok())
+        .filter(|(k, _)| k == http::header::CONNECTION)
+        .filter_map(|(_, v)| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .any(|t| t.trim().eq_ignore_ascii_case("close"))
 }
@@ -149,12 +184,6 @@ const LEADING: [HeaderName; 3] = [
     http::header::USER_AGENT,
     http::header::CONTENT_LENGTH,
 ];
-
-thread_local! {
-    /// Reused by [`build_request`], so collecting a request's headers does not allocate.
-    static PAIRS: std::cell::RefCell<Vec<(HeaderName, HeaderValue)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
 
 /// The request target of an HTTP/1 request line (`/` for an empty path).
 pub(crate) fn path_and_query(url: &Url) -> &str {
@@ -234,7 +263,10 @@ pub fn response_headers(fields: &HeaderFields) -> Vec<(String, String)> {
 /// `User-Agent` and the `Cookie` sent, but none of those the transport derives (`Host`,
 /// `Content-Length`, `Connection`, a Basic `Authorization` from the URL). Canonical names,
 /// one entry per value.
-pub fn script_view(sent: &HeaderMap, user: &[(String, String)]) -> Vec<(String, String)> {
+pub fn script_view(
+    sent: &[(HeaderName, HeaderValue)],
+    user: &[(String, String)],
+) -> Vec<(String, String)> {
     sent.iter()
         .filter(|(k, _)| {
             *k == http::header::USER_AGENT
@@ -336,7 +368,7 @@ mod tests {
 
     #[test]
     fn script_view_hides_transport_headers() {
-        let mut sent = HeaderMap::new();
+        let mut sent = Vec::new();
         for (k, v) in [
             ("host", "h"),
             ("user-agent", "ua"),
@@ -345,7 +377,7 @@ mod tests {
             ("x-a", "1"),
             ("cookie", "c=1"),
         ] {
-            sent.append(name(k).unwrap(), value(k, v).unwrap());
+            sent.push((name(k).unwrap(), value(k, v).unwrap()));
         }
         let user = [("X-A".to_owned(), "1".to_owned())];
         assert_eq!(
@@ -397,7 +429,7 @@ mod wire_order_tests {
             close,
         };
         let req = build_request(&hop, false, inputs).unwrap();
-        req.headers()
+        req.headers
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_str().unwrap().to_string()))
             .collect()

@@ -51,7 +51,7 @@ pub(crate) struct Progress {
     pub(crate) tls_cipher_suite: &'static str,
     pub(crate) remote_addr: Option<SocketAddr>,
     /// Headers of the request as sent on this hop.
-    pub(crate) request_headers: Option<http::HeaderMap>,
+    pub(crate) request_headers: Option<Vec<(http::HeaderName, http::HeaderValue)>>,
     /// Body bytes read so far, kept here so that a failure or timeout mid-body can still
     /// hand them out (k6 returns the partial body with the error).
     pub(crate) body: BodyBuf,

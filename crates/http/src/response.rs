@@ -41,7 +41,7 @@ pub struct Response {
     pub error_code: u32,
     /// Headers of the first hop's request as sent; [`Response::request_header_list`] gives
     /// k6's view of them (`res.request.headers`).
-    pub request_headers: http::HeaderMap,
+    pub request_headers: Vec<(http::HeaderName, http::HeaderValue)>,
     /// The request's headers as the script gave them (they decide that view).
     pub script_headers: Vec<(String, String)>,
     /// The redirect limit stopped the chain; this is the last 3xx (k6 logs a warning).

@@ -14,7 +14,7 @@
 //! socket is wrapped in.
 
 use std::cell::RefCell;
-use std::io::{self, Write as _};
+use std::io;
 use std::pin::Pin;
 use std::task::{Context, Waker};
 
@@ -23,6 +23,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 use super::framing::{self, BodyKind, Chunked, HeadParts};
 use crate::error::{self, HttpError};
+use crate::headers::OutRequest;
 use crate::phases::BodyBuf;
 use crate::response_head::ResponseHead;
 
@@ -130,7 +131,7 @@ impl H1Conn {
     /// read with [`H1Conn::read_body`].
     pub(crate) async fn send(
         &mut self,
-        req: &http::Request<Bytes>,
+        req: &OutRequest<'_>,
     ) -> Result<(ResponseHead, BodyKind), H1Error> {
         if self.buf.capacity() == 0 {
             self.buf = borrow_buf();
@@ -138,7 +139,7 @@ impl H1Conn {
         self.buf.clear();
         self.pos = 0;
         encode_head(req, &mut self.buf);
-        let body = req.body();
+        let body = req.body;
         let inline = body.len() <= INLINE_BODY;
         if inline {
             self.buf.extend_from_slice(body);
@@ -149,9 +150,9 @@ impl H1Conn {
             return Err(H1Error::Io(e));
         }
         self.buf.clear();
-        self.done |= asks_close(req.headers());
+        self.done |= req.asks_close();
 
-        let head_request = req.method() == http::Method::HEAD;
+        let head_request = *req.method == http::Method::HEAD;
         let mut parts = HeadParts::default();
         loop {
             // Nothing to parse before the first read: the buffer was just emptied.
@@ -310,16 +311,12 @@ impl Drop for H1Conn {
 }
 
 /// The request line and headers as hyper's client wrote them with `title_case_headers`.
-fn encode_head(req: &http::Request<Bytes>, out: &mut Vec<u8>) {
-    out.extend_from_slice(req.method().as_str().as_bytes());
+fn encode_head(req: &OutRequest<'_>, out: &mut Vec<u8>) {
+    out.extend_from_slice(req.method.as_str().as_bytes());
     out.push(b' ');
-    // Writing to a Vec cannot fail.
-    let _ = write!(out, "{}", req.uri());
-    out.extend_from_slice(match req.version() {
-        http::Version::HTTP_10 => b" HTTP/1.0\r\n",
-        _ => b" HTTP/1.1\r\n",
-    });
-    for (name, value) in req.headers() {
+    out.extend_from_slice(req.target.as_bytes());
+    out.extend_from_slice(b" HTTP/1.1\r\n");
+    for (name, value) in &req.headers {
         title_case(name.as_str().as_bytes(), out);
         out.extend_from_slice(b": ");
         out.extend_from_slice(value.as_bytes());
@@ -341,15 +338,6 @@ fn title_case(name: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Whether the request's `Connection` header has the `close` token.
-fn asks_close(headers: &http::HeaderMap) -> bool {
-    headers
-        .get_all(http::header::CONNECTION)
-        .iter()
-        .flat_map(|v| v.as_bytes().split(|&b| b == b','))
-        .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"close"))
-}
-
 fn response_head(status: u16, head: HeadParts) -> ResponseHead {
     ResponseHead {
         status,
@@ -366,18 +354,50 @@ mod tests {
     use super::*;
     use tokio::io::{duplex, AsyncReadExt, AsyncWriteExt};
 
-    fn get(path: &str, headers: &[(&str, &str)]) -> http::Request<Bytes> {
-        let mut b = http::Request::builder().method("GET").uri(path);
-        for (k, v) in headers {
-            b = b.header(*k, *v);
+    /// A request head the tests own; [`Req::out`] lends it as the client's.
+    struct Req {
+        method: http::Method,
+        target: String,
+        headers: Vec<(http::HeaderName, http::HeaderValue)>,
+        body: Bytes,
+    }
+
+    impl Req {
+        fn out(&self) -> OutRequest<'_> {
+            OutRequest {
+                method: &self.method,
+                target: self.target.as_str().into(),
+                headers: self.headers.clone(),
+                body: &self.body,
+            }
         }
-        b.body(Bytes::new()).unwrap()
+    }
+
+    fn request(method: http::Method, path: &str, headers: &[(&str, &str)], body: Bytes) -> Req {
+        Req {
+            method,
+            target: path.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                        http::HeaderValue::from_str(v).unwrap(),
+                    )
+                })
+                .collect(),
+            body,
+        }
+    }
+
+    fn get(path: &str, headers: &[(&str, &str)]) -> Req {
+        request(http::Method::GET, path, headers, Bytes::new())
     }
 
     /// A connection whose server side answers with `reply` (in pieces of `step` bytes) once
     /// it has read a request head; returns what the server read.
     async fn exchange(
-        req: http::Request<Bytes>,
+        req: Req,
         reply: &'static [u8],
         step: usize,
     ) -> (Result<(ResponseHead, Bytes), H1Error>, Vec<u8>, H1Conn) {
@@ -398,7 +418,7 @@ mod tests {
             seen
         });
         let res = async {
-            let (parts, kind) = conn.send(&req).await?;
+            let (parts, kind) = conn.send(&req.out()).await?;
             let mut body = BodyBuf::default();
             conn.read_body(kind, false, &mut body, 0).await?;
             Ok((parts, body.take()))
@@ -527,12 +547,12 @@ mod tests {
         let (client, mut server) = duplex(1 << 20);
         let mut conn = H1Conn::new(Box::new(client));
         let body = Bytes::from(vec![b'x'; 100_000]);
-        let req = http::Request::builder()
-            .method("POST")
-            .uri("/up")
-            .header("content-length", "100000")
-            .body(body)
-            .unwrap();
+        let req = request(
+            http::Method::POST,
+            "/up",
+            &[("content-length", "100000")],
+            body,
+        );
         let head = b"POST /up HTTP/1.1\r\nContent-Length: 100000\r\n\r\n";
         let srv = tokio::spawn(async move {
             let mut seen = Vec::new();
@@ -547,7 +567,7 @@ mod tests {
                 .unwrap();
             (seen, server)
         });
-        let (parts, _) = conn.send(&req).await.unwrap();
+        let (parts, _) = conn.send(&req.out()).await.unwrap();
         assert_eq!(parts.status, 201);
         let (seen, _) = srv.await.unwrap();
         assert_eq!(&seen[..head.len()], head);

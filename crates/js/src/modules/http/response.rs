@@ -120,7 +120,10 @@ pub(super) enum RequestHeaders {
     NotMade,
     /// As sent on the wire, and as the script gave them (k6 shows a view of the former
     /// that the latter decides).
-    Sent(http::HeaderMap, Vec<(String, String)>),
+    Sent(
+        Vec<(http::HeaderName, http::HeaderValue)>,
+        Vec<(String, String)>,
+    ),
     /// As the script gave them, for a request that was never sent.
     Given(Vec<(String, String)>),
 }
