@@ -208,8 +208,7 @@ fn collect(head: &[u8], resp: &httparse::Response<'_, '_>, parts: &mut HeadParts
     };
     let mut spans = Vec::with_capacity(resp.headers.len());
     for h in resp.headers.iter() {
-        // A plain loop: values are short, and `memchr`'s call cost more than the scan.
-        let value = if h.value.iter().any(|&b| b == b'\n') {
+        let value = if h.value.contains(&b'\n') {
             let start = buf.len() as u32;
             buf.extend_from_slice(&unfold(h.value));
             (start, buf.len() as u32)
