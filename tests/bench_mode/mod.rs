@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 
-use crate::support::{accept_loop, TestServer};
+use crate::support::{accept_loop, next_request_head, TestServer};
 use crate::{rk6, Dir, Run};
 
 /// The request count of the `  N requests in Xs, ... read` line.
@@ -214,17 +214,8 @@ fn raw_server(script: Script) -> (String, Arc<Seen>) {
             seen.conns.fetch_add(1, Ordering::SeqCst);
             let _ = stream.set_nodelay(true);
             let mut pending = Vec::new();
-            let mut chunk = [0u8; 4096];
             let mut answered = 0;
-            loop {
-                let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") else {
-                    match stream.read(&mut chunk).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => pending.extend_from_slice(&chunk[..n]),
-                    }
-                    continue;
-                };
-                let head: Vec<u8> = pending.drain(..end + 4).collect();
+            while let Some(head) = next_request_head(&mut stream, &mut pending).await {
                 if seen.requests.fetch_add(1, Ordering::SeqCst) == 0 {
                     *seen.first.lock().unwrap() = String::from_utf8_lossy(&head).into_owned();
                 }

@@ -359,22 +359,15 @@ export function teardown() { check(1, { 'in teardown': () => true }); }
 /// texts, joined values and cookies; its header key order is Go's map order, random).
 #[test]
 fn status_lines_and_repeated_headers_come_through_as_sent() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let addr = crate::support::accept_loop(
         std::time::Duration::from_secs(60),
         |mut stream| async move {
-            let mut seen = Vec::new();
-            let mut buf = vec![0u8; 4096];
-            loop {
-                let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => seen.extend_from_slice(&buf[..n]),
-                    }
-                    continue;
-                };
-                let head = String::from_utf8_lossy(&seen[..end]).into_owned();
-                seen.drain(..end + 4);
+            let mut pending = Vec::new();
+            while let Some(head) =
+                crate::support::next_request_head(&mut stream, &mut pending).await
+            {
+                let head = String::from_utf8_lossy(&head).into_owned();
                 let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
                 let status = match path.as_str() {
                     "/fine" => "200 Fine",

@@ -608,6 +608,29 @@ export default function () {{
 }
 
 #[test]
+fn iter_global_is_a_plain_data_property_like_k6() {
+    // rk6 writes `__ITER` straight into the global object's table each iteration; k6
+    // assigns it: either way a writable, enumerable, configurable data property that a
+    // script's own assignment does not carry into the next iteration.
+    let script = r#"
+import { check } from 'k6';
+export const options = { iterations: 3 };
+let seen = -1;
+export default function () {
+  const d = Object.getOwnPropertyDescriptor(globalThis, '__ITER');
+  check(d, {
+    'a plain writable data property': (d) => d.writable && d.enumerable && d.configurable && !d.get,
+    'the iteration number after a script overwrote it': (d) => d.value === seen + 1,
+  });
+  seen = __ITER;
+  __ITER = 99;
+}
+"#;
+    compare("iter-global", script);
+    assert_every_check_passes("iter-global-rk6", script, 6);
+}
+
+#[test]
 fn check_reads_own_enumerable_keys_like_k6() {
     // k6 runs the checks of the object's own enumerable string keys in order, reading each
     // value just before its check runs (checked against k6 1.1.0: `run a,get g,run g,run b`).

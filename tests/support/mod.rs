@@ -129,6 +129,26 @@ where
     addr
 }
 
+/// The next request head (through its blank line) on a keep-alive connection of a raw
+/// test server; bytes read past it stay in `pending` for the next call. `None` once the
+/// client is gone.
+pub async fn next_request_head(
+    stream: &mut tokio::net::TcpStream,
+    pending: &mut Vec<u8>,
+) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+            return Some(pending.drain(..end + 4).collect());
+        }
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => pending.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
 /// A running test server on 127.0.0.1; stops (and joins its thread) on drop.
 pub struct TestServer {
     pub addr: SocketAddr,

@@ -27,8 +27,8 @@ struct Field {
 }
 
 impl HeaderFields {
-    /// Fields whose names and values are slices of `bytes`: `at(name, value)` gives each
-    /// part's `(start, end)` in it.
+    /// Fields whose names and values are slices of `bytes`: each span is a part's
+    /// `(start, end)` in it, name first.
     pub(crate) fn from_parts(bytes: Bytes, spans: Vec<((u32, u32), (u32, u32))>) -> Self {
         debug_assert!(spans
             .iter()
