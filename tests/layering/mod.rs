@@ -97,6 +97,15 @@ const CRATES: &[Row] = &[
         allowed: &[],
     },
     Row {
+        name: "rk6-cdp",
+        manifest: "crates/cdp/Cargo.toml",
+        layer: 0,
+        src: "crates/cdp/src",
+        root: "lib.rs",
+        grain: Grain::File,
+        allowed: &[],
+    },
+    Row {
         name: "rk6-options",
         manifest: "crates/options/Cargo.toml",
         layer: 0,

@@ -129,6 +129,9 @@ pub struct Scenario {
     pub tags: BTreeMap<String, String>,
     /// This instance's part of the scenario (`--execution-segment`).
     pub split: Split,
+    /// `options.browser.type`: the scenario's VUs may use `k6/browser` (k6 checks the
+    /// value when a VU first needs the browser, not here).
+    pub browser: Option<String>,
 }
 
 impl Scenario {
@@ -215,6 +218,14 @@ impl Scenario {
         };
         let env = strings("env")?;
         let tags = strings("tags")?;
+        let browser = obj
+            .get("options")
+            .and_then(|o| o.get("browser"))
+            .and_then(|b| b.get("type"))
+            .map(|t| match t {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
         let executor = match executor {
             SharedIterationsConfig::NAME => Executor::SharedIterations(ExecutorConfig::parse(&f)?),
             PerVuIterationsConfig::NAME => Executor::PerVuIterations(ExecutorConfig::parse(&f)?),
@@ -241,6 +252,7 @@ impl Scenario {
             env,
             tags,
             split: Split::default(),
+            browser,
         };
         Ok((scenario, f.issues.into_inner()))
     }

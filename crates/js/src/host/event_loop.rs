@@ -47,6 +47,8 @@ pub(crate) trait Pending {
     }
     /// Drops everything pending: the call it belongs to ended with an error.
     fn clear(&self);
+    /// The iteration ended (however): drops what belonged to it alone.
+    fn end_iteration(&self) {}
 }
 
 /// The pending-work sources of one VU, in the order modules registered them.
@@ -125,6 +127,15 @@ impl EventLoop {
             }
         })
         .await
+    }
+
+    /// Tells every source that the iteration ended.
+    pub(crate) fn end_iteration(&self) {
+        let mut i = 0;
+        while let Some(s) = self.source(i) {
+            s.end_iteration();
+            i += 1;
+        }
     }
 
     /// Drops everything pending.

@@ -2,6 +2,7 @@
 //! holding the same functions as its named exports.
 
 pub(crate) mod args;
+mod browser;
 pub(crate) mod crypto;
 mod data;
 mod encoding;
@@ -26,7 +27,6 @@ use synthetic::synthetic;
 /// Modules k6 1.1 has that rk6 does not implement, with what to do instead: importing one
 /// fails loudly (exit 107), never half-works.
 const UNSUPPORTED: &[(&str, &str)] = &[
-    ("k6/browser", "browser tests need k6"),
     (
         "k6/crypto/x509",
         "certificate parsing is not planned yet; run such scripts with k6",
@@ -93,6 +93,7 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/ws" => Ok(ws::module(ctx)),
         "k6/experimental/websockets" => experimental::websockets::module(ctx),
         "k6/net/grpc" => Ok(grpc::module(ctx)),
+        "k6/browser" => browser::module(ctx),
         _ => {
             if let Some((_, instead)) = REMOVED.iter().find(|(m, _)| *m == spec) {
                 return Err(JsNativeError::typ()

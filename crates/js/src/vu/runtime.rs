@@ -234,6 +234,7 @@ impl Runtime {
                 }
             }
         }
+        host.event_loop.end_iteration();
         let outcome = match result {
             Err(u) if is_interrupted(&u.error) => IterationOutcome::Interrupted,
             Err(u) if abort_reason(&u.error).is_some() => {

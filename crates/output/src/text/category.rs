@@ -9,7 +9,7 @@ pub const ORDER: [&str; 8] = [
     "EXECUTION",
     "NETWORK",
     "BROWSER",
-    "WEBVITALS",
+    "WEB_VITALS",
     "GRPC",
     "WEBSOCKET",
 ];
@@ -47,7 +47,7 @@ pub fn of(name: &str) -> &'static str {
         | "ws_connecting"
         | "ws_session_duration"
         | "ws_ping" => "WEBSOCKET",
-        n if n.starts_with("browser_web_vital_") => "WEBVITALS",
+        n if n.starts_with("browser_web_vital_") => "WEB_VITALS",
         _ => "CUSTOM",
     }
 }
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(of("http_req_failed"), "HTTP");
         assert_eq!(of("vus_max"), "EXECUTION");
         assert_eq!(of("data_received"), "NETWORK");
-        assert_eq!(of("browser_web_vital_lcp"), "WEBVITALS");
+        assert_eq!(of("browser_web_vital_lcp"), "WEB_VITALS");
         assert_eq!(of("ws_ping"), "WEBSOCKET");
         assert_eq!(of("my_trend"), "CUSTOM");
         assert_eq!(of("http_custom"), "CUSTOM");
