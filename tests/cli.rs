@@ -4,6 +4,7 @@ mod aggregate;
 mod archive;
 mod auth_compression;
 mod bench_mode;
+mod browser;
 mod compare;
 mod conns;
 mod dashboard;

@@ -34,7 +34,7 @@ mod webcrypto;
 mod ws;
 
 /// The k6 binary, or `None` when it is not installed (CI installs it and then requires it).
-fn k6() -> Option<String> {
+pub(crate) fn k6() -> Option<String> {
     let bin = std::env::var("K6_BIN").unwrap_or_else(|_| "k6".into());
     let found = Command::new(&bin)
         .arg("version")
@@ -137,6 +137,16 @@ fn checks(export: &Value) -> Vec<(String, u64, u64)> {
     walk(&export["root_group"], &mut out);
     out.sort();
     out
+}
+
+/// [`checks`] for other test modules.
+pub(crate) fn checks_of(export: &Value) -> Vec<(String, u64, u64)> {
+    checks(export)
+}
+
+/// [`verdicts`] for other test modules.
+pub(crate) fn verdicts_of(export: &Value) -> Vec<(String, String, bool)> {
+    verdicts(export)
 }
 
 /// (metric, threshold, failed) for every threshold, sorted.

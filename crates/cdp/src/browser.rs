@@ -117,16 +117,17 @@ impl Browser {
         // The browser reads commands from fd 3 and writes answers and events to fd 4.
         let (cmd_read, cmd_write) = pipe().map_err(start)?;
         let (out_read, out_write) = pipe().map_err(start)?;
+        // Chromium's helpers (zygotes, renderers) are its children: made orphans when it is
+        // killed, they become this process's to reap, not init's, which in containers
+        // often reaps nothing.
+        // SAFETY: prctl with these arguments only sets a flag of this process.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) };
         let mut command = Command::new(&opts.executable);
         command
             .args(opts.command_line(&profile))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(if opts.debug {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
-            });
+            .stderr(Stdio::piped());
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             command.pre_exec(move || {
@@ -155,13 +156,21 @@ impl Browser {
             debug: opts.debug,
         });
         let (spawned_tx, spawned_rx) = std::sync::mpsc::channel();
+        let stderr_log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let debug = opts.debug;
         let reader_conn = conn.clone();
+        let stderr_sink = stderr_log.clone();
         std::thread::Builder::new()
             .name("rk6-browser".into())
             .spawn(move || {
                 // Spawned here so that the child's death signal is tied to this thread.
-                let child = command.spawn();
+                let mut child = command.spawn();
                 drop((cmd_read_f, out_write_f));
+                if let Ok(c) = &mut child {
+                    if let Some(err) = c.stderr.take() {
+                        keep_stderr(err, stderr_sink, debug);
+                    }
+                }
                 let ok = child.is_ok();
                 let _ = spawned_tx.send(child);
                 if ok {
@@ -185,11 +194,27 @@ impl Browser {
         match version {
             Ok(v) => browser.version = v,
             Err(e) => {
-                return Err(LaunchError::Start(format!(
-                    "{} did not answer within {:?}: {e}",
-                    opts.executable.display(),
-                    opts.timeout
-                )))
+                // What Chromium said on its way out explains it best, as in k6: wait (a
+                // little) for its standard error to end.
+                let until = std::time::Instant::now() + Duration::from_secs(2);
+                while Arc::strong_count(&stderr_log) > 1 && std::time::Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let said = lock(&stderr_log)
+                    .iter()
+                    .rev()
+                    .find_map(|l| chromium_error(l));
+                return Err(LaunchError::Start(match said {
+                    Some(line) => line,
+                    None if matches!(e, CdpError::Closed) && browser.is_connected() => {
+                        format!(
+                            "{} did not answer within {:?}",
+                            opts.executable.display(),
+                            opts.timeout
+                        )
+                    }
+                    None => format!("{} exited before it answered", opts.executable.display()),
+                }));
             }
         }
         Ok(browser)
@@ -287,6 +312,32 @@ impl Browser {
     }
 }
 
+/// Keeps the last lines Chromium writes to its standard error (echoed with
+/// `K6_BROWSER_DEBUG`), to explain a failed start.
+fn keep_stderr(err: std::process::ChildStderr, log: Arc<Mutex<Vec<String>>>, echo: bool) {
+    let _ = std::thread::Builder::new()
+        .name("rk6-browser-stderr".into())
+        .spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if echo {
+                    eprintln!("{line}");
+                }
+                let mut log = lock(&log);
+                if log.len() == 32 {
+                    log.remove(0);
+                }
+                log.push(line);
+            }
+        });
+}
+
+/// The message of a Chromium log line of level ERROR or FATAL
+/// (`[pid:tid:time:ERROR:file.cc(12)] message`).
+fn chromium_error(line: &str) -> Option<String> {
+    let (head, message) = line.split_once("] ")?;
+    (head.contains(":ERROR:") || head.contains(":FATAL:")).then(|| message.trim().to_string())
+}
+
 /// Reads NUL-separated messages until the browser closes its end.
 fn read_loop(reader: File, conn: &Conn) {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
@@ -359,6 +410,19 @@ impl Drop for Browser {
         if let Some(mut child) = lock(&self.child).take() {
             let _ = child.wait();
         }
+        // The group's other processes, reparented here (see `launch`), are reaped too.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        loop {
+            let mut status = 0;
+            // SAFETY: waits only for children in the browser's process group.
+            let pid = unsafe { libc::waitpid(-self.pgid, &mut status, libc::WNOHANG) };
+            if pid < 0 || std::time::Instant::now() >= deadline {
+                break;
+            }
+            if pid == 0 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
@@ -383,6 +447,19 @@ mod tests {
     fn group_alive(pgid: i32) -> bool {
         // SAFETY: signal 0 only checks that the group exists.
         unsafe { libc::kill(-pgid, 0) == 0 }
+    }
+
+    #[test]
+    fn chromium_log_lines_give_their_message() {
+        assert_eq!(
+            chromium_error("[1:1:1207/062447.123:ERROR:zygote_host_impl_linux.cc(101)] Running as root without --no-sandbox is not supported.").as_deref(),
+            Some("Running as root without --no-sandbox is not supported.")
+        );
+        assert_eq!(
+            chromium_error("[1:1:1207/062447.123:INFO:x.cc(1)] fine"),
+            None
+        );
+        assert_eq!(chromium_error("plain text"), None);
     }
 
     #[test]

@@ -25,10 +25,38 @@ pub(crate) fn is_interrupted(err: &JsError) -> bool {
     matches!(err.as_engine(), Some(EngineError::Panic(p)) if p.message() == INTERRUPTED)
 }
 
-/// The reason given to `exec.test.abort`, if `err` is that abort.
+/// The uncatchable error a module aborts the test with when it cannot go on (k6's
+/// `k6ext.Abort`: the browser cannot start), logged as `message` alone.
+pub(crate) fn module_abort_error(message: &str) -> JsError {
+    EngineError::Panic(PanicError::new(format!("{ABORTED}{MODULE}{message}"))).into()
+}
+
+/// Marks a module's abort among the reasons.
+const MODULE: &str = "\u{1}";
+
+/// The reason given to `exec.test.abort` (or a module's abort message), if `err` is that
+/// abort.
 pub(crate) fn abort_reason(err: &JsError) -> Option<&str> {
     match err.as_engine() {
-        Some(EngineError::Panic(p)) => p.message().strip_prefix(ABORTED),
+        Some(EngineError::Panic(p)) => p
+            .message()
+            .strip_prefix(ABORTED)
+            .map(|r| r.strip_prefix(MODULE).unwrap_or(r)),
+        _ => None,
+    }
+}
+
+/// How an abort is logged: `test aborted: reason` for the script's, the message alone
+/// for a module's.
+pub(crate) fn abort_log_line(err: &JsError) -> Option<String> {
+    match err.as_engine() {
+        Some(EngineError::Panic(p)) => {
+            let r = p.message().strip_prefix(ABORTED)?;
+            Some(match r.strip_prefix(MODULE) {
+                Some(m) => m.to_string(),
+                None => format!("test aborted: {r}"),
+            })
+        }
         _ => None,
     }
 }

@@ -2,6 +2,7 @@
 //! script that exercises it.
 
 mod shop;
+mod storefront;
 
 pub use shop::serve;
 

@@ -23,6 +23,8 @@ use serde_json::{json, Map, Value};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
+use super::storefront;
+
 type Resp = Response<Full<Bytes>>;
 
 /// The password every demo user shares; the README tells people to use it.
@@ -72,7 +74,8 @@ const INDEX_HTML: &str =
     "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>rk6 demo shop</title></head>\n\
 <body><h1>rk6 demo shop</h1>\n<p>A tiny API to point load tests at: \
 <code>POST /api/login</code>, <code>GET /api/products</code>, <code>POST /api/orders</code>, \
-<code>GET /api/slow?ms=N</code>, <code>GET /api/logout</code>.</p></body></html>\n";
+<code>GET /api/slow?ms=N</code>, <code>GET /api/logout</code>; and a storefront for browser tests at \
+<a href=\"/shop/login\">/shop/login</a>.</p></body></html>\n";
 
 #[derive(Default)]
 struct Shop {
@@ -166,6 +169,42 @@ async fn route(shop: &Shop, req: Request<Incoming>) -> Resp {
         (&Method::POST, "/api/orders") => create_order(shop, req).await,
         (&Method::GET, "/api/slow") => slow(req.uri().query()).await,
         (&Method::GET, "/api/logout") => logout(shop, req.headers()),
+        (&Method::GET, "/shop" | "/shop/") => redirect("/shop/login"),
+        (&Method::GET, "/shop/login") => html_page(StatusCode::OK, storefront::login_page(None)),
+        (&Method::POST, "/shop/login") => storefront_login(shop, req).await,
+        (&Method::GET, "/shop/products") => match shop.session_user(req.headers()) {
+            Some(user) => {
+                let products: Vec<(u64, &str, f64)> =
+                    PRODUCTS.iter().map(|p| (p.id, p.name, p.price)).collect();
+                html_page(StatusCode::OK, storefront::products_page(&user, &products))
+            }
+            None => redirect("/shop/login"),
+        },
+        (&Method::POST, "/shop/order") => storefront_order(shop, req).await,
+        (&Method::GET, "/shop/logout") => {
+            let mut resp = logout(shop, req.headers());
+            resp.headers_mut()
+                .insert(header::LOCATION, HeaderValue::from_static("/shop/login"));
+            resp
+        }
+        (&Method::GET, "/shop/help") => html(storefront::HELP_PAGE),
+        (&Method::GET, "/shop/logo.svg") => {
+            with_type(StatusCode::OK, storefront::LOGO_SVG, "image/svg+xml")
+        }
+        (&Method::GET, p) if p.starts_with("/shop/img/") && p.ends_with(".svg") => {
+            match p["/shop/img/".len()..p.len() - 4]
+                .parse::<u64>()
+                .ok()
+                .and_then(find_product)
+            {
+                Some(product) => with_type(
+                    StatusCode::OK,
+                    storefront::product_image(product.id),
+                    "image/svg+xml",
+                ),
+                None => error(StatusCode::NOT_FOUND, "not found"),
+            }
+        }
         (
             _,
             "/" | "/health" | "/api/login" | "/api/products" | "/api/orders" | "/api/slow"
@@ -246,6 +285,71 @@ async fn create_order(shop: &Shop, req: Request<Incoming>) -> Resp {
             "total": total,
         }),
     )
+}
+
+/// The storefront's login form post: a session cookie and a redirect to the catalogue.
+async fn storefront_login(shop: &Shop, req: Request<Incoming>) -> Resp {
+    let params = match read_params(req).await {
+        Ok(p) => p,
+        Err(resp) => return resp,
+    };
+    let user = field_str(&params, "username").unwrap_or_default();
+    let password = field_str(&params, "password").unwrap_or_default();
+    if user.is_empty() || password != PASSWORD {
+        return html_page(
+            StatusCode::UNAUTHORIZED,
+            storefront::login_page(Some("Wrong user name or password")),
+        );
+    }
+    let token = shop.new_token();
+    shop.sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(token.clone(), user);
+    let mut resp = redirect("/shop/products");
+    set_cookie(
+        &mut resp,
+        &format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly"),
+    );
+    resp
+}
+
+/// The storefront's order form post: the confirmation page.
+async fn storefront_order(shop: &Shop, req: Request<Incoming>) -> Resp {
+    if shop.session_user(req.headers()).is_none() {
+        return redirect("/shop/login");
+    }
+    let params = match read_params(req).await {
+        Ok(p) => p,
+        Err(resp) => return resp,
+    };
+    let product = field_u64(&params, "product").and_then(find_product);
+    let quantity = field_u64(&params, "quantity").filter(|q| (1..=MAX_QUANTITY).contains(q));
+    let (Some(product), Some(quantity)) = (product, quantity) else {
+        return html_page(
+            StatusCode::BAD_REQUEST,
+            storefront::login_page(Some("Bad order")),
+        );
+    };
+    let order_id = shop.last_order_id.fetch_add(1, Ordering::Relaxed) + 1;
+    let total = (product.price * quantity as f64 * 100.0).round() / 100.0;
+    let gift = field_str(&params, "gift").is_some();
+    html_page(
+        StatusCode::OK,
+        storefront::confirmation_page(order_id, quantity, product.name, total, gift),
+    )
+}
+
+fn redirect(to: &'static str) -> Resp {
+    let mut resp = Response::new(Full::new(Bytes::new()));
+    *resp.status_mut() = StatusCode::SEE_OTHER;
+    resp.headers_mut()
+        .insert(header::LOCATION, HeaderValue::from_static(to));
+    resp
+}
+
+fn html_page(status: StatusCode, body: String) -> Resp {
+    with_type(status, body, "text/html; charset=utf-8")
 }
 
 async fn slow(query: Option<&str>) -> Resp {

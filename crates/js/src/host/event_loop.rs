@@ -29,6 +29,11 @@ pub(crate) trait Pending {
     fn in_flight(&self) -> bool {
         false
     }
+    /// Events may arrive that the script watches (a page's): they are polled and
+    /// dispatched while the VU waits for anything, but do not keep the call alive.
+    fn watching(&self) -> bool {
+        false
+    }
     /// Drives the background work with the waker in `cx`; true once some of it finished.
     fn poll(&self, _cx: &mut TaskContext<'_>) -> bool {
         false
@@ -68,11 +73,16 @@ impl EventLoop {
     pub(crate) fn poll_in_flight(&self, cx: &mut TaskContext<'_>) -> bool {
         let mut any = false;
         for s in self.sources.borrow().iter() {
-            if s.in_flight() {
+            if s.in_flight() || s.watching() {
                 any |= s.poll(cx);
             }
         }
         any
+    }
+
+    /// Some source watches for events.
+    fn watching(&self) -> bool {
+        self.sources.borrow().iter().any(|s| s.watching())
     }
 
     /// Source `i`, taken out of the list before JS runs: JS may import a module, which
@@ -176,7 +186,15 @@ fn run(host: &Host, ctx: &mut Context) -> JsResult<()> {
                 return Ok(());
             };
             if due > Instant::now() {
-                wait_until(host, due)?;
+                if pending.watching()
+                    && host.phase.get() == Phase::Run
+                    && host.suspender.borrow().is_some()
+                {
+                    // Watched events are dispatched as they come, not after the timer.
+                    host.block_on("timers", pending.wait(Some(due)))?;
+                } else {
+                    wait_until(host, due)?;
+                }
             }
         }
         pending.run_due(ctx)?;

@@ -238,13 +238,13 @@ impl Runtime {
         let outcome = match result {
             Err(u) if is_interrupted(&u.error) => IterationOutcome::Interrupted,
             Err(u) if abort_reason(&u.error).is_some() => {
-                let e = u.error;
-                let reason = abort_reason(&e).unwrap_or_default();
-                host.shared.logger.log(
-                    Level::Error,
-                    &format!("test aborted: {reason}"),
-                    &[("source", "test.abort")],
-                );
+                let line = crate::value::abort_log_line(&u.error).unwrap_or_default();
+                let source: &[(&str, &str)] = if line.starts_with("test aborted: ") {
+                    &[("source", "test.abort")]
+                } else {
+                    &[]
+                };
+                host.shared.logger.log(Level::Error, &line, source);
                 IterationOutcome::AbortTest
             }
             Err(u) => {
@@ -511,8 +511,8 @@ fn map_frame(frame: &str, program: &crate::script::program::Program) -> String {
 }
 
 fn script_error(err: &JsError, ctx: &mut Context) -> ScriptError {
-    if let Some(reason) = abort_reason(err) {
-        return ScriptError::new(ScriptErrorKind::Aborted, format!("test aborted: {reason}"));
+    if let Some(line) = crate::value::abort_log_line(err) {
+        return ScriptError::new(ScriptErrorKind::Aborted, line);
     }
     if crate::vu::commonjs::is_null_exports(err, ctx) {
         let main = ctx

@@ -163,6 +163,10 @@ impl Pending for BrowserVu {
             || !self.events.borrow().is_empty()
     }
 
+    fn watching(&self) -> bool {
+        !self.subscriptions.borrow().is_empty()
+    }
+
     fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
         let mut any = false;
         for c in self.calls.borrow_mut().iter_mut() {

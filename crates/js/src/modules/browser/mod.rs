@@ -58,8 +58,11 @@ pub(crate) fn module(ctx: &mut Context) -> JsResult<Module> {
 }
 
 fn natives(ctx: &mut Context) -> boa_engine::JsObject {
-    let fns: [(&str, InstanceFn<BrowserVu>, usize); 13] = [
+    let fns: [(&str, InstanceFn<BrowserVu>, usize); 16] = [
         ("decode64", decode64, 1),
+        ("encode64", encode64, 1),
+        ("text64", text64, 1),
+        ("goError", go_error, 1),
         ("send", send, 3),
         ("launch", launch, 0),
         ("subscribe", subscribe, 1),
@@ -103,8 +106,38 @@ fn promise(
 }
 
 fn rejected(msg: &str, ctx: &mut Context) -> JsResult<JsValue> {
-    let e = boa_engine::JsError::from(JsNativeError::error().with_message(msg.to_string()));
+    let e = crate::modules::go_error::go_value(msg, false, ctx);
     Ok(JsPromise::reject(e, ctx)?.into())
+}
+
+/// `encode64(data)`: base64 of a string's UTF-8 bytes or of an ArrayBuffer / view.
+fn encode64(_: &Rc<BrowserVu>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let v = arg(a, 0).cloned().unwrap_or_default();
+    let bytes = match crate::modules::encoding::bytes_of(&v, ctx)? {
+        Some(b) => b,
+        None => v.to_string(ctx)?.to_std_string_escaped().into_bytes(),
+    };
+    Ok(JsString::from(
+        base64::engine::general_purpose::STANDARD
+            .encode(bytes)
+            .as_str(),
+    )
+    .into())
+}
+
+/// `text64(base64)`: the UTF-8 text base64 encodes (response bodies).
+fn text64(_: &Rc<BrowserVu>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let data = string_arg(a, 0, ctx)?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.as_bytes())
+        .map_err(|e| JsNativeError::error().with_message(format!("decoding: {e}")))?;
+    Ok(JsString::from(String::from_utf8_lossy(&bytes).as_ref()).into())
+}
+
+/// `goError(message)`: the Go error value k6's browser module rejects with.
+fn go_error(_: &Rc<BrowserVu>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let msg = string_arg(a, 0, ctx)?;
+    crate::modules::go_error::go_value(&msg, false, ctx).into_opaque(ctx)
 }
 
 /// `send(session, method, params)`: one protocol command; resolves with its result.
@@ -140,10 +173,10 @@ fn launch(vu: &Rc<BrowserVu>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> 
         .as_ref()
         .and_then(|i| i.scenario.browser.clone());
     match kind.as_deref() {
-        None => return Err(JsNativeError::error().with_message(NOT_IN_SCENARIO).into()),
+        None => return Err(crate::modules::go_error::go_value(NOT_IN_SCENARIO, false, ctx)),
         Some("chromium") => {}
         Some(other) => {
-            return Err(crate::value::aborted_error(&format!(
+            return Err(crate::value::module_abort_error(&format!(
                 "error building browser on IterStart: initializing browser type: error parsing browser options: unsupported browser type: {other}"
             )))
         }
@@ -153,12 +186,12 @@ fn launch(vu: &Rc<BrowserVu>, _: &JsValue, _: &[JsValue], ctx: &mut Context) -> 
         None => match host.block_on("browser", vu.chromium.get())? {
             Ok(Ok(b)) => b,
             Ok(Err(e)) => {
-                return Err(crate::value::aborted_error(&format!(
+                return Err(crate::value::module_abort_error(&format!(
                     "error building browser on IterStart: {e}"
                 )))
             }
             Err(_) => {
-                return Err(crate::value::aborted_error(
+                return Err(crate::value::module_abort_error(
                     "error building browser on IterStart: launching browser: gone",
                 ))
             }

@@ -17,13 +17,19 @@
   });
 
   // --- small helpers -------------------------------------------------------------------
+  // k6 rejects with the Go error itself: an object whose string form (and error()) is the
+  // message, not an Error.
+  const fail = (msg) => native.goError(String(msg));
+  const messageOf = (e) => String(e && typeof e === 'object' && typeof e.message === 'string' ? e.message : e);
+  const q = (s) => JSON.stringify(String(s));
+  const timedOut = (ms) => fail(`timed out after ${ms}ms`);
   const delay = (ms) => new Promise((r) => setTimeout(r, ms));
   const lifecycleName = (w) => {
     switch (w === undefined ? 'load' : w) {
       case 'load': return 'load';
       case 'domcontentloaded': return 'DOMContentLoaded';
       case 'networkidle': return 'networkIdle';
-      default: throw new Error(`invalid lifecycle event: "${w}"; must be one of: load, domcontentloaded, networkidle`);
+      default: throw fail(`invalid lifecycle event: "${w}"; must be one of: load, domcontentloaded, networkidle`);
     }
   };
   const timeoutOf = (opts, fallback) => (opts && opts.timeout !== undefined && opts.timeout !== null ? Number(opts.timeout) : fallback);
@@ -53,13 +59,11 @@
       const done = () => { if (w.timer !== null) clearTimeout(w.timer); native.release(); page._waiters.delete(w); };
       w.resolve = (v) => { done(); resolve(v); };
       w.reject = (e) => { done(); reject(e); };
-      if (ms > 0) w.timer = setTimeout(() => w.reject(new Error(message)), ms);
+      if (ms > 0) w.timer = setTimeout(() => w.reject(fail(message)), ms);
       page._waiters.add(w);
     });
   }
-  function protocolError(e) {
-    return String((e && e.message) || e);
-  }
+  const protocolError = messageOf;
   const contextGone = (e) => /Execution context was destroyed|Cannot find context|Inspected target navigated|uniqueContextId not found|Cannot find default execution context/.test(protocolError(e));
 
   // --- Request / Response ---------------------------------------------------------------
@@ -73,7 +77,7 @@
     async allHeaders() { return this.headers(); }
     headerValue(name) { return this.headers()[String(name).toLowerCase()] ?? null; }
     postData() { return this._p.request.postData ?? null; }
-    postDataBuffer() { const d = this.postData(); return d === null ? null : new TextEncoder().encode(d).buffer; }
+    postDataBuffer() { const d = this.postData(); return d === null ? null : native.decode64(native.encode64(d)); }
     resourceType() { return String(this._p.type || 'Other').toLowerCase(); }
     isNavigationRequest() { return this._p.requestId === this._p.loaderId && this._p.type === 'Document'; }
     frame() { return this._page._frames.get(this._p.frameId) || this._page.mainFrame(); }
@@ -104,12 +108,12 @@
     async serverAddr() { return { ipAddress: this._r.remoteIPAddress || '', port: this._r.remotePort || 0 }; }
     async body() {
       const b = await native.send(this._page._session, 'Network.getResponseBody', { requestId: this._request._p.requestId });
-      return b.base64Encoded ? native.decode64(b.body) : new TextEncoder().encode(b.body).buffer;
+      return native.decode64(b.base64Encoded ? b.body : native.encode64(b.body));
     }
     async text() {
       const b = await native.send(this._page._session, 'Network.getResponseBody', { requestId: this._request._p.requestId });
       if (!b.base64Encoded) return b.body;
-      return new TextDecoder().decode(native.decode64(b.body));
+      return native.text64(b.body);
     }
     async json() { return JSON.parse(await this.text()); }
     async finished() { return null; }
@@ -134,7 +138,7 @@
   function evalError(details) {
     const ex = details.exception;
     const text = (ex && (ex.description || (ex.value !== undefined ? String(ex.value) : ''))) || details.text || 'error';
-    return new Error(text);
+    return fail(`evaluating JS: ${text}`);
   }
   // A function argument as CDP's CallArgument: handles by object id, the rest by value.
   function callArg(v) {
@@ -198,7 +202,7 @@
         if (why === 'element is not attached to the DOM' || Date.now() >= end) break;
         await delay(20);
       }
-      throw new Error(`${why}: timeout exceeded`);
+      throw fail(why === 'element is not attached to the DOM' ? why : `timed out after ${timeout}ms`);
     }
     async click(opts) { const p = await this._point(opts); await this._frame._page.mouse.click(p.x, p.y, opts); }
     async dblclick(opts) { const p = await this._point(opts); await this._frame._page.mouse.dblclick(p.x, p.y, opts); }
@@ -209,7 +213,7 @@
     async fill(value, opts) {
       value = String(value);
       const how = await this._do('(el, r, v) => r.prepareFill(el, v)', value);
-      if (how.startsWith('error: ')) throw new Error(how.slice(7));
+      if (how.startsWith('error: ')) throw fail(how.slice(7));
       const page = this._frame._page;
       if (how === 'insert') {
         if (value === '') await page.keyboard.press('Delete');
@@ -223,7 +227,7 @@
     async _setChecked(want, opts) {
       if ((await this._do('(el, r) => r.isChecked(el)')) === want) return;
       await this.click(opts);
-      if ((await this._do('(el, r) => r.isChecked(el)')) !== want) throw new Error('clicking the element did not change its state');
+      if ((await this._do('(el, r) => r.isChecked(el)')) !== want) throw fail('clicking the element did not change its state');
     }
     async check(opts) { await this._setChecked(true, opts); }
     async uncheck(opts) { await this._setChecked(false, opts); }
@@ -231,18 +235,18 @@
     async selectOption(values) {
       const list = (Array.isArray(values) ? values : [values]).map((v) => (v instanceof ElementHandle ? { value: undefined } : v));
       const picked = await this._do('(el, r, v) => r.selectOptions(el, v)', list);
-      if (picked === null) throw new Error('no matching option');
+      if (picked === null) throw fail('no matching option');
       return picked;
     }
     async selectText() { await this._do('(el) => { el.select ? el.select() : getSelection().selectAllChildren(el); }'); }
-    async setInputFiles() { throw new Error('setInputFiles is not supported by rk6 yet'); }
+    async setInputFiles() { throw fail('setInputFiles is not supported by rk6 yet'); }
     async dispatchEvent(type, init) { await this._do('(el, r, t, i) => el.dispatchEvent(new Event(t, Object.assign({ bubbles: true, cancelable: true, composed: true }, i || {})))', type, init); }
     async scrollIntoViewIfNeeded() { await this._do("(el) => el.scrollIntoView({ block: 'center', inline: 'center' })"); }
     async textContent() { return this._do('(el) => el.textContent'); }
     async innerText() { return this._do('(el) => el.innerText'); }
     async innerHTML() { return this._do('(el) => el.innerHTML'); }
     async inputValue() {
-      return this._do("(el) => { if (!['INPUT','TEXTAREA','SELECT'].includes(el.tagName)) throw new Error('Node is not an <input>, <textarea> or <select> element'); return el.value; }");
+      return this._do("(el) => { if (!['INPUT','TEXTAREA','SELECT'].includes(el.tagName)) throw fail('Node is not an <input>, <textarea> or <select> element'); return el.value; }");
     }
     async getAttribute(name) { return this._do('(el, r, n) => el.getAttribute(n)', name); }
     async isVisible() { return this._do('(el, r) => r.isVisible(el)'); }
@@ -263,7 +267,7 @@
       const ms = timeoutOf(opts, this._frame._page._timeout());
       const end = Date.now() + ms;
       while (!(await this._do('(el, r, s) => r.stateOf(el, s)', state))) {
-        if (Date.now() >= end) throw new Error(`waiting for element state "${state}": timeout exceeded`);
+        if (Date.now() >= end) throw fail(`waiting for element state ${q(state)}: timed out after ${ms}ms`);
         await delay(20);
       }
     }
@@ -294,7 +298,7 @@
     isDetached() { return this._detached; }
     async frameElement() {
       const parent = this.parentFrame();
-      if (!parent) throw new Error('frame has no parent');
+      if (!parent) throw fail('frame has no parent');
       const r = await native.send(this._page._session, 'DOM.getFrameOwner', { frameId: this._id });
       const obj = await native.send(this._page._session, 'DOM.resolveNode', { backendNodeId: r.backendNodeId });
       return new ElementHandle(parent, obj.object);
@@ -304,8 +308,8 @@
     async _contextId() {
       const end = Date.now() + this._page._timeout();
       while (this._context === null) {
-        if (this._detached) throw new Error('frame has been detached');
-        if (Date.now() >= end) throw new Error('waiting for the frame\'s execution context: timeout exceeded');
+        if (this._detached) throw fail('frame has been detached');
+        if (Date.now() >= end) throw fail('waiting for the frame\'s execution context: timeout exceeded');
         await waitUntil(this._page, () => (this._context !== null || this._detached ? true : undefined), Math.max(1, end - Date.now()), 'waiting for the frame\'s execution context: timeout exceeded');
       }
       return this._context;
@@ -325,6 +329,21 @@
     }
     // Documents get the helper before their own scripts (addScriptToEvaluateOnNewDocument);
     // one made before that (the first blank page, document.write) gets it here, once.
+    // Runtime.callFunctionOn in the frame's current document, again in the next one if
+    // a navigation replaced it meanwhile.
+    async _call(params) {
+      for (let attempt = 0; ; attempt++) {
+        const contextId = await this._contextId();
+        try {
+          const r = await native.send(this._page._session, 'Runtime.callFunctionOn', Object.assign({ executionContextId: contextId }, params));
+          if (r.exceptionDetails) throw evalError(r.exceptionDetails);
+          return r.result;
+        } catch (e) {
+          if (!contextGone(e) || attempt > 50) throw e;
+          if (this._context === contextId) this._context = null;
+        }
+      }
+    }
     async _ensureInjected() {
       const id = await this._contextId();
       if (this._injectedIn === id) return;
@@ -369,13 +388,17 @@
           r = { type: 'undefined' };
         }
         if (r.type !== 'undefined') return r.subtype === 'null' ? null : new ElementHandle(this, r);
-        if (Date.now() >= end) throw new Error(`waiting for selector "${selector}"${state === 'visible' || state === 'attached' ? '' : ` to be ${state}`}: timeout exceeded`);
+        if (Date.now() >= end) throw timedOut(ms);
       }
     }
     async waitForSelector(selector, opts, root) {
       const state = (opts && opts.state) || 'visible';
-      if (!['attached', 'detached', 'visible', 'hidden'].includes(state)) throw new Error(`invalid state "${state}"`);
-      return this._waitForElement(selector, state, timeoutOf(opts, this._page._timeout()), root);
+      if (!['attached', 'detached', 'visible', 'hidden'].includes(state)) throw fail(`waiting for selector ${q(selector)}: invalid state ${q(state)}`);
+      try {
+        return await this._waitForElement(selector, state, timeoutOf(opts, this._page._timeout()), root);
+      } catch (e) {
+        throw fail(`waiting for selector ${q(selector)}: ${messageOf(e)}`);
+      }
     }
     async _queryHandle(selector, root) {
       await this._ensureInjected();
@@ -397,17 +420,11 @@
 
     async evaluate(fn, ...args) {
       if (typeof fn !== 'function') return remoteValue(await this._evaluate(String(fn), true));
-      const contextId = await this._contextId();
-      const r = await native.send(this._page._session, 'Runtime.callFunctionOn', { functionDeclaration: fn.toString(), executionContextId: contextId, arguments: args.map(callArg), returnByValue: true, awaitPromise: true, userGesture: true });
-      if (r.exceptionDetails) throw evalError(r.exceptionDetails);
-      return remoteValue(r.result);
+      return remoteValue(await this._call({ functionDeclaration: fn.toString(), arguments: args.map(callArg), returnByValue: true, awaitPromise: true, userGesture: true }));
     }
     async evaluateHandle(fn, ...args) {
       if (typeof fn !== 'function') return this._handle(await this._evaluate(String(fn), false));
-      const contextId = await this._contextId();
-      const r = await native.send(this._page._session, 'Runtime.callFunctionOn', { functionDeclaration: fn.toString(), executionContextId: contextId, arguments: args.map(callArg), returnByValue: false, awaitPromise: true, userGesture: true });
-      if (r.exceptionDetails) throw evalError(r.exceptionDetails);
-      return this._handle(r.result);
+      return this._handle(await this._call({ functionDeclaration: fn.toString(), arguments: args.map(callArg), returnByValue: false, awaitPromise: true, userGesture: true }));
     }
     async waitForFunction(fn, opts, ...args) {
       const ms = timeoutOf(opts, this._page._timeout());
@@ -416,12 +433,13 @@
       const body = `async function (...a) {
         const f = (${src}); const end = Date.now() + ${ms};
         for (;;) { const v = await f(...a); if (v) return v;
-          if (${ms} > 0 && Date.now() >= end) throw new Error('waiting for function: timeout exceeded');
+          if (${ms} > 0 && Date.now() >= end) throw new Error('timed out after ${ms}ms');
           await new Promise((r) => ${polling === 'raf' ? 'requestAnimationFrame(r)' : `setTimeout(r, ${Number(polling) || 100})`}); } }`;
-      const contextId = await this._contextId();
-      const r = await native.send(this._page._session, 'Runtime.callFunctionOn', { functionDeclaration: body, executionContextId: contextId, arguments: args.map(callArg), returnByValue: false, awaitPromise: true });
-      if (r.exceptionDetails) throw evalError(r.exceptionDetails);
-      return this._handle(r.result);
+      try {
+        return this._handle(await this._call({ functionDeclaration: body, arguments: args.map(callArg), returnByValue: false, awaitPromise: true }));
+      } catch (e) {
+        throw String(e).includes(`timed out after ${ms}ms`) ? fail(`waiting for function: timed out after ${ms}ms`) : e;
+      }
     }
     async title() { return this.evaluate(() => document.title); }
     async content() {
@@ -430,12 +448,12 @@
     async setContent(html, opts) {
       const event = lifecycleName(opts && opts.waitUntil);
       await this.evaluate((h) => { document.open(); document.write(h); document.close(); }, String(html));
-      await waitUntil(this._page, () => (this._events.has(event) ? true : undefined), timeoutOf(opts, this._page._navTimeout()), 'setting content: timeout exceeded');
+      await waitUntil(this._page, () => (this._events.has(event) ? true : undefined), timeoutOf(opts, this._page._navTimeout()), `setting content: timed out after ${timeoutOf(opts, this._page._navTimeout())}ms`);
     }
     async waitForLoadState(state, opts) {
       const name = lifecycleName(state);
       const ms = timeoutOf(opts, this._page._navTimeout());
-      await waitUntil(this._page, () => (this._events.has(name) ? true : undefined), ms, `waiting for load state ${state || 'load'}: timeout exceeded`);
+      await waitUntil(this._page, () => (this._events.has(name) ? true : undefined), ms, `waiting for load state ${q(state || 'load')}: timed out after ${ms}ms`);
     }
     async goto(url, opts) {
       const name = lifecycleName(opts && opts.waitUntil);
@@ -443,10 +461,12 @@
       const params = { url: String(url), frameId: this._id };
       if (opts && opts.referer) params.referrer = opts.referer;
       const nav = await native.send(this._page._session, 'Page.navigate', params);
-      if (nav.errorText) throw new Error(`navigating frame to "${url}": ${nav.errorText}`);
+      // k6 1.1 resolves a navigation the network refused (the error page loads) rather
+      // than rejecting it.
       if (!nav.loaderId) return null;
       await waitUntil(this._page, () => (this._loaderId === nav.loaderId && this._events.has(name) ? true : undefined), ms,
-        `navigating frame to "${url}": timeout exceeded`);
+        `navigating frame to ${q(url)}: timed out after ${ms}ms`);
+      if (nav.errorText) return null;
       return this._page._documentResponse(nav.loaderId);
     }
     async waitForNavigation(opts) {
@@ -456,13 +476,13 @@
       await waitUntil(this._page, () => {
         if (this._sameDocCount !== sameDoc && urlMatches(opts && opts.url, this._url)) return true;
         return this._loaderId !== from && this._events.has(name) && urlMatches(opts && opts.url, this._url) ? true : undefined;
-      }, ms, `waiting for navigation: timeout exceeded`);
+      }, ms, `waiting for navigation: timed out after ${ms}ms`);
       return this._loaderId !== from ? this._page._documentResponse(this._loaderId) : null;
     }
     async waitForURL(url, opts) {
       const name = lifecycleName(opts && opts.waitUntil);
       const ms = timeoutOf(opts, this._page._navTimeout());
-      await waitUntil(this._page, () => (urlMatches(url, this._url) && this._events.has(name) ? true : undefined), ms, `waiting for URL ${url}: timeout exceeded`);
+      await waitUntil(this._page, () => (urlMatches(url, this._url) && this._events.has(name) ? true : undefined), ms, `waiting for URL ${q(url)}: timed out after ${ms}ms`);
     }
     async waitForTimeout(ms) { await delay(Number(ms) || 0); }
 
@@ -527,21 +547,29 @@
     constructor(frame, selector) { this._frame = frame; this._selector = selector; }
     _ms(o) { return timeoutOf(o, this._frame._page._timeout()); }
     async _element(o, state) { return this._frame._waitForElement(this._selector, state || 'attached', this._ms(o)); }
-    // Runs `act` on the element, again on a fresh one if it was replaced meanwhile.
-    async _with(o, state, act) {
-      const end = Date.now() + this._ms(o);
-      for (;;) {
-        const el = await this._frame._waitForElement(this._selector, state || 'attached', Math.max(1, end - Date.now()));
-        try {
-          return await act(el);
-        } catch (e) {
-          const m = protocolError(e);
-          if (Date.now() >= end || !(/not attached|Cannot find context|Execution context was destroyed|No node with given id|Could not find node/.test(m))) throw e;
-        } finally {
-          el.dispose();
+    // Runs `act` on the first match once it is in `state`, again on a fresh match if the
+    // element was replaced meanwhile; failures carry k6's `verb` ("clicking on \"#go\"").
+    async _act(verb, o, state, act) {
+      const ms = this._ms(o);
+      const end = Date.now() + ms;
+      try {
+        for (;;) {
+          const el = await this._frame._waitForElement(this._selector, state, Math.max(1, end - Date.now()));
+          try {
+            return await act(el, Math.max(1, end - Date.now()));
+          } catch (e) {
+            const m = protocolError(e);
+            if (Date.now() >= end || !(/not attached|Cannot find context|Execution context was destroyed|No node with given id|Could not find node/.test(m))) throw e;
+          } finally {
+            el.dispose();
+          }
         }
+      } catch (e) {
+        const m = messageOf(e);
+        throw fail(`${verb}: ${/^timed out after/.test(m) ? `timed out after ${ms}ms` : m}`);
       }
     }
+    _with(o, state, act) { return this._act(`waiting for ${q(this._selector)}`, o, state, act); }
     locator(selector, o) { return new Locator(this._frame, withFilters(`${this._selector} >> ${selector}`, o)); }
     nth(i) { return new Locator(this._frame, `${this._selector} >> nth=${i}`); }
     first() { return this.nth(0); }
@@ -557,32 +585,32 @@
     frameLocator(s) { return new FrameLocator(this._frame, `${this._selector} >> ${s}`); }
     async count() { await this._frame._ensureInjected(); return remoteValue(await this._frame._evaluate(`globalThis.__rk6.count(${JSON.stringify(this._selector)})`, true)); }
     async all() { const n = await this.count(); const out = []; for (let i = 0; i < n; i++) out.push(this.nth(i)); return out; }
-    async click(o) { return this._with(o, 'attached', (el) => el.click(o)); }
-    async dblclick(o) { return this._with(o, 'attached', (el) => el.dblclick(o)); }
-    async hover(o) { return this._with(o, 'attached', (el) => el.hover(o)); }
-    async tap(o) { return this._with(o, 'attached', (el) => el.tap(o)); }
-    async focus(o) { return this._with(o, 'attached', (el) => el.focus()); }
-    async blur(o) { return this._with(o, 'attached', (el) => el.blur()); }
-    async fill(v, o) { return this._with(o, 'visible', (el) => el.fill(v, o)); }
-    async clear(o) { return this._with(o, 'visible', (el) => el.fill('', o)); }
-    async type(t, o) { return this._with(o, 'visible', (el) => el.type(t, o)); }
-    async pressSequentially(t, o) { return this.type(t, o); }
-    async press(k, o) { return this._with(o, 'attached', (el) => el.press(k, o)); }
-    async check(o) { return this._with(o, 'attached', (el) => el.check(o)); }
-    async uncheck(o) { return this._with(o, 'attached', (el) => el.uncheck(o)); }
-    async setChecked(v, o) { return this._with(o, 'attached', (el) => el.setChecked(v, o)); }
-    async selectOption(v, o) { return this._with(o, 'visible', (el) => el.selectOption(v)); }
-    async dispatchEvent(t, i, o) { return this._with(o, 'attached', (el) => el.dispatchEvent(t, i)); }
-    async textContent(o) { return this._with(o, 'attached', (el) => el.textContent()); }
-    async innerText(o) { return this._with(o, 'attached', (el) => el.innerText()); }
-    async innerHTML(o) { return this._with(o, 'attached', (el) => el.innerHTML()); }
-    async inputValue(o) { return this._with(o, 'attached', (el) => el.inputValue()); }
-    async getAttribute(n, o) { return this._with(o, 'attached', (el) => el.getAttribute(n)); }
-    async isEnabled(o) { return this._with(o, 'attached', (el) => el.isEnabled()); }
-    async isDisabled(o) { return this._with(o, 'attached', (el) => el.isDisabled()); }
-    async isEditable(o) { return this._with(o, 'attached', (el) => el.isEditable()); }
-    async isChecked(o) { return this._with(o, 'attached', (el) => el.isChecked()); }
-    async boundingBox(o) { return this._with(o, 'attached', (el) => el.boundingBox()); }
+    async click(o) { return this._act(`clicking on ${q(this._selector)}`, o, 'attached', (el, ms) => el.click(Object.assign({}, o, { timeout: ms }))); }
+    async dblclick(o) { return this._act(`double clicking on ${q(this._selector)}`, o, 'attached', (el, ms) => el.dblclick(Object.assign({}, o, { timeout: ms }))); }
+    async hover(o) { return this._act(`hovering on ${q(this._selector)}`, o, 'attached', (el, ms) => el.hover(Object.assign({}, o, { timeout: ms }))); }
+    async tap(o) { return this._act(`tapping on ${q(this._selector)}`, o, 'attached', (el, ms) => el.tap(Object.assign({}, o, { timeout: ms }))); }
+    async focus(o) { return this._act(`focusing on ${q(this._selector)}`, o, 'attached', (el) => el.focus()); }
+    async blur(o) { return this._act(`bluring on ${q(this._selector)}`, o, 'attached', (el) => el.blur()); }
+    async fill(v, o) { return this._act(`filling ${q(this._selector)} with ${q(v)}`, o, 'visible', (el) => el.fill(v, o)); }
+    async clear(o) { return this._act(`clearing ${q(this._selector)}`, o, 'visible', (el) => el.fill('', o)); }
+    async type(t, o) { return this._act(`typing ${q(t)} in ${q(this._selector)}`, o, 'visible', (el) => el.type(t, o)); }
+    async pressSequentially(t, o) { return this._act(`pressing sequentially ${q(t)} on ${q(this._selector)}`, o, 'visible', (el) => el.type(t, o)); }
+    async press(k, o) { return this._act(`pressing ${q(k)} on ${q(this._selector)}`, o, 'attached', (el) => el.press(k, o)); }
+    async check(o) { return this._act(`checking ${q(this._selector)}`, o, 'attached', (el, ms) => el.check(Object.assign({}, o, { timeout: ms }))); }
+    async uncheck(o) { return this._act(`unchecking ${q(this._selector)}`, o, 'attached', (el, ms) => el.uncheck(Object.assign({}, o, { timeout: ms }))); }
+    async setChecked(v, o) { return this._act(`setting checked ${q(this._selector)}`, o, 'attached', (el, ms) => el.setChecked(v, Object.assign({}, o, { timeout: ms }))); }
+    async selectOption(v, o) { return this._act(`selecting option on ${q(this._selector)}`, o, 'visible', (el) => el.selectOption(v)); }
+    async dispatchEvent(t, i, o) { return this._act(`dispatching event on ${q(this._selector)}`, o, 'attached', (el) => el.dispatchEvent(t, i)); }
+    async textContent(o) { return this._act(`getting text content of ${q(this._selector)}`, o, 'attached', (el) => el.textContent()); }
+    async innerText(o) { return this._act(`getting inner text of ${q(this._selector)}`, o, 'attached', (el) => el.innerText()); }
+    async innerHTML(o) { return this._act(`getting inner HTML of ${q(this._selector)}`, o, 'attached', (el) => el.innerHTML()); }
+    async inputValue(o) { return this._act(`getting input value of ${q(this._selector)}`, o, 'attached', (el) => el.inputValue()); }
+    async getAttribute(n, o) { return this._act(`getting attribute ${q(n)} of ${q(this._selector)}`, o, 'attached', (el) => el.getAttribute(n)); }
+    async isEnabled(o) { return this._act(`checking is ${q(this._selector)} enabled`, o, 'attached', (el) => el.isEnabled()); }
+    async isDisabled(o) { return this._act(`checking is ${q(this._selector)} disabled`, o, 'attached', (el) => el.isDisabled()); }
+    async isEditable(o) { return this._act(`checking is ${q(this._selector)} editable`, o, 'attached', (el) => el.isEditable()); }
+    async isChecked(o) { return this._act(`checking is ${q(this._selector)} checked`, o, 'attached', (el) => el.isChecked()); }
+    async boundingBox(o) { return this._act(`getting bounding box of ${q(this._selector)}`, o, 'attached', (el) => el.boundingBox()); }
     async isVisible() {
       await this._frame._ensureInjected();
       return remoteValue(await this._frame._evaluate(`(() => { const e = globalThis.__rk6.query(${JSON.stringify(this._selector)}); return !!e && globalThis.__rk6.isVisible(e); })()`, true));
@@ -590,17 +618,22 @@
     async isHidden() { return !(await this.isVisible()); }
     async waitFor(o) {
       const state = (o && o.state) || 'visible';
-      const el = await this._frame._waitForElement(this._selector, state, this._ms(o));
-      if (el) el.dispose();
+      const ms = this._ms(o);
+      try {
+        const el = await this._frame._waitForElement(this._selector, state, ms);
+        if (el) el.dispose();
+      } catch (e) {
+        throw fail(`waiting for ${q(this._selector)}: ${messageOf(e)}`);
+      }
     }
     async evaluate(fn, arg) { return this._with({}, 'attached', (el) => el.evaluate(fn, arg)); }
     async evaluateHandle(fn, arg) { const el = await this._element({}); return el.evaluateHandle(fn, arg); }
     async elementHandle(o) { return this._element(o); }
     async elementHandles() { return this._frame._queryAllHandles(this._selector); }
-    async screenshot(o) { return this._with(o, 'visible', (el) => el.screenshot(o)); }
+    async screenshot(o) { return this._act(`taking screenshot of ${q(this._selector)}`, o, 'visible', (el) => el.screenshot(o)); }
     async scrollIntoViewIfNeeded(o) { return this._with(o, 'attached', (el) => el.scrollIntoViewIfNeeded()); }
     async selectText(o) { return this._with(o, 'attached', (el) => el.selectText()); }
-    async setInputFiles() { throw new Error('setInputFiles is not supported by rk6 yet'); }
+    async setInputFiles() { throw fail('setInputFiles is not supported by rk6 yet'); }
     contentFrame() { return new FrameLocator(this._frame, this._selector); }
   }
 
@@ -624,7 +657,7 @@
       for (;;) {
         const f = await owner.contentFrame();
         if (f && f._context !== null) return f;
-        if (Date.now() >= end) throw new Error(`waiting for frame "${this._selector}": timeout exceeded`);
+        if (Date.now() >= end) throw fail(`waiting for frame ${q(this._selector)}: timed out after ${ms}ms`);
         await delay(20);
       }
     }
@@ -662,7 +695,7 @@
       const code = /[a-z]/i.test(key) ? 'Key' + up : /\d/.test(key) ? 'Digit' + key : '';
       return { key, code, keyCode: up.charCodeAt(0), text: key };
     }
-    throw new Error(`unknown key: "${key}"`);
+    throw fail(`unknown key: "${key}"`);
   }
 
   class Keyboard {
@@ -786,7 +819,7 @@
       if (Object.keys(this._context._headers).length) calls.push(send('Network.setExtraHTTPHeaders', { headers: this._context._headers }));
       if (this._context._geo) calls.push(send('Emulation.setGeolocationOverride', this._context._geo));
       if (this._context._offline) calls.push(send('Network.emulateNetworkConditions', { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 }));
-      if (o.httpCredentials) calls.push(send('Network.setExtraHTTPHeaders', { headers: Object.assign({}, this._context._headers, { Authorization: 'Basic ' + btoaText(`${o.httpCredentials.username}:${o.httpCredentials.password}`) }) }));
+      if (o.httpCredentials) calls.push(send('Network.setExtraHTTPHeaders', { headers: Object.assign({}, this._context._headers, { Authorization: 'Basic ' + native.encode64(`${o.httpCredentials.username}:${o.httpCredentials.password}`) }) }));
       await Promise.all(calls);
       // The blank page exists already: give it the reporter now.
       await send('Runtime.evaluate', { expression: native.vitals }).catch(() => {});
@@ -843,7 +876,7 @@
           if (q) { q.failed = p.errorText; this._emitHandlers('requestfailed', q.request); }
           break;
         }
-        case 'Inspector.targetCrashed': this._crashed = true; for (const w of [...this._waiters]) w.reject(new Error('Target crashed')); break;
+        case 'Inspector.targetCrashed': this._crashed = true; for (const w of [...this._waiters]) w.reject(fail('Target crashed')); break;
         case 'Fetch.requestPaused': this._paused(p); break;
         default: break;
       }
@@ -943,7 +976,7 @@
     }
     async bringToFront() { await native.send(this._session, 'Page.bringToFront'); }
     on(event, handler) {
-      if (typeof handler !== 'function') throw new Error(`the handler of "${event}" must be a function`);
+      if (typeof handler !== 'function') throw fail(`the handler of "${event}" must be a function`);
       if (!this._handlers.has(event)) this._handlers.set(event, []);
       this._handlers.get(event).push(handler);
     }
@@ -954,7 +987,7 @@
       let got;
       const h = (arg) => { if (got === undefined && (!predicate || predicate(arg))) got = arg; };
       this.on(event, h);
-      try { return await waitUntil(this, () => got, ms, `waiting for event "${event}": timeout exceeded`); } finally { this.off(event, h); }
+      try { return await waitUntil(this, () => got, ms, `waiting for event ${q(event)}: timed out after ${ms}ms`); } finally { this.off(event, h); }
     }
     async waitForResponse(url, o) {
       return this.waitForEvent('response', { predicate: (r) => (typeof url === 'function' ? url(r) : urlMatches(url, r.url())), timeout: timeoutOf(o, this._timeout()) });
@@ -967,7 +1000,7 @@
       const name = lifecycleName(o && o.waitUntil);
       const from = this._main._loaderId;
       await native.send(this._session, 'Page.reload', {});
-      await waitUntil(this, () => (this._main._loaderId !== from && this._main._events.has(name) ? true : undefined), timeoutOf(o, this._navTimeout()), 'reloading page: timeout exceeded');
+      await waitUntil(this, () => (this._main._loaderId !== from && this._main._events.has(name) ? true : undefined), timeoutOf(o, this._navTimeout()), `reloading page: timed out after ${timeoutOf(o, this._navTimeout())}ms`);
       return this._documentResponse(this._main._loaderId);
     }
     async _history(delta, o) {
@@ -977,7 +1010,7 @@
       const name = lifecycleName(o && o.waitUntil);
       const from = this._main._loaderId, same = this._main._sameDocCount;
       await native.send(this._session, 'Page.navigateToHistoryEntry', { entryId: entry.id });
-      await waitUntil(this, () => (this._main._sameDocCount !== same || (this._main._loaderId !== from && this._main._events.has(name)) ? true : undefined), timeoutOf(o, this._navTimeout()), 'navigating back or forward: timeout exceeded');
+      await waitUntil(this, () => (this._main._sameDocCount !== same || (this._main._loaderId !== from && this._main._events.has(name)) ? true : undefined), timeoutOf(o, this._navTimeout()), `navigating in history: timed out after ${timeoutOf(o, this._navTimeout())}ms`);
       return this._main._loaderId !== from ? this._documentResponse(this._main._loaderId) : null;
     }
     async goBack(o) { return this._history(-1, o); }
@@ -985,7 +1018,7 @@
     async screenshot(o) {
       o = o || {};
       const type = o.type || (o.path && /\.jpe?g$/i.test(o.path) ? 'jpeg' : 'png');
-      if (type !== 'png' && type !== 'jpeg') throw new Error(`unsupported screenshot type "${type}"`);
+      if (type !== 'png' && type !== 'jpeg') throw fail(`unsupported screenshot type "${type}"`);
       const params = { format: type, captureBeyondViewport: !!o.fullPage };
       if (type === 'jpeg' && o.quality !== undefined) params.quality = o.quality;
       if (o.omitBackground) await native.send(this._session, 'Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
@@ -1007,7 +1040,7 @@
       await native.send(null, 'Target.closeTarget', { targetId: this._targetId }).catch(() => {});
       sessions.delete(this._session);
       this._context._pages = this._context._pages.filter((p) => p !== this);
-      for (const w of [...this._waiters]) w.reject(new Error('page closed'));
+      for (const w of [...this._waiters]) w.reject(fail('page closed'));
       this._emitHandlers('close', this);
     }
 
@@ -1025,45 +1058,34 @@
       const r = [...this._routes].reverse().find((x) => urlMatches(x.url, p.request.url));
       const send = (m, q) => native.send(this._session, m, Object.assign({ requestId: p.requestId }, q)).catch(() => {});
       if (!r) { send('Fetch.continueRequest', {}); return; }
-      let handled = false;
       const route = {
         request: () => new Request(this, { request: p.request, type: p.resourceType, frameId: p.frameId, requestId: p.networkId || p.requestId }),
-        abort: async (code) => { handled = true; await send('Fetch.failRequest', { errorReason: abortReason(code) }); },
+        abort: async (code) => { await send('Fetch.failRequest', { errorReason: abortReason(code) }); },
         continue: async (o) => {
-          handled = true;
           o = o || {};
           const q = {};
           if (o.url) q.url = o.url;
           if (o.method) q.method = o.method;
-          if (o.postData !== undefined) q.postData = btoaText(String(o.postData));
+          if (o.postData !== undefined) q.postData = native.encode64(String(o.postData));
           if (o.headers) q.headers = Object.entries(o.headers).map(([name, value]) => ({ name, value: String(value) }));
           await send('Fetch.continueRequest', q);
         },
         fulfill: async (o) => {
-          handled = true;
           o = o || {};
           const headers = Object.entries(o.headers || {}).map(([name, value]) => ({ name, value: String(value) }));
           if (o.contentType) headers.push({ name: 'Content-Type', value: o.contentType });
-          const body = o.body === undefined ? '' : typeof o.body === 'string' ? o.body : new TextDecoder().decode(o.body);
-          await send('Fetch.fulfillRequest', { responseCode: o.status || 200, responseHeaders: headers, body: btoaText(body) });
+          const body = o.body === undefined ? '' : o.body;
+          await send('Fetch.fulfillRequest', { responseCode: o.status || 200, responseHeaders: headers, body: native.encode64(body) });
         },
       };
-      Promise.resolve().then(() => r.handler(route, route.request())).catch(() => {}).then(() => { if (!handled) send('Fetch.continueRequest', {}); });
+      // As k6 documents it: a routed request stalls until its handler continues,
+      // fulfills or aborts it.
+      Promise.resolve().then(() => r.handler(route, route.request())).catch(() => {});
     }
   }
   function abortReason(code) {
     const map = { aborted: 'Aborted', accessdenied: 'AccessDenied', addressunreachable: 'AddressUnreachable', blockedbyclient: 'BlockedByClient', blockedbyresponse: 'BlockedByResponse', connectionaborted: 'ConnectionAborted', connectionclosed: 'ConnectionClosed', connectionfailed: 'ConnectionFailed', connectionrefused: 'ConnectionRefused', connectionreset: 'ConnectionReset', internetdisconnected: 'InternetDisconnected', namenotresolved: 'NameNotResolved', timedout: 'TimedOut', failed: 'Failed' };
     return map[String(code || 'failed').toLowerCase()] || 'Failed';
-  }
-  function btoaText(s) {
-    const bytes = new TextEncoder().encode(s);
-    const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
-      out += abc[(n >> 18) & 63] + abc[(n >> 12) & 63] + (i + 1 < bytes.length ? abc[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? abc[n & 63] : '=');
-    }
-    return out;
   }
   // Page has every selector-taking method of its main frame.
   for (const name of Object.getOwnPropertyNames(Frame.prototype)) {
@@ -1088,7 +1110,7 @@
     browser() { return this._browser; }
     pages() { return this._pages.slice(); }
     async newPage() {
-      if (this._closed) throw new Error('browser context has been closed');
+      if (this._closed) throw fail('browser context has been closed');
       const t = await native.send(null, 'Target.createTarget', { url: 'about:blank', browserContextId: this._id });
       const a = await native.send(null, 'Target.attachToTarget', { targetId: t.targetId, flatten: true });
       native.subscribe(a.sessionId);
@@ -1114,7 +1136,7 @@
       await Promise.all(this._pages.map((p) => native.send(p._session, 'Page.addScriptToEvaluateOnNewDocument', { source: src })));
     }
     async grantPermissions(perms, o) {
-      const list = perms.map((p) => { const m = PERMISSIONS[p]; if (!m) throw new Error(`unknown permission: ${p}`); return m; });
+      const list = perms.map((p) => { const m = PERMISSIONS[p]; if (!m) throw fail(`unknown permission: ${p}`); return m; });
       const params = { permissions: list, browserContextId: this._id };
       if (o && o.origin) params.origin = o.origin;
       await native.send(null, 'Browser.grantPermissions', params);
@@ -1130,7 +1152,7 @@
     }
     async addCookies(cookies) {
       const list = cookies.map((c) => {
-        if (!c.url && !(c.domain && c.path)) throw new Error('Cookie should have a url or a domain/path pair');
+        if (!c.url && !(c.domain && c.path)) throw fail('Cookie should have a url or a domain/path pair');
         const out = Object.assign({}, c);
         if (out.expires === undefined || out.expires === null) delete out.expires;
         return out;
@@ -1140,13 +1162,13 @@
     async clearCookies() { await native.send(null, 'Storage.clearCookies', { browserContextId: this._id }); }
     on(event, handler) { if (!this._handlers.has(event)) this._handlers.set(event, []); this._handlers.get(event).push(handler); }
     async waitForEvent(event, o) {
-      if (event !== 'page') throw new Error(`unsupported event: ${event}`);
+      if (event !== 'page') throw fail(`unsupported event: ${event}`);
       const predicate = typeof o === 'function' ? o : o && o.predicate;
       const ms = timeoutOf(typeof o === 'object' ? o : undefined, this._timeout);
       return new Promise((resolve, reject) => {
         native.hold();
         let done = false;
-        const t = setTimeout(() => { if (!done) { done = true; native.release(); reject(new Error(`waiting for event "${event}": timeout exceeded`)); } }, ms);
+        const t = setTimeout(() => { if (!done) { done = true; native.release(); reject(fail(`waiting for event ${q(event)}: timed out after ${ms}ms`)); } }, ms);
         this.on('page', (p) => { if (!done && (!predicate || predicate(p))) { done = true; clearTimeout(t); native.release(); resolve(p); } });
       });
     }
@@ -1162,9 +1184,9 @@
     }
   }
   function geo(g) {
-    if (!g || typeof g.latitude !== 'number' || typeof g.longitude !== 'number') throw new Error('geolocation needs latitude and longitude');
-    if (g.latitude < -90 || g.latitude > 90) throw new Error(`invalid latitude "${g.latitude}": precondition -90 <= LATITUDE <= 90 failed`);
-    if (g.longitude < -180 || g.longitude > 180) throw new Error(`invalid longitude "${g.longitude}": precondition -180 <= LONGITUDE <= 180 failed`);
+    if (!g || typeof g.latitude !== 'number' || typeof g.longitude !== 'number') throw fail('geolocation needs latitude and longitude');
+    if (g.latitude < -90 || g.latitude > 90) throw fail(`invalid latitude "${g.latitude}": precondition -90 <= LATITUDE <= 90 failed`);
+    if (g.longitude < -180 || g.longitude > 180) throw fail(`invalid longitude "${g.longitude}": precondition -180 <= LONGITUDE <= 180 failed`);
     return { latitude: g.latitude, longitude: g.longitude, accuracy: g.accuracy || 0 };
   }
 
@@ -1181,20 +1203,23 @@
     async newContext(opts) {
       this._launch();
       this._fresh();
-      if (this._context) throw new Error('existing browser context must be closed before creating a new one');
+      if (this._context) throw fail('existing browser context must be closed before creating a new one');
       const r = await native.send(null, 'Target.createBrowserContext', { disposeOnDetach: false });
       native.trackContext(r.browserContextId);
       this._context = new BrowserContext(this, r.browserContextId, opts);
       return this._context;
     }
     async newPage(opts) {
+      this._launch();
+      this._fresh();
+      if (this._context) throw fail('new page: existing browser context must be closed before creating a new one');
       const ctx = await this.newContext(opts);
       return ctx.newPage();
     }
     context() { this._fresh(); return this._context; }
     async closeContext() {
       this._fresh();
-      if (!this._context) throw new Error('cannot close context: no browser context to close');
+      if (!this._context) throw fail('cannot close context: no browser context to close');
       await this._context.close();
     }
     isConnected() { return native.isConnected(); }
