@@ -214,3 +214,54 @@ export default async function () {
   }
 }
 "##;
+
+/// `page.on('metric')` with `metric.tag()` groups dynamic URLs under one `name` tag, in
+/// k6 1.1.0 and rk6 alike.
+#[test]
+fn metric_tag_groups_urls_as_in_k6() {
+    let Some(chromium) = chromium() else { return };
+    let Some(bin) = k6() else { return };
+    let shop = Shop::start();
+    let dir = Dir::new("browser-metric-tag");
+    let path = dir.write(
+        "script.js",
+        r#"
+import { browser } from 'k6/browser';
+export const options = { scenarios: { ui: { executor: 'shared-iterations', options: { browser: { type: 'chromium' } } } } };
+export default async function () {
+  const page = await browser.newPage();
+  page.on('metric', (metric) => {
+    metric.tag({ name: 'product images', matches: [{ url: /\/shop\/img\/\d+\.svg$/, method: 'GET' }] });
+  });
+  await page.goto(`${__ENV.BASE_URL}/shop/login`);
+  await page.fill('#username', 'ann');
+  await page.fill('#password', 'secret');
+  await Promise.all([page.waitForNavigation(), page.click('#login')]);
+  await page.close();
+}
+"#,
+    );
+    let mut env = browser_env(chromium);
+    env.push(("BASE_URL".into(), shop.base.clone()));
+    // k6 puts the group's name in both `url` and `name`; no image URL is left.
+    let names = |r: &super::BrowserRun| -> BTreeSet<(String, String)> {
+        r.points
+            .iter()
+            .filter(|(m, t)| {
+                m == "browser_http_req_duration"
+                    && (t["name"] == "product images" || t["url"].contains("/shop/img/"))
+            })
+            .map(|(_, t)| (t["url"].clone(), t["name"].clone()))
+            .collect()
+    };
+    let theirs = run_with(Some(&bin), &dir, &path, &env);
+    let ours = run_with(None, &dir, &path, &env);
+    let grouped = ("product images".to_string(), "product images".to_string());
+    assert_eq!(
+        names(&theirs),
+        BTreeSet::from([grouped]),
+        "{}",
+        theirs.stderr
+    );
+    assert_eq!(names(&ours), names(&theirs), "{}", ours.stderr);
+}

@@ -170,7 +170,6 @@ fn bad_secret_sources_exit_255() {
 fn unsupported_k6_modules_say_what_to_use() {
     let dir = Dir::new("unsupported-modules");
     for (spec, hint) in [
-        ("k6/browser", "browser tests need k6"),
         ("k6/crypto/x509", "certificate parsing is not planned yet"),
         ("k6/experimental/redis", "Redis tests need k6"),
         (

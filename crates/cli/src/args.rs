@@ -240,6 +240,10 @@ pub struct DemoArgs {
     /// Only serve the shop (until Ctrl+C) instead of running the journey.
     #[arg(long)]
     pub serve_only: bool,
+    /// Run the hybrid journey (examples/hybrid.js): API load plus a real browser user
+    /// (needs Chromium).
+    #[arg(long)]
+    pub browser: bool,
     /// Hide the banner and the progress lines.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,

@@ -11,6 +11,8 @@ use crate::exit::ExitCode;
 
 /// The demo journey, embedded so `rk6 demo` works from any directory.
 const JOURNEY: &str = include_str!("../../../../examples/journey.js");
+/// The hybrid journey `rk6 demo --browser` runs: API load and a browser user.
+const HYBRID: &str = include_str!("../../../../examples/hybrid.js");
 
 /// Starts the shop on 127.0.0.1 and runs the journey against it (or only serves).
 pub fn run(args: DemoArgs) -> ExitCode {
@@ -34,16 +36,27 @@ pub fn run(args: DemoArgs) -> ExitCode {
         return ExitCode::Success;
     }
     let dir = std::env::temp_dir().join(format!("rk6-demo-{}", std::process::id()));
-    let script = dir.join("journey.js");
-    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&script, JOURNEY)) {
+    let (name, source) = if args.browser {
+        ("hybrid.js", HYBRID)
+    } else {
+        ("journey.js", JOURNEY)
+    };
+    let script = dir.join(name);
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&script, source)) {
         eprintln!("rk6 demo: cannot write {}: {e}", script.display());
         return ExitCode::ScriptException;
     }
-    println!("demo shop listening on http://{addr}; running examples/journey.js against it");
+    let mut env = vec![format!("BASE_URL=http://{addr}")];
+    if args.browser && is_root() && std::env::var_os("K6_BROWSER_ARGS").is_none() {
+        // Chromium refuses to run as root with its sandbox; the demo should just work.
+        println!("running as root: starting Chromium with K6_BROWSER_ARGS=no-sandbox");
+        std::env::set_var("K6_BROWSER_ARGS", "no-sandbox");
+    }
+    println!("demo shop listening on http://{addr}; running examples/{name} against it");
     let code = crate::run::run(RunArgs {
         script,
         options: OptionFlags {
-            env: vec![format!("BASE_URL=http://{addr}")],
+            env: std::mem::take(&mut env),
             quiet: args.quiet,
             ..Default::default()
         },
@@ -53,4 +66,15 @@ pub fn run(args: DemoArgs) -> ExitCode {
     server.abort();
     let _ = std::fs::remove_dir_all(&dir);
     code
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
 }

@@ -833,8 +833,25 @@
       const hs = this._handlers.get(name);
       if (hs) for (const h of [...hs]) { try { h(arg); } catch (e) { /* a handler's error does not stop the page */ } }
     }
-    _tags(url, extra) {
-      return Object.assign({ url, name: url }, extra);
+    // A sample's tags: `url` and `name` are the URL unless a page.on('metric')
+    // handler's metric.tag() grouped it under another name; k6 then puts that
+    // name in both, so the dynamic URLs stop making series.
+    _tags(url, extra, method) {
+      const hs = this._handlers.get('metric');
+      let name = url;
+      if (hs && hs.length) {
+        const metric = {
+          tag: (o) => {
+            if (!o || typeof o.name !== 'string' || !o.name) throw fail('name is required');
+            for (const m of o.matches || []) {
+              if (m.method !== undefined && method !== undefined && String(m.method).toUpperCase() !== method) continue;
+              if (urlMatches(m.url, url)) { name = o.name; return; }
+            }
+          },
+        };
+        for (const h of [...hs]) h(metric);
+      }
+      return Object.assign({ url: name, name }, extra);
     }
     // Protocol events of this page's session, in order.
     _event(method, p) {
@@ -901,7 +918,7 @@
       let size = `${r.method} ${r.url} HTTP/1.1\r\n`.length + 2;
       for (const [k, v] of Object.entries(r.headers || {})) size += k.length + String(v).length + 4;
       if (r.postData) size += r.postData.length;
-      native.emit('browser_data_sent', size, this._tags(r.url, { method: r.method, resource_type: p.type || 'Other' }));
+      native.emit('browser_data_sent', size, this._tags(r.url, { method: r.method, resource_type: p.type || 'Other' }, r.method));
       this._emitHandlers('request', q.request);
     }
     _emitRequestMetrics(q, resp, end, received) {
@@ -910,7 +927,7 @@
         method: r.method, resource_type: q.resourceType || 'Other', status: String(resp.status),
         proto: resp.protocol || '', from_cache: String(!!resp.fromDiskCache), from_prefetch_cache: String(!!resp.fromPrefetchCache),
         from_service_worker: String(!!resp.fromServiceWorker),
-      });
+      }, r.method);
       native.emit('browser_http_req_duration', Math.max(0, (end - q.started) * 1000), tags);
       native.emit('browser_data_received', received, tags);
       native.emit('browser_http_req_failed', RESOURCE_FAILED(resp.status) ? 1 : 0, tags);
@@ -936,7 +953,6 @@
       const name = String(m.name).toLowerCase();
       if (!['cls', 'fcp', 'fid', 'inp', 'lcp', 'ttfb'].includes(name)) return;
       native.emit('browser_web_vital_' + name, Number(m.value), this._tags(m.url, { rating: m.rating }));
-      this._emitHandlers('metric', { name: 'browser_web_vital_' + name, value: m.value, url: m.url });
     }
     async _flushVitals() {
       if (this._closed || this._crashed) return;
@@ -1194,8 +1210,10 @@
   class Browser {
     constructor() { this._context = null; this._version = null; }
     _fresh() {
-      // Objects of an ended iteration are gone with its contexts.
-      if (this._context && this._context._generation !== native.generation()) this._context = null;
+      // Objects of an ended iteration are gone with its contexts (Rust disposed them).
+      const gen = native.generation();
+      if (this._context && this._context._generation !== gen) this._context = null;
+      for (const [id, page] of sessions) if (page._context._generation !== gen) sessions.delete(id);
     }
     // The run's browser; throws outside a browser scenario (checked at every use, since a
     // VU can run several scenarios).
@@ -1207,6 +1225,7 @@
       const r = await native.send(null, 'Target.createBrowserContext', { disposeOnDetach: false });
       native.trackContext(r.browserContextId);
       this._context = new BrowserContext(this, r.browserContextId, opts);
+      if (opts && Array.isArray(opts.permissions) && opts.permissions.length) await this._context.grantPermissions(opts.permissions);
       return this._context;
     }
     async newPage(opts) {
