@@ -1,7 +1,8 @@
-//! `-o experimental-opentelemetry` against an OTLP receiver built on the official
-//! protobufs (`support::otlp`): names, types, units, attributes and data-point counts as
-//! k6 sends them, the final export equal to the end-of-test summary, a collector that is
-//! down, and k6's exit codes for bad settings.
+//! `-o opentelemetry` and `-o experimental-opentelemetry` against an OTLP receiver built on
+//! the official protobufs (`support::otlp`): names, types, units, attributes and data-point
+//! counts as k6 sends them, the final export equal to the end-of-test summary, a collector
+//! that is down, and k6's exit codes for bad settings; and what k6 changed after 1.1 (the
+//! stable name, `K6_OTEL_EXPORTER_PROTOCOL`, a Rate as one counter, basic auth, TLS 1.3).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -10,7 +11,11 @@ use opentelemetry_proto::tonic::common::v1::any_value;
 
 use crate::support::otlp::{histogram_count, metrics, shape, sum_total, Receiver};
 use crate::support::{closed_addr, TestServer};
-use crate::{count, run_file, Dir};
+use crate::{count, rk6_env, run_file, Dir};
+
+/// The start of k6's warning for the experimental name.
+const GRADUATED: &str =
+    "level=warning msg=\"OpenTelemetry output has been graduated as a stable output. You can now use just \\\"opentelemetry\\\" instead of \\\"experimental-opentelemetry\\\".";
 
 const SCRIPT: &str = r#"
 import http from 'k6/http';
@@ -376,4 +381,281 @@ fn bad_settings_exit_as_k6_does() {
         run.assert_code(code);
         assert!(run.stderr.contains(text), "{env:?}: {}", run.stderr);
     }
+}
+
+/// A Rate's points as (sorted attribute `key=value`s, count), sorted.
+fn rate_points(m: &opentelemetry_proto::tonic::metrics::v1::Metric) -> Vec<(Vec<String>, i64)> {
+    use opentelemetry_proto::tonic::metrics::v1::{metric, number_data_point::Value};
+    let Some(metric::Data::Sum(sum)) = &m.data else {
+        panic!("{} is not a sum", m.name)
+    };
+    let mut points: Vec<(Vec<String>, i64)> = sum
+        .data_points
+        .iter()
+        .map(|p| {
+            let mut attrs: Vec<String> = p
+                .attributes
+                .iter()
+                .map(
+                    |kv| match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+                        Some(any_value::Value::StringValue(v)) => format!("{}={v}", kv.key),
+                        other => panic!("{other:?}"),
+                    },
+                )
+                .collect();
+            attrs.sort();
+            let Some(Value::AsInt(n)) = p.value else {
+                panic!("{p:?}")
+            };
+            (attrs, n)
+        })
+        .collect();
+    points.sort();
+    points
+}
+
+/// k6 v1.4.0 release notes, #5334 (the stable name; the experimental one warns) and
+/// #5333 (a Rate as one counter `<name>.total` with `condition` = `nonzero`/`zero`, and
+/// `K6_OTEL_SINGLE_COUNTER_FOR_RATE`, removed in v2.0.0, #5830). rk6: the stable name
+/// counts once, the experimental name keeps k6 1.1's pair, the switch overrides either.
+#[test]
+fn the_stable_name_sends_a_rate_as_one_counter() {
+    let dir = Dir::new("otel-rate");
+    dir.write(
+        "script.js",
+        r#"
+import { Rate } from 'k6/metrics';
+const r = new Rate('my_rate');
+export const options = { iterations: 3 };
+export default function () {
+  r.add(1, { k: 'v' });
+  r.add(0, { k: 'v' });
+  r.add(0);
+}
+"#,
+    );
+    let points = |attrs: &[&[&str]], counts: &[i64]| -> Vec<(Vec<String>, i64)> {
+        attrs
+            .iter()
+            .zip(counts)
+            .map(|(a, n)| (a.iter().map(|s| s.to_string()).collect(), *n))
+            .collect()
+    };
+    for (output, switch, single) in [
+        ("opentelemetry", None, true),
+        ("experimental-opentelemetry", None, false),
+        ("experimental-opentelemetry", Some("true"), true),
+        ("opentelemetry", Some("false"), false),
+    ] {
+        let rx = Receiver::start(Duration::from_secs(60));
+        let endpoint = rx.grpc.to_string();
+        let mut env = vec![
+            ("K6_OTEL_GRPC_EXPORTER_ENDPOINT", endpoint.as_str()),
+            ("K6_OTEL_GRPC_EXPORTER_INSECURE", "true"),
+        ];
+        if let Some(v) = switch {
+            env.push(("K6_OTEL_SINGLE_COUNTER_FOR_RATE", v));
+        }
+        let (run, _) = run_file(&dir, "script.js", &["-o", output], &env);
+        run.assert_code(0);
+        let case = format!("{output} {switch:?}");
+        assert_eq!(
+            run.stderr.contains(GRADUATED),
+            output == "experimental-opentelemetry",
+            "{case}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            run.stderr
+                .contains("K6_OTEL_SINGLE_COUNTER_FOR_RATE is deprecated and k6 2.0 removed it"),
+            switch.is_some(),
+            "{case}: {}",
+            run.stderr
+        );
+        let by_name = last_by_name(&rx);
+        if single {
+            assert!(!by_name.contains_key("my_rate.occurred"), "{case}");
+            assert!(!by_name.contains_key("checks.occurred"), "{case}");
+            assert_eq!(
+                rate_points(&by_name["my_rate.total"]),
+                points(
+                    &[
+                        &["condition=nonzero", "k=v", "scenario=default"],
+                        &["condition=zero", "k=v", "scenario=default"],
+                        &["condition=zero", "scenario=default"],
+                    ],
+                    &[3, 3, 3]
+                ),
+                "{case}"
+            );
+            let (_, kind, unit, _) = shape(&by_name["my_rate.total"]);
+            assert_eq!((kind.as_str(), unit.as_str()), ("int-sum", ""), "{case}");
+        } else {
+            assert_eq!(
+                rate_points(&by_name["my_rate.occurred"]),
+                points(&[&["k=v", "scenario=default"]], &[3]),
+                "{case}"
+            );
+            assert_eq!(
+                rate_points(&by_name["my_rate.total"]),
+                points(
+                    &[&["k=v", "scenario=default"], &["scenario=default"]],
+                    &[6, 3]
+                ),
+                "{case}"
+            );
+        }
+    }
+}
+
+/// k6 v1.4.0 release notes, #5164: `K6_OTEL_EXPORTER_PROTOCOL=http/protobuf`, over the
+/// 1.x `K6_OTEL_EXPORTER_TYPE`; k6 v2.1.0 release notes, #5997 (and v2.2.0, #6145):
+/// `K6_OTEL_HTTP_EXPORTER_USERNAME`/`_PASSWORD` give basic auth on both exporters, also
+/// without `K6_OTEL_HEADERS`.
+#[test]
+fn exporter_protocol_and_basic_auth() {
+    let dir = Dir::new("otel-protocol");
+    dir.write(
+        "script.js",
+        "export const options = { iterations: 2 };\nexport default function () {}\n",
+    );
+    let script = dir.path("script.js");
+    for protocol in ["http/protobuf", "grpc"] {
+        let rx = Receiver::start(Duration::from_secs(60));
+        let (http, grpc) = (rx.http.to_string(), rx.grpc.to_string());
+        let run = rk6_env(
+            &["run", "-o", "opentelemetry", script.to_str().unwrap()],
+            &dir.0,
+            &[
+                ("K6_OTEL_EXPORTER_PROTOCOL", protocol),
+                // Ignored beside a protocol (k6 2.0 ignores it always).
+                ("K6_OTEL_EXPORTER_TYPE", "bogus"),
+                ("K6_OTEL_HTTP_EXPORTER_ENDPOINT", http.as_str()),
+                ("K6_OTEL_HTTP_EXPORTER_INSECURE", "true"),
+                ("K6_OTEL_GRPC_EXPORTER_ENDPOINT", grpc.as_str()),
+                ("K6_OTEL_GRPC_EXPORTER_INSECURE", "true"),
+                ("K6_OTEL_HTTP_EXPORTER_USERNAME", "alice"),
+                ("K6_OTEL_HTTP_EXPORTER_PASSWORD", "s3cret"),
+            ],
+        );
+        run.assert_code(0);
+        assert!(!run.stderr.contains("level=warning"), "{}", run.stderr);
+        let banner = if protocol == "grpc" {
+            format!("output: opentelemetry (grpc (insecure), {grpc})")
+        } else {
+            format!("output: opentelemetry (http/protobuf, http://{http}/v1/metrics)")
+        };
+        assert!(run.stdout.contains(&banner), "{banner}\n{}", run.stdout);
+        let exports = rx.exports();
+        let last = exports.last().expect("the final export arrived");
+        let transport = if protocol == "grpc" { "grpc" } else { "http" };
+        assert_eq!(last.transport, transport);
+        // base64("alice:s3cret")
+        assert_eq!(last.headers["authorization"], "Basic YWxpY2U6czNjcmV0");
+    }
+    // The 1.x type still chooses when no protocol is given, with a deprecation line.
+    let rx = Receiver::start(Duration::from_secs(60));
+    let http = rx.http.to_string();
+    let (run, _) = run_file(
+        &dir,
+        "script.js",
+        &["-o", "opentelemetry"],
+        &[
+            ("K6_OTEL_EXPORTER_TYPE", "http"),
+            ("K6_OTEL_HTTP_EXPORTER_ENDPOINT", &http),
+            ("K6_OTEL_HTTP_EXPORTER_INSECURE", "true"),
+            ("K6_OTEL_HEADERS", "Authorization=Bearer%20t"),
+        ],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("level=warning msg=\"K6_OTEL_EXPORTER_TYPE is deprecated and k6 2.0 removed it: use K6_OTEL_EXPORTER_PROTOCOL (grpc or http/protobuf)\""),
+        "{}",
+        run.stderr
+    );
+    let exports = rx.exports();
+    let last = exports.last().expect("the final export arrived");
+    assert_eq!(last.transport, "http");
+    assert_eq!(last.headers["authorization"], "Bearer t");
+}
+
+/// k6 v1.4.0 release notes, #5164: a protocol other than `grpc` or `http/protobuf` fails
+/// k6's validation (104); messages name the output as given (#5334).
+#[test]
+fn bad_exporter_protocol_exits_104() {
+    let dir = Dir::new("otel-bad-protocol");
+    dir.write("script.js", "export default function () {}\n");
+    for output in ["opentelemetry", "experimental-opentelemetry"] {
+        for (protocol, text) in [
+            (
+                "http",
+                "unsupported exporter protocol \\\"http\\\", only \\\"grpc\\\" and \\\"http/protobuf\\\" are supported",
+            ),
+            (
+                "grpc/protobuf",
+                "unsupported exporter protocol \\\"grpc/protobuf\\\"",
+            ),
+        ] {
+            let (run, _) = run_file(
+                &dir,
+                "script.js",
+                &["-o", output],
+                &[("K6_OTEL_EXPORTER_PROTOCOL", protocol)],
+            );
+            run.assert_code(104);
+            let want = format!(
+                "could not create the '{output}' output: error validating OpenTelemetry output config: {text}"
+            );
+            assert!(run.stderr.contains(&want), "{want}\n{}", run.stderr);
+        }
+    }
+}
+
+/// k6 v1.2.0 release notes: the exporter asks for TLS 1.3 (k6's code: in the TLS settings
+/// it builds once a `K6_OTEL_TLS_*` variable is set). rk6 does so under the stable name;
+/// the experimental name keeps k6 1.1's TLS 1.2.
+#[test]
+fn the_stable_name_asks_for_tls13_once_tls_is_configured() {
+    use crate::tls_options::server::{Ca, Setup, TlsServer};
+    let ca = Ca::new("otel-ca");
+    let leaf = ca.leaf("localhost", &["localhost"]);
+    let mut setup = Setup::new(&leaf);
+    setup.versions = vec![&rustls::version::TLS12];
+    let srv = TlsServer::start(setup);
+    let dir = Dir::new("otel-tls13");
+    dir.write(
+        "script.js",
+        "export const options = { iterations: 1 };\nexport default function () {}\n",
+    );
+    let ca_pem = dir.write("ca.pem", &ca.pem());
+    let endpoint = format!("localhost:{}", srv.addr.port());
+    let run = |output: &str| {
+        run_file(
+            &dir,
+            "script.js",
+            &["-o", output],
+            &[
+                ("K6_OTEL_EXPORTER_PROTOCOL", "http/protobuf"),
+                ("K6_OTEL_HTTP_EXPORTER_ENDPOINT", &endpoint),
+                ("K6_OTEL_TLS_CERTIFICATE", ca_pem.to_str().unwrap()),
+            ],
+        )
+        .0
+    };
+    let old = run("experimental-opentelemetry");
+    old.assert_code(0);
+    assert!(!old.stderr.contains("Failed to export"), "{}", old.stderr);
+    let shakes = srv.handshakes();
+    assert!(
+        !shakes.is_empty() && shakes.iter().all(|h| h.version == "TLSv1_2"),
+        "{shakes:?}"
+    );
+    let stable = run("opentelemetry");
+    stable.assert_code(0);
+    assert!(
+        stable.stderr.contains("level=warning msg=\"Failed to export metrics to the OpenTelemetry collector\" error=\"remote error: tls: protocol version not supported\""),
+        "{}",
+        stable.stderr
+    );
+    assert_eq!(srv.handshakes().len(), shakes.len(), "no TLS 1.2 handshake");
 }

@@ -385,8 +385,6 @@ function canon(v) {
 const log = (label, v) => console.log('RESP ' + encoding.b64encode(label + ' ' + JSON.stringify(canon(v))));
 export const options = { thresholds: { grpc_streams_msgs_sent: ['count==1'] } };
 export default function () {
-  try { client.connect(__ENV.ADDR, { plaintext: true, authority: 'example.test' }); log('authority', 'connected'); }
-  catch (e) { log('authority', String(e)); }
   client.connect(__ENV.ADDR, { plaintext: true, maxSendSize: 100 });
   const fits = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(98) });
   const over = client.invoke('rk6.test.Echo/Say', { text: 'x'.repeat(99) });
@@ -431,7 +429,7 @@ fn grpc_connect_params_agree_with_k6() {
         super::verdicts(&k.export),
         "thresholds"
     );
-    assert_eq!(k.replies.len(), 4, "k6 logged every reply: {:?}", k.replies);
+    assert_eq!(k.replies.len(), 3, "k6 logged every reply: {:?}", k.replies);
     let (mut a, mut b) = (r.replies.clone(), k.replies.clone());
     a.sort();
     b.sort();
@@ -506,4 +504,231 @@ fn grpc_calls_go_on_after_the_server_ends_the_connection_as_in_k6() {
         ],
         "rk6's checks"
     );
+}
+
+/// The folder of the parity scripts: echo.proto and its imports.
+fn proto_dir(name: &str) -> Dir {
+    let dir = Dir::new(name);
+    let src = crate::support::grpc::proto_dir();
+    for f in ["echo.proto", "stream.proto", "common/inner.proto"] {
+        dir.write(f, &std::fs::read_to_string(src.join(f)).unwrap());
+    }
+    dir
+}
+
+const DETAILS_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import encoding from 'k6/encoding';
+const loaded = new grpc.Client();
+loaded.load(['.'], 'echo.proto', 'stream.proto');
+const reflected = new grpc.Client();
+// Keys sorted: k6's objects come from Go maps, whose order is random.
+function canon(v) {
+  if (Array.isArray(v)) return v.map(canon);
+  if (v && typeof v === 'object' && !(v instanceof Number)) {
+    const out = {};
+    for (const k of Object.keys(v).sort()) out[k] = canon(v[k]);
+    return out;
+  }
+  return v;
+}
+const log = (label, v) => console.log('RESP ' + encoding.b64encode(label + ' ' + JSON.stringify(canon(v))));
+export default async function () {
+  loaded.connect(__ENV.ADDR, { plaintext: true });
+  reflected.connect(__ENV.ADDR, { plaintext: true, reflect: true });
+  // server.py's Fail: a google.rpc.Status in grpc-status-details-bin with details of a kind.
+  for (const k of ['rich', 'loaded', 'wkt', 'unknown', 'mixed', 'none', 'mismatch', 'badbin', 'innermsg']) {
+    const r = loaded.invoke('rk6.test.Echo/Fail', { code: 3, message: 'details:' + k }, { tags: { name: k } });
+    log('unary ' + k, [String(r.status), r.error, r.trailers]);
+  }
+  // A type no loaded file has: the other client's reflection brought it.
+  const rr = loaded.invoke('rk6.test.Echo/Fail', { code: 9, message: 'details:reflected' });
+  log('reflected', [String(rr.status), rr.error]);
+  const a = await reflected.asyncInvoke('rk6.test.Echo/Fail', { code: 8, message: 'details:rich' });
+  log('async', [String(a.status), a.error]);
+  // Streams give each detail as the Go value grpc-go decoded (printing as prototext).
+  for (const k of ['rich', 'loaded', 'wkt', 'unknown']) {
+    const s = new grpc.Stream(loaded, 'rk6.test.Streams/Repeat');
+    s.on('error', (e) => log('stream ' + k, [String(e), e.message, String(e.code), e.details, e.details.map(String)]));
+    s.write({ text: 'details:' + k });
+    s.end();
+  }
+}
+"#;
+
+/// A failed call's `error.details` (the `grpc-status-details-bin` trailer) as k6 1.1.0
+/// gives them: protojson with `@type` in `invoke` and `asyncInvoke` (the google.rpc error
+/// details, well-known types, loaded and reflected types; `{}` for the whole error when a
+/// type is unknown; a Status of another code fails `Internal`), Go values in a stream's
+/// `error` event; and the trailer itself among the trailers.
+#[test]
+fn grpc_error_details_agree_with_k6() {
+    let Some(k6) = super::k6() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let dir = proto_dir("parity-grpc-details");
+    dir.write("script.js", DETAILS_SCRIPT);
+    let k = run(&k6, "k6", &dir, &server.addr);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(r.code, k.code, "exit codes");
+    assert_eq!(
+        k.replies.len(),
+        15,
+        "k6 logged every reply: {:?}",
+        k.replies
+    );
+    let (mut a, mut b) = (r.replies.clone(), k.replies.clone());
+    a.sort();
+    b.sort();
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y, "reply");
+    }
+    assert_eq!(a.len(), b.len());
+    assert!(
+        b.iter()
+            .any(|l| l.contains(r#""@type":"type.googleapis.com/google.rpc.ErrorInfo""#)),
+        "{b:?}"
+    );
+    // The mismatch fails Internal in the samples too.
+    assert_eq!(r.samples, k.samples, "grpc_req_duration samples");
+}
+
+const REQUEST_ERRORS_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import encoding from 'k6/encoding';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto', 'stream.proto');
+const log = (label, v) => console.log('RESP ' + encoding.b64encode(label + ' ' + JSON.stringify(v)));
+const thrown = (f) => { try { f(); return 'no error'; } catch (e) { return String(e); } };
+// k6 leaves a stream whose write failed open: the iteration ends at maxDuration.
+export const options = { scenarios: { once: { executor: 'shared-iterations', iterations: 1, maxDuration: '3s', gracefulStop: '0s' } } };
+export default async function () {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const say = (req) => thrown(() => client.invoke('rk6.test.Echo/Say', req));
+  log('top', say({ text: 'x', nope: 1 }));
+  log('nested', say({ text: 'é', inner: { n: 1, bad: 2 } }));
+  log('null value', say({ text: 'x', gone: null }));
+  log('undefined value', say({ text: 'x', gone: undefined }));
+  log('snake case', say({ some_text: 'x' }));
+  log('case', say({ text: 'a', Text: 'b' }));
+  log('in a map', say({ labels: { k: 5 } }));
+  log('in a list', say({ tags: ['a', 1] }));
+  log('wrong type', say({ count: 'abc' }));
+  log('enum', say({ mood: 'NOPE' }));
+  log('not an object', say({ inner: 5 }));
+  log('async', await client.asyncInvoke('rk6.test.Echo/Say', { nope: 1 }).then(() => 'resolved', (e) => String(e)));
+  const events = [];
+  const s = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  s.on('error', (e) => { events.push('error'); log('stream error', [String(e), e.message, String(e.code), e.details]); });
+  s.on('end', () => { events.push('end'); log('stream events', events); });
+  log('write', thrown(() => s.write({ text: 'x', nope: 1 })));
+  s.end();
+}
+"#;
+
+/// A request object with a key its message type lacks, or a value its field refuses:
+/// `invoke` throws Go protojson's error with the key's position in the JSON text,
+/// `asyncInvoke` rejects with it, a stream's `write` ends the stream with an `Unknown`
+/// `error` event and `end`, nested messages included.
+#[test]
+fn grpc_request_errors_agree_with_k6() {
+    let Some(k6) = super::k6() else { return };
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let dir = proto_dir("parity-grpc-request-errors");
+    dir.write("script.js", REQUEST_ERRORS_SCRIPT);
+    let k = run(&k6, "k6", &dir, &server.addr);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(r.code, k.code, "exit codes");
+    assert_eq!(
+        k.replies.len(),
+        15,
+        "k6 logged every reply: {:?}",
+        k.replies
+    );
+    assert!(
+        k.replies[0].contains("proto:\u{a0}(line 1:13): unknown field \\\"nope\\\""),
+        "{:?}",
+        k.replies[0]
+    );
+    assert_eq!(r.replies, k.replies, "replies");
+}
+
+const AFTER_1_1_SCRIPT: &str = r#"
+import grpc from 'k6/net/grpc';
+import { check } from 'k6';
+const client = new grpc.Client();
+client.load(['.'], 'echo.proto', 'stream.proto');
+export default function () {
+  client.connect(__ENV.ADDR, { plaintext: true });
+  const all = client.healthCheck();
+  const echo = client.healthCheck('rk6.test.Echo');
+  const down = client.healthCheck('down');
+  let unknown = '';
+  try { client.healthCheck('nope'); } catch (e) { unknown = String(e); }
+  const nan = client.invoke('rk6.test.Echo/Say', { ratio: NaN }).message.ratio;
+  const inf = client.invoke('rk6.test.Echo/Say', { ratio: Infinity }).message.ratio;
+  const minus = client.invoke('rk6.test.Echo/Say', { ratio: -Infinity }).message.ratio;
+  let intNaN = '';
+  try { client.invoke('rk6.test.Echo/Say', { count: NaN }); } catch (e) { intNaN = String(e); }
+  const got = [];
+  const s = new grpc.Stream(client, 'rk6.test.Streams/Chat');
+  s.on('data', (m) => got.push(JSON.stringify(m)));
+  s.on('end', () => check(got, { 'a stream write sends NaN as null (0)': (g) => g.join() === '{"count":"2"}' }));
+  s.write({ ratio: NaN, count: 2 });
+  s.end();
+  check(null, {
+    'server serving': () => all.status === grpc.HealthCheckServing && all.status == 1 && String(all.status) === 'SERVING',
+    "the docs' message.status": () => all.message.status === grpc.HealthCheckServing && JSON.stringify(all) === '{"status":1}',
+    'service serving': () => echo.status === grpc.HealthCheckServing,
+    'not serving': () => down.status === grpc.HealthCheckNotServing && String(down.status) === 'NOT_SERVING',
+    'unknown service throws': () => unknown === 'GoError: rpc error: code = NotFound desc = unknown service',
+    'constants': () => grpc.HealthCheckUnknown == 0 && grpc.HealthCheckServiceUnkown == 3
+      && String(grpc.HealthCheckServiceUnkown) === 'SERVICE_UNKNOWN' && grpc.HealthCheckServing !== grpc.StatusCanceled,
+    'NaN and infinities': () => nan === 'NaN' && inf === 'Infinity' && minus === '-Infinity',
+    'NaN for an integer': () => intNaN.endsWith('invalid value for int64 field count: "NaN"'),
+  });
+}
+"#;
+
+/// What k6 added after 1.1.0 (no such k6 here; the behaviour as k6's source and release
+/// notes give it), against the Python server:
+/// - `client.healthCheck([service])` (k6 v1.2.0 release notes, "Health check for gRPC APIs",
+///   grafana/k6#4853; `Client.HealthCheck` in internal/js/modules/k6/grpc/client.go returns
+///   `{Status}`, the serving status, and the `HealthCheck*` constants are those Go enum
+///   values; k6-docs' k6-net-grpc/client/client-health-check reads `res.message.status`,
+///   which rk6 gives too, not enumerable);
+/// - NaN and ±Infinity in a unary request as the strings protojson reads (k6 v1.2.0 release
+///   notes, "Handling of NaN and Infinity float values in gRPC", grafana/k6#4631:
+///   `normalizeNumberStrings` on `invoke`'s request only; stream writes still send `null`).
+#[test]
+fn grpc_health_check_and_non_finite_floats_as_k6_after_1_1() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let dir = proto_dir("parity-grpc-after-1-1");
+    dir.write("script.js", AFTER_1_1_SCRIPT);
+    let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
+    assert_eq!(r.code, 0, "{:?}", r.export["metrics"]["checks"]);
+    let checks = super::checks(&r.export);
+    assert_eq!(checks.len(), 9, "{checks:?}");
+    assert!(checks.iter().all(|c| c.1 == 1 && c.2 == 0), "{checks:?}");
+    // healthCheck's calls are made with the VU's context, as reflection's: a sample with
+    // the VU's tags and `status` only.
+    let statuses: Vec<String> = std::fs::read_to_string(dir.path("rk6-out.json"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "Point" && v["metric"] == "grpc_req_duration")
+        .filter(|v| v["data"]["tags"]["method"].is_null())
+        .map(|v| {
+            v["data"]["tags"]["status"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(statuses, ["0", "0", "0", "5"]);
 }

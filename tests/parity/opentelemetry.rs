@@ -1,7 +1,10 @@
 //! `-o experimental-opentelemetry` against k6: both export the same script to one OTLP
 //! receiver over gRPC, and the last export of each must hold the same metric names, data
 //! kinds, units, attribute keys and data-point counts, the same resource attribute keys
-//! (`OTEL_RESOURCE_ATTRIBUTES` included) and the same scope.
+//! (`OTEL_RESOURCE_ATTRIBUTES` included) and the same scope. rk6 runs twice: as
+//! `experimental-opentelemetry` (k6 1.1's name, whose Rate encoding rk6 keeps), and as
+//! `opentelemetry` with `K6_OTEL_SINGLE_COUNTER_FOR_RATE=false`, the switch k6 1.4 to 1.7
+//! had for bringing k6 1.1's Rate encoding back (k6 v1.4.0 release notes, #5333).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -67,12 +70,16 @@ fn exports_what_k6_exports() {
     let script = dir.write("script.js", SCRIPT);
     let url = srv.url("/get");
     let mut last = Vec::new();
-    for tool in ["k6", "rk6"] {
+    for (tool, out) in [
+        ("k6", "experimental-opentelemetry"),
+        ("rk6", "experimental-opentelemetry"),
+        ("rk6", "opentelemetry"),
+    ] {
         let rx = Receiver::start(Duration::from_secs(60));
         let endpoint = rx.grpc.to_string();
-        let env = [
+        let mut env = vec![
             ("URL", url.as_str()),
-            ("K6_OUT", "experimental-opentelemetry"),
+            ("K6_OUT", out),
             ("K6_OTEL_GRPC_EXPORTER_ENDPOINT", endpoint.as_str()),
             ("K6_OTEL_GRPC_EXPORTER_INSECURE", "true"),
             // k6 hands samples to its SDK once per flush interval and drops the last ones.
@@ -81,21 +88,30 @@ fn exports_what_k6_exports() {
             ("K6_OTEL_METRIC_PREFIX", "p_"),
             ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci"),
         ];
+        if out == "opentelemetry" {
+            env.push(("K6_OTEL_SINGLE_COUNTER_FOR_RATE", "false"));
+        }
         let res = if tool == "k6" {
             run_k6_env(&bin, &script, &dir, &env)
         } else {
             run_rk6_env(&script, &dir, &env)
         };
-        assert_eq!(res.code, 0, "{tool}");
+        assert_eq!(res.code, 0, "{tool} {out}");
         let exports = rx.wait_for(1, Duration::from_secs(5));
         let e = exports
             .last()
-            .unwrap_or_else(|| panic!("{tool} exported nothing"))
+            .unwrap_or_else(|| panic!("{tool} {out} exported nothing"))
             .clone();
         assert_eq!(e.transport, "grpc");
         last.push(e);
     }
-    let (k6, rk6) = (&last[0], &last[1]);
+    for rk6 in &last[1..] {
+        same_export(&last[0], rk6);
+    }
+}
+
+/// The k6 export `k6` and the rk6 one agree in resource keys, scope and metric shapes.
+fn same_export(k6: &Export, rk6: &Export) {
     assert_eq!(resource_keys(k6), resource_keys(rk6));
     let scope = |e: &Export| e.request.resource_metrics[0].scope_metrics[0].scope.clone();
     assert_eq!(scope(k6).map(|s| s.name), scope(rk6).map(|s| s.name));

@@ -440,6 +440,12 @@ fn bad_settings_fail_at_startup() {
             "eu-west-1",
             "not supported by rk6 yet",
         ),
+        // k6 v2.3.0 release notes, #6071.
+        (
+            "K6_PROMETHEUS_RW_LABELS",
+            "env=ci,nolabel",
+            "the provided label (nolabel) does not respect the expected format <label key>=<value>",
+        ),
     ] {
         let run = run_rw(&dir, &path, &[(key, value)]);
         assert_ne!(run.code, 0, "{key}={value}");
@@ -640,6 +646,90 @@ fn https_endpoint_needs_a_trusted_certificate_or_insecure_skip_tls_verify() {
             assert!(head.contains(h), "missing {h}: {head}");
         }
     }
+}
+
+/// k6 v1.6.0 release notes, #5537: the minimum TLS version, `1.2` allowing TLS 1.2 and
+/// any other value asking for TLS 1.3, read as `K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION` (k6's
+/// code) or `K6_PROMETHEUS_RW_TLS_MIN_VERSION` (the notes). Unset, rk6 keeps TLS 1.2
+/// allowed, as k6 1.1 did (k6 1.2 and later ask for TLS 1.3).
+#[test]
+fn tls_minimum_version_under_either_name() {
+    use crate::tls_options::server::{Ca, Setup, TlsServer};
+    let ca = Ca::new("prw-ca");
+    let leaf = ca.leaf("localhost", &["localhost"]);
+    let server = |versions: Vec<&'static rustls::SupportedProtocolVersion>| {
+        let mut setup = Setup::new(&leaf);
+        setup.versions = versions;
+        TlsServer::start(setup)
+    };
+    let tls12 = server(vec![&rustls::version::TLS12]);
+    let tls13 = server(vec![&rustls::version::TLS13]);
+    let dir = Dir::new("prometheus-rw-tls-min");
+    let path = dir.write(
+        "script.js",
+        "export const options = { iterations: 1 };\nexport default function () {}\n",
+    );
+    let refused = "error=\"remote error: tls: protocol version not supported\"";
+    for (srv, setting, pushed) in [
+        (&tls12, None, true),
+        (
+            &tls12,
+            Some(("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.2")),
+            true,
+        ),
+        (
+            &tls12,
+            Some(("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.2")),
+            true,
+        ),
+        (
+            &tls12,
+            Some(("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.3")),
+            false,
+        ),
+        (
+            &tls12,
+            Some(("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.3")),
+            false,
+        ),
+        // Any value but `1.2` asks for TLS 1.3, as in k6.
+        (
+            &tls12,
+            Some(("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "tls1.2")),
+            false,
+        ),
+        (
+            &tls13,
+            Some(("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.3")),
+            true,
+        ),
+        (&tls13, None, true),
+    ] {
+        let url = srv.url("localhost", "/api/v1/write");
+        let mut env = vec![
+            ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
+            ("K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY", "true"),
+            ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1h"),
+        ];
+        env.extend(setting);
+        let before = srv.handshakes().len();
+        let run = run_rw(&dir, &path, &env);
+        run.assert_code(0);
+        let shakes = srv.handshakes().len() - before;
+        if pushed {
+            assert!(
+                !run.stderr.contains("level=error"),
+                "{setting:?}: {}",
+                run.stderr
+            );
+            assert_eq!(shakes, 1, "{setting:?}");
+        } else {
+            assert!(run.stderr.contains(refused), "{setting:?}: {}", run.stderr);
+            assert_eq!(shakes, 0, "{setting:?}");
+        }
+    }
+    assert!(tls12.handshakes().iter().all(|h| h.version == "TLSv1_2"));
+    assert!(tls13.handshakes().iter().all(|h| h.version == "TLSv1_3"));
 }
 
 /// The schema-3 bucket `(lower, upper]` holding `v` (> 0): bucket `i` is

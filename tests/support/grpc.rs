@@ -41,6 +41,11 @@ pub fn start_tls(life: Duration) -> (SocketAddr, String) {
     (serve(life, Some(tls)), cert.pem())
 }
 
+/// [`start`] over TLS with the certificate of `tls` (which should offer ALPN `h2`).
+pub fn start_tls_with(life: Duration, tls: Arc<rustls::ServerConfig>) -> SocketAddr {
+    serve(life, Some(tls))
+}
+
 fn serve(life: Duration, tls: Option<Arc<rustls::ServerConfig>>) -> SocketAddr {
     let mut compiler = protox::Compiler::new([proto_dir()]).expect("proto dir");
     compiler.include_imports(true);
@@ -137,6 +142,12 @@ async fn handle(
 ) -> Result<Response<Body>, Infallible> {
     let (pool, files) = &*state;
     let path = req.uri().path().to_owned();
+    // The call's `:authority`, which Metadata reports beside the `x-` metadata.
+    let authority = req
+        .uri()
+        .authority()
+        .map(|a| a.as_str().to_owned())
+        .unwrap_or_default();
     let metadata: Vec<(String, String)> = req
         .headers()
         .iter()
@@ -167,14 +178,15 @@ async fn handle(
                 PValue::String(s) => s.clone(),
                 _ => String::new(),
             };
-            reply(
-                &[],
-                &[],
-                &[
-                    ("grpc-status", field_u64(&m, "code").to_string()),
-                    ("grpc-message", text.replace(' ', "%20")),
-                ],
-            )
+            let code = field_u64(&m, "code");
+            let mut t = vec![
+                ("grpc-status", code.to_string()),
+                ("grpc-message", text.replace(' ', "%20")),
+            ];
+            if let Some(kind) = text.strip_prefix("details:") {
+                t.push(("grpc-status-details-bin", status_details(code, kind)));
+            }
+            reply(&[], &[], &t)
         }
         "/rk6.test.Echo/Sleep" => {
             let m = msg("rk6.test.SleepRequest", &first);
@@ -189,6 +201,7 @@ async fn handle(
                 DynamicMessage::new(pool.get_message_by_name("rk6.test.MetadataReply").unwrap());
             let map = metadata
                 .into_iter()
+                .chain([(":authority".to_owned(), authority)])
                 .map(|(k, v)| (MapKey::String(k), PValue::String(v)))
                 .collect();
             out.set_field_by_name("metadata", PValue::Map(map));
@@ -198,6 +211,16 @@ async fn handle(
         // everything, then end().
         "/rk6.test.Streams/Repeat" => {
             let m = msg("rk6.test.EchoRequest", &first);
+            if let PValue::String(s) = &*m.get_field_by_name("text").unwrap() {
+                if let Some(kind) = s.strip_prefix("details:") {
+                    let t = vec![
+                        ("grpc-status", "5".to_owned()),
+                        ("grpc-message", "with%20details".to_owned()),
+                        ("grpc-status-details-bin", status_details(5, kind)),
+                    ];
+                    return Ok(reply(&[], &[first.to_vec()], &t));
+                }
+            }
             if matches!(&*m.get_field_by_name("text").unwrap(), PValue::String(s) if s == "fail") {
                 let t = vec![
                     ("grpc-status", "5".to_owned()),
@@ -238,6 +261,78 @@ async fn handle(
         }
         _ => reply(&[], &[], &[("grpc-status", "12".to_owned())]),
     })
+}
+
+/// `google.rpc.Status`, as a server puts it in `grpc-status-details-bin`.
+#[derive(Clone, PartialEq, Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<AnyMessage>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct AnyMessage {
+    #[prost(string, tag = "1")]
+    type_url: String,
+    #[prost(bytes = "vec", tag = "2")]
+    value: Vec<u8>,
+}
+
+/// `google.rpc.ErrorInfo`.
+#[derive(Clone, PartialEq, Message)]
+struct ErrorInfo {
+    #[prost(string, tag = "1")]
+    reason: String,
+    #[prost(string, tag = "2")]
+    domain: String,
+    #[prost(map = "string, string", tag = "3")]
+    metadata: std::collections::HashMap<String, String>,
+}
+
+/// The `grpc-status-details-bin` value (unpadded base64) of a Status with `code`: `info`
+/// carries an ErrorInfo, `unknown` a type nobody knows, `mismatch` code 5 whatever `code`.
+fn status_details(code: u64, kind: &str) -> String {
+    let info = ErrorInfo {
+        reason: "QUOTA".into(),
+        domain: "rk6.test".into(),
+        metadata: [("k".to_owned(), "v".to_owned())].into(),
+    };
+    let detail = match kind {
+        "unknown" => AnyMessage {
+            type_url: "type.googleapis.com/nope.Thing".into(),
+            value: vec![8, 1],
+        },
+        _ => AnyMessage {
+            type_url: "type.googleapis.com/google.rpc.ErrorInfo".into(),
+            value: info.encode_to_vec(),
+        },
+    };
+    let status = RpcStatus {
+        code: if kind == "mismatch" { 5 } else { code as i32 },
+        message: "with details".into(),
+        details: vec![detail],
+    };
+    base64_raw(&status.encode_to_vec())
+}
+
+/// Standard base64 without padding (the tests have no base64 crate).
+fn base64_raw(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
 }
 
 /// `ServerReflectionRequest`'s fields this server answers.

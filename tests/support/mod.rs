@@ -35,6 +35,7 @@ pub mod otlp;
 pub mod py_ws;
 pub mod recorder;
 mod rest_call;
+pub mod user_cert;
 pub mod ws_server;
 
 pub use rest_call::rest_call;

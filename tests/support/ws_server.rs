@@ -33,7 +33,11 @@ pub fn start_tls() -> SocketAddr {
     let key = rcgen::KeyPair::generate().unwrap();
     let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
     let cert = params.self_signed(&key).unwrap();
-    let config = super::tls_server_config(&cert, &key, &[b"http/1.1"]);
+    start_tls_with(super::tls_server_config(&cert, &key, &[b"http/1.1"]))
+}
+
+/// Starts a TLS server presenting the certificate of `config`; returns its address.
+pub fn start_tls_with(config: Arc<rustls::ServerConfig>) -> SocketAddr {
     let acceptor = tokio_rustls::TlsAcceptor::from(config);
     super::accept_loop(LIFE, move |tcp| {
         let acceptor = acceptor.clone();

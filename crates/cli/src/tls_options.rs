@@ -50,6 +50,10 @@ pub fn from_options(
             )),
         }
     }
+    // And, as Go, the certificate files of the colon-separated directories of SSL_CERT_DIR.
+    extra_roots.extend(rk6_http::trust::go_env_roots(|k| {
+        (k == "SSL_CERT_DIR").then(|| env(k)).flatten()
+    }));
     Ok(Tls {
         options,
         extra_roots,
@@ -169,5 +173,26 @@ mod tests {
         })
         .unwrap();
         assert!(t.warnings[0].contains("SSL_CERT_FILE"));
+    }
+
+    #[test]
+    fn ssl_cert_dir_adds_the_pem_files_of_its_directories() {
+        let dir = std::env::temp_dir().join(format!("rk6-tls-dir-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        std::fs::create_dir_all(dir.join("b")).unwrap();
+        std::fs::write(dir.join("a/one.pem"), b"-----BEGIN CERTIFICATE-----\n").unwrap();
+        std::fs::write(dir.join("b/two.crt"), b"-----BEGIN CERTIFICATE-----\n").unwrap();
+        std::fs::write(dir.join("b/notes"), b"not PEM").unwrap();
+        let list = format!("{}:{}", dir.join("a").display(), dir.join("b").display());
+        let t = from_options(&Options::default(), |k| {
+            (k == "SSL_CERT_DIR").then(|| list.clone())
+        })
+        .unwrap();
+        assert!(t.warnings.is_empty());
+        assert_eq!(
+            t.apply(ClientConfig::default()).extra_root_certs_pem.len(),
+            2
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -233,6 +233,11 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
         rustls::Error::InvalidCertificate(C::Expired | C::NotValidYet) => {
             HttpError::new(GENERIC, "x509: certificate has expired or is not yet valid")
         }
+        rustls::Error::InvalidCertificate(C::InvalidPurpose | C::InvalidPurposeContext { .. }) => {
+            let text = "x509: certificate specifies an incompatible key usage";
+            HttpError::new(GENERIC, text)
+                .with_detail(format!("tls: failed to verify certificate: {text}"))
+        }
         rustls::Error::InvalidMessage(
             rustls::InvalidMessage::InvalidContentType
             | rustls::InvalidMessage::UnknownProtocolVersion,
@@ -611,6 +616,11 @@ mod tests {
         assert_eq!(
             from_tls("h", &io(E::InvalidCertificate(C::Other(ca_leaf)))).code,
             1310
+        );
+        assert_eq!(
+            from_tls("h", &io(E::InvalidCertificate(C::InvalidPurpose))),
+            HttpError::new(1000, "x509: certificate specifies an incompatible key usage")
+                .with_detail("tls: failed to verify certificate: x509: certificate specifies an incompatible key usage")
         );
         use rustls::pki_types::UnixTime;
         let at = |s| UnixTime::since_unix_epoch(std::time::Duration::from_secs(s));

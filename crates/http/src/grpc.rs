@@ -18,6 +18,7 @@ use crate::client::Client;
 use crate::error::{self, HttpError};
 use crate::target::resolve_target;
 use crate::timing_io::{IoStats, MeteredIo, Role};
+use crate::verify::TrustedCerts;
 
 /// How `client.connect()` dials.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +29,9 @@ pub struct GrpcConnectOptions {
     pub ca_pem: Option<Vec<u8>>,
     /// Client certificate and key (`tls.cert`, `tls.key`), PEM.
     pub client_cert: Option<(Vec<u8>, Vec<u8>)>,
+    /// `authority`: the `:authority` of every call instead of the address, and (as
+    /// grpc-go's TLS credentials take it) the name the server's certificate must match.
+    pub authority: Option<String>,
 }
 
 /// One gRPC connection (`client.connect()` until `client.close()`).
@@ -48,8 +52,13 @@ pub struct GrpcReply {
     pub message: String,
     /// Response headers, lower-case names, in arrival order.
     pub headers: Vec<(String, String)>,
-    /// Response trailers, lower-case names, in arrival order (gRPC's own removed).
+    /// Response trailers, lower-case names, in arrival order (gRPC's own removed but
+    /// `grpc-status-details-bin`, which grpc-go shows as metadata). `-bin` values are
+    /// base64-decoded, their bytes read as Go reads a string (invalid UTF-8 as U+FFFD).
     pub trailers: Vec<(String, String)>,
+    /// The decoded `grpc-status-details-bin` (a `google.rpc.Status`) when the status came
+    /// with exactly one, as grpc-go reads it.
+    pub status_details: Option<Bytes>,
     /// The reply message of a successful unary call.
     pub body: Option<Bytes>,
     /// Every message the server sent ([`GrpcConn::exchange`]).
@@ -65,18 +74,73 @@ pub struct GrpcReply {
     pub unsent: bool,
 }
 
-/// gRPC status codes used by the transport itself.
+/// gRPC's status codes: their numbers and the names Go's `codes.Code` prints, the one table
+/// of them in rk6 (the JS module's `Status*` constants and status objects read it).
 pub mod code {
+    /// Not an error.
+    pub const OK: u32 = 0;
+    /// The caller cancelled.
+    pub const CANCELED: u32 = 1;
+    /// HTTP status that maps to no gRPC code, or an error of no other kind.
+    pub const UNKNOWN: u32 = 2;
+    /// The request was invalid.
+    pub const INVALID_ARGUMENT: u32 = 3;
     /// The call's deadline passed.
     pub const DEADLINE_EXCEEDED: u32 = 4;
-    /// The reply was larger than allowed.
+    /// What was asked for is not there.
+    pub const NOT_FOUND: u32 = 5;
+    /// It exists already.
+    pub const ALREADY_EXISTS: u32 = 6;
+    /// Not allowed (HTTP 403).
+    pub const PERMISSION_DENIED: u32 = 7;
+    /// A message was larger than allowed, or a quota ran out.
     pub const RESOURCE_EXHAUSTED: u32 = 8;
+    /// The system is not in a state for this.
+    pub const FAILED_PRECONDITION: u32 = 9;
+    /// Aborted (a concurrency conflict).
+    pub const ABORTED: u32 = 10;
+    /// Past the valid range.
+    pub const OUT_OF_RANGE: u32 = 11;
+    /// The method is not implemented (HTTP 404).
+    pub const UNIMPLEMENTED: u32 = 12;
     /// Not a gRPC answer, or a protocol error.
     pub const INTERNAL: u32 = 13;
     /// The connection failed.
     pub const UNAVAILABLE: u32 = 14;
-    /// HTTP status that maps to no gRPC code.
-    pub const UNKNOWN: u32 = 2;
+    /// Data was lost.
+    pub const DATA_LOSS: u32 = 15;
+    /// No valid credentials (HTTP 401).
+    pub const UNAUTHENTICATED: u32 = 16;
+
+    /// The names, by number, as Go's `codes.Code` prints them (`NotFound`).
+    pub const NAMES: [&str; 17] = [
+        "OK",
+        "Canceled",
+        "Unknown",
+        "InvalidArgument",
+        "DeadlineExceeded",
+        "NotFound",
+        "AlreadyExists",
+        "PermissionDenied",
+        "ResourceExhausted",
+        "FailedPrecondition",
+        "Aborted",
+        "OutOfRange",
+        "Unimplemented",
+        "Internal",
+        "Unavailable",
+        "DataLoss",
+        "Unauthenticated",
+    ];
+
+    /// `code` as Go prints a `codes.Code`: its name, or `Code(17)` for a number gRPC does
+    /// not define.
+    pub fn name(code: u32) -> std::borrow::Cow<'static, str> {
+        match NAMES.get(code as usize) {
+            Some(n) => (*n).into(),
+            None => format!("Code({code})").into(),
+        }
+    }
 }
 
 impl Client {
@@ -133,6 +197,7 @@ impl Client {
             .clone()
             .map(|ua| format!("{ua} grpc-rk6"))
             .unwrap_or_else(|| "grpc-rk6".to_owned());
+        let authority = opts.authority.clone().unwrap_or_else(|| address.to_owned());
         if opts.plaintext {
             let io = MeteredIo::new(tcp, stats.clone(), Role::Count);
             let sender = handshake(io).await?;
@@ -140,11 +205,21 @@ impl Client {
                 sender,
                 stats,
                 scheme: "http",
-                authority: address.to_owned(),
+                authority,
                 user_agent,
             });
         }
         let tls = self.grpc_tls(opts)?;
+        // grpc-go's TLS credentials verify the server as the authority's host.
+        let host = match &opts.authority {
+            Some(a) => {
+                let name = split_host_port(a).map_or(a.as_str(), |(h, _)| h);
+                url::Host::parse(name).map_err(|e| {
+                    HttpError::new(error::INVALID_URL, format!("invalid authority {a:?}: {e}"))
+                })?
+            }
+            None => host,
+        };
         let server_name = match host {
             url::Host::Ipv4(ip) => ServerName::IpAddress(IpAddr::V4(ip).into()),
             url::Host::Ipv6(ip) => ServerName::IpAddress(IpAddr::V6(ip).into()),
@@ -162,7 +237,7 @@ impl Client {
             sender,
             stats,
             scheme: "https",
-            authority: address.to_owned(),
+            authority,
             user_agent,
         })
     }
@@ -179,7 +254,7 @@ impl Client {
         }
         let bad = |what: &str| HttpError::new(error::TLS_GENERIC, what.to_owned());
         let provider = base.crypto_provider().clone();
-        let builder = rustls::ClientConfig::builder_with_provider(provider)
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(self.config().tls.versions())
             .map_err(|e| bad(&e.to_string()))?;
         if self.config().insecure_skip_tls_verify {
@@ -200,12 +275,9 @@ impl Client {
             tls.alpn_protocols = vec![b"h2".to_vec()];
             return Ok(Arc::new(tls));
         }
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let mut trusted = TrustedCerts::bundled();
         for pem in &self.config().extra_root_certs_pem {
-            for cert in rustls::pki_types::pem::PemObject::pem_slice_iter(pem).flatten() {
-                let _ = roots.add(cert);
-            }
+            trusted.add_pem(pem);
         }
         if let Some(pem) = &opts.ca_pem {
             let certs: Vec<CertificateDer<'static>> =
@@ -216,10 +288,12 @@ impl Client {
                 return Err(bad("failed to append ca certs from PEM"));
             }
             for c in certs {
-                let _ = roots.add(c);
+                trusted.add(c);
             }
         }
-        let wants = builder.with_root_certificates(roots);
+        let wants = builder
+            .dangerous()
+            .with_custom_certificate_verifier(trusted.verifier(&provider));
         let mut tls = match &opts.client_cert {
             Some((cert, key)) => {
                 let chain: Vec<CertificateDer<'static>> =
@@ -290,8 +364,8 @@ pub struct GrpcCall<'a> {
     pub metadata: &'a [(String, String)],
     /// The encoded request message.
     pub message: Bytes,
-    /// The call's deadline, sent as `grpc-timeout` too.
-    pub timeout: Duration,
+    /// The call's deadline, sent as `grpc-timeout` too (none: no deadline).
+    pub timeout: Option<Duration>,
     /// Largest reply message accepted.
     pub max_receive: usize,
 }
@@ -328,16 +402,16 @@ impl GrpcConn {
         path: &str,
         metadata: &[(String, String)],
         frames: &[Bytes],
-        timeout: Duration,
+        timeout: Option<Duration>,
         max_receive: usize,
     ) -> GrpcReply {
         let started = Instant::now();
-        let mut reply = match tokio::time::timeout(
-            timeout,
-            self.exchange_inner(path, metadata, frames, timeout, max_receive),
-        )
-        .await
-        {
+        let call = self.exchange_inner(path, metadata, frames, timeout, max_receive);
+        let outcome = match timeout {
+            Some(t) => tokio::time::timeout(t, call).await,
+            None => Ok(call.await),
+        };
+        let mut reply = match outcome {
             Ok(r) => r,
             Err(_) => GrpcReply {
                 timed_out: true,
@@ -369,7 +443,7 @@ impl GrpcConn {
         path: &str,
         metadata: &[(String, String)],
         frames: &[Bytes],
-        timeout: Duration,
+        timeout: Option<Duration>,
         max_receive: usize,
     ) -> GrpcReply {
         let total: usize = frames.iter().map(|f| 5 + f.len()).sum();
@@ -379,7 +453,7 @@ impl GrpcConn {
             body.put_u32(f.len() as u32);
             body.put_slice(f);
         }
-        let req = self.request(path, metadata, Some(timeout));
+        let req = self.request(path, metadata, timeout);
         let req = match req.body(Either::Left(Full::new(body.freeze()))) {
             Ok(r) => r,
             Err(e) => return failed(code::INTERNAL, e.to_string()),
@@ -402,8 +476,12 @@ impl GrpcConn {
             }
         };
         let (parts, incoming) = resp.into_parts();
+        let headers = match metadata_pairs(&parts.headers) {
+            Ok(h) => h,
+            Err(e) => return failed(code::INTERNAL, e),
+        };
         let mut reply = GrpcReply {
-            headers: metadata_pairs(&parts.headers),
+            headers,
             ..GrpcReply::default()
         };
         if parts.status != http::StatusCode::OK {
@@ -595,8 +673,12 @@ async fn read_stream<F: FnMut(StreamEvent)>(
         Err(e) => return failed(code::UNAVAILABLE, e.to_string()),
     };
     let (parts, mut incoming) = resp.into_parts();
+    let headers = match metadata_pairs(&parts.headers) {
+        Ok(h) => h,
+        Err(e) => return failed(code::INTERNAL, e),
+    };
     let mut reply = GrpcReply {
-        headers: metadata_pairs(&parts.headers),
+        headers,
         ..GrpcReply::default()
     };
     if parts.status != http::StatusCode::OK {
@@ -681,7 +763,19 @@ fn read_status(
     if !in_trailers {
         reply.headers.clear();
     }
-    reply.trailers = metadata_pairs(status_from);
+    // grpc-go takes the details only from a single value that decodes.
+    let mut details = status_from.get_all("grpc-status-details-bin").iter();
+    if let (Some(v), None) = (details.next(), details.next()) {
+        reply.status_details = decode_bin(v.as_bytes()).ok().map(Bytes::from);
+    }
+    match metadata_pairs(status_from) {
+        Ok(t) => reply.trailers = t,
+        Err(e) => {
+            reply.code = code::INTERNAL;
+            reply.message = e;
+            reply.status_details = None;
+        }
+    }
 }
 
 fn failed(code: u32, message: String) -> GrpcReply {
@@ -692,21 +786,77 @@ fn failed(code: u32, message: String) -> GrpcReply {
     }
 }
 
-/// The metadata a script sees: every header but HTTP/2's and gRPC's own.
-fn metadata_pairs(headers: &http::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .filter(|(k, _)| {
-            let k = k.as_str();
-            !(k == "grpc-status" || k == "grpc-message" || k == "grpc-status-details-bin")
-        })
-        .map(|(k, v)| {
-            (
-                k.as_str().to_owned(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
+/// The metadata a script sees: every header but HTTP/2's and gRPC's own, as grpc-go keeps
+/// them (`grpc-status-details-bin` included); a `-bin` value is base64 (padded or not) and
+/// is given decoded. A `-bin` value that does not decode fails the call, as in grpc-go.
+fn metadata_pairs(headers: &http::HeaderMap) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::with_capacity(headers.len());
+    for (k, v) in headers {
+        let k = k.as_str();
+        if matches!(
+            k,
+            "grpc-status"
+                | "grpc-message"
+                | "grpc-message-type"
+                | "grpc-encoding"
+                | "grpc-timeout"
+                | "te"
+        ) {
+            continue;
+        }
+        let value = if k.ends_with("-bin") {
+            let bytes = decode_bin(v.as_bytes()).map_err(|at| {
+                format!("transport: malformed {k}: illegal base64 data at input byte {at}")
+            })?;
+            go_string(&bytes)
+        } else {
+            String::from_utf8_lossy(v.as_bytes()).into_owned()
+        };
+        out.push((k.to_owned(), value));
+    }
+    Ok(out)
+}
+
+/// A `-bin` metadata value as grpc-go decodes it: padded base64 when its length is a
+/// multiple of 4, unpadded otherwise; the error is the offset Go's decoder reports.
+fn decode_bin(value: &[u8]) -> Result<Vec<u8>, usize> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
+    use base64::Engine;
+    let engine = if value.len().is_multiple_of(4) {
+        &STANDARD
+    } else {
+        &STANDARD_NO_PAD
+    };
+    engine.decode(value).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(at, _) | base64::DecodeError::InvalidLastSymbol(at, _) => {
+            at
+        }
+        base64::DecodeError::InvalidLength(len) => len,
+        base64::DecodeError::InvalidPadding => {
+            value.iter().position(|b| *b == b'=').unwrap_or(value.len())
+        }
+    })
+}
+
+/// Bytes as a Go string reaches JS: valid UTF-8 as it is, each byte of an invalid sequence
+/// as one U+FFFD (Rust's lossy conversion merges some of them).
+pub fn go_string(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                return out;
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                out.push(char::REPLACEMENT_CHARACTER);
+                rest = &bad[1..];
+            }
+        }
+    }
 }
 
 /// The `grpc-timeout` header value: at most 8 digits, in the finest unit that fits.
@@ -725,9 +875,9 @@ fn grpc_timeout(d: Duration) -> String {
 fn http_to_grpc(status: u16) -> u32 {
     match status {
         400 => code::INTERNAL,
-        401 => 16,
-        403 => 7,
-        404 => 12,
+        401 => code::UNAUTHENTICATED,
+        403 => code::PERMISSION_DENIED,
+        404 => code::UNIMPLEMENTED,
         429 | 502..=504 => code::UNAVAILABLE,
         _ => code::UNKNOWN,
     }
@@ -742,6 +892,55 @@ mod tests {
         assert_eq!(grpc_timeout(Duration::from_secs(2)), "2000000u");
         assert_eq!(grpc_timeout(Duration::from_secs(120)), "120000m");
         assert_eq!(grpc_timeout(Duration::from_secs(200_000)), "200000S");
+    }
+
+    #[test]
+    fn code_names_as_go_prints_them() {
+        assert_eq!(code::name(code::OK), "OK");
+        assert_eq!(code::name(code::DEADLINE_EXCEEDED), "DeadlineExceeded");
+        assert_eq!(code::name(code::UNAUTHENTICATED), "Unauthenticated");
+        assert_eq!(code::name(17), "Code(17)");
+        assert_eq!(code::NAMES.len(), code::UNAUTHENTICATED as usize + 1);
+    }
+
+    #[test]
+    fn bin_metadata_is_decoded_as_grpc_go_does() {
+        // Padded when the length is a multiple of 4, unpadded otherwise.
+        assert_eq!(decode_bin(b"aGk="), Ok(b"hi".to_vec()));
+        assert_eq!(decode_bin(b"aGk"), Ok(b"hi".to_vec()));
+        assert_eq!(decode_bin(b"a!k="), Err(1));
+        // Invalid UTF-8: one U+FFFD per byte, as a Go string reaches JS.
+        assert_eq!(go_string(b"a\xff\xfeb"), "a\u{fffd}\u{fffd}b");
+        assert_eq!(go_string(b"\xf0\x90\x80"), "\u{fffd}\u{fffd}\u{fffd}");
+        assert_eq!(go_string("é".as_bytes()), "é");
+        let mut headers = http::HeaderMap::new();
+        headers.insert("grpc-status", "3".parse().unwrap());
+        headers.insert("grpc-status-details-bin", "CAM".parse().unwrap());
+        headers.insert("x-id-bin", "AP8".parse().unwrap());
+        headers.insert("x-plain", "v".parse().unwrap());
+        let mut reply = GrpcReply::default();
+        read_status(&mut reply, &http::HeaderMap::new(), Some(&headers));
+        assert_eq!(reply.code, 3);
+        assert_eq!(reply.status_details.as_deref(), Some(&[8u8, 3][..]));
+        assert_eq!(
+            reply.trailers,
+            [
+                (
+                    "grpc-status-details-bin".to_owned(),
+                    "\u{8}\u{3}".to_owned()
+                ),
+                ("x-id-bin".to_owned(), "\u{0}\u{fffd}".to_owned()),
+                ("x-plain".to_owned(), "v".to_owned()),
+            ]
+        );
+        headers.insert("x-bad-bin", "a!k=".parse().unwrap());
+        let mut reply = GrpcReply::default();
+        read_status(&mut reply, &http::HeaderMap::new(), Some(&headers));
+        assert_eq!(reply.code, code::INTERNAL);
+        assert_eq!(
+            reply.message,
+            "transport: malformed x-bad-bin: illegal base64 data at input byte 1"
+        );
     }
 
     #[test]

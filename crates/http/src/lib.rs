@@ -91,6 +91,7 @@ mod tls;
 mod tls_auth;
 mod tls_suites;
 pub mod trust;
+mod verify;
 
 pub use auth::Auth;
 pub use client::Client;
@@ -113,6 +114,7 @@ pub use response_head::HeaderFields;
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
 pub use timings::Timings;
 pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
+pub use verify::{ServerVerifier, TrustedCerts};
 
 /// The property tests' case count: `default` in the normal test run (sized for CI), or
 /// `PROPTEST_CASES` when set, for a longer fuzzing run (docs/reliability.md).

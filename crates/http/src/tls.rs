@@ -19,16 +19,13 @@ use std::sync::{Arc, OnceLock};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::Resumption;
 use rustls::crypto::{ring, CryptoProvider, WebPkiSupportedAlgorithms};
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{
-    DigitallySignedStruct, ProtocolVersion, RootCertStore, SignatureScheme,
-    SupportedProtocolVersion,
-};
+use rustls::{DigitallySignedStruct, ProtocolVersion, SignatureScheme, SupportedProtocolVersion};
 
 pub use crate::tls_auth::ClientCertPem;
 use crate::tls_auth::ClientCerts;
 use crate::tls_suites::{self, Lookup};
+use crate::verify::TrustedCerts;
 
 /// A TLS protocol version by k6's name (`http.TLS_1_2` = `"tls1.2"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -252,7 +249,8 @@ impl TlsCache {
 }
 
 /// The rustls config for validated options `opts`; `insecure` trusts any certificate,
-/// otherwise the Mozilla roots and `extra_roots_pem` are trusted.
+/// otherwise the Mozilla roots and `extra_roots_pem` are trusted, as Go trusts them
+/// ([`crate::verify`]: a server may also present one of `extra_roots_pem` itself).
 pub(crate) fn build(
     opts: &TlsOptions,
     insecure: bool,
@@ -269,16 +267,15 @@ pub(crate) fn build(
                 provider.signature_verification_algorithms,
             )))
     } else {
-        let mut roots = RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let mut trusted = TrustedCerts::bundled();
         for pem in extra_roots_pem {
             // Unparsable extra roots are skipped: the contract keeps `Client::new` infallible,
             // and a missing root surfaces as error 1310 on the first request.
-            for cert in CertificateDer::pem_slice_iter(pem).flatten() {
-                let _ = roots.add(cert);
-            }
+            trusted.add_pem(pem);
         }
-        builder.with_root_certificates(roots)
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(trusted.verifier(&provider))
     };
     let mut tls = match &opts.client_certs {
         Some(certs) => wants_cert.with_client_cert_resolver(certs.clone()),

@@ -26,12 +26,31 @@ pub fn go_system_roots(env: impl Fn(&str) -> Option<String>) -> Vec<Vec<u8>> {
         Some(file) => out.extend(std::fs::read(file)),
         None => out.extend(CERT_FILES.iter().find_map(|f| std::fs::read(f).ok())),
     }
-    let dirs: Vec<String> = match env("SSL_CERT_DIR").filter(|v| !v.is_empty()) {
-        Some(list) => list.split(':').map(str::to_string).collect(),
-        None => CERT_DIRS.iter().map(|d| d.to_string()).collect(),
-    };
+    match env("SSL_CERT_DIR").filter(|v| !v.is_empty()) {
+        Some(list) => read_dirs(list.split(':'), &mut out),
+        None => read_dirs(CERT_DIRS.iter().copied(), &mut out),
+    }
+    out
+}
+
+/// Only what `SSL_CERT_FILE` and `SSL_CERT_DIR` name, when set: the certificates a user
+/// points Go at, for clients that trust them on top of the bundled roots instead of reading
+/// the system's (the k6/http client, the outputs).
+pub fn go_env_roots(env: impl Fn(&str) -> Option<String>) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    if let Some(file) = env("SSL_CERT_FILE").filter(|v| !v.is_empty()) {
+        out.extend(std::fs::read(file));
+    }
+    if let Some(list) = env("SSL_CERT_DIR").filter(|v| !v.is_empty()) {
+        read_dirs(list.split(':'), &mut out);
+    }
+    out
+}
+
+/// Every file of `dirs` that holds PEM text, pushed onto `out`.
+fn read_dirs<'a>(dirs: impl Iterator<Item = &'a str>, out: &mut Vec<Vec<u8>>) {
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(Path::new(&dir)) else {
+        let Ok(entries) = std::fs::read_dir(Path::new(dir)) else {
             continue;
         };
         for entry in entries.flatten() {
@@ -42,7 +61,6 @@ pub fn go_system_roots(env: impl Fn(&str) -> Option<String>) -> Vec<Vec<u8>> {
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -66,6 +84,9 @@ mod tests {
         });
         assert_eq!(roots.len(), 2);
         assert!(roots.iter().all(|r| r.as_slice() == pem));
+        let only_dir = go_env_roots(|k| (k == "SSL_CERT_DIR").then(|| d.clone()));
+        assert_eq!(only_dir, vec![pem.to_vec()]);
+        assert!(go_env_roots(|_| None).is_empty());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

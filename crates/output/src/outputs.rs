@@ -48,7 +48,7 @@ pub struct RunInfo {
 pub enum OutputError {
     /// An output k6 has and rk6 does not.
     #[error(
-        "output {0} is not supported by rk6 yet (supported: aggregate, json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
+        "output {0} is not supported by rk6 yet (supported: aggregate, json, csv, opentelemetry (or experimental-opentelemetry), experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
     )]
     Unsupported(String),
     /// A name neither k6 nor rk6 knows.

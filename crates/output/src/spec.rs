@@ -9,7 +9,7 @@ use crate::csv::{CsvConfig, CsvFormat};
 use crate::influxdb::config::InfluxConfig;
 use crate::influxdb::InfluxDbOutput;
 use crate::json_lines::JsonLines;
-use crate::opentelemetry::config::OtelConfig;
+use crate::opentelemetry::config::OtelName;
 use crate::opentelemetry::OtelOutput;
 use crate::out_file::{OutFile, Target};
 use crate::outputs::{Output, OutputError, RunInfo};
@@ -41,8 +41,11 @@ pub enum OutputKind {
     WebDashboard,
     /// k6's `experimental-prometheus-rw` (Prometheus remote write).
     PrometheusRw,
-    /// k6's `experimental-opentelemetry` (OTLP metrics over gRPC or HTTP).
+    /// k6's `opentelemetry` (OTLP metrics over gRPC or HTTP; the stable name since k6 1.4).
     OpenTelemetry,
+    /// The same output by its pre-1.4 name, `experimental-opentelemetry`: k6's deprecation
+    /// warning, and k6 1.1's Rate encoding by default.
+    ExperimentalOpenTelemetry,
     /// k6's `influxdb` (InfluxDB v1 line protocol over HTTP).
     InfluxDb,
     /// rk6's `aggregate`: this runner's deltas pushed to `rk6 aggregate`.
@@ -58,7 +61,8 @@ impl OutputSpec {
             "csv" => OutputKind::Csv,
             "web-dashboard" => OutputKind::WebDashboard,
             "experimental-prometheus-rw" => OutputKind::PrometheusRw,
-            "experimental-opentelemetry" => OutputKind::OpenTelemetry,
+            "opentelemetry" => OutputKind::OpenTelemetry,
+            "experimental-opentelemetry" => OutputKind::ExperimentalOpenTelemetry,
             "influxdb" => OutputKind::InfluxDb,
             "aggregate" => OutputKind::Aggregate,
             n if K6_ONLY.contains(&n) => return Err(OutputError::Unsupported(n.to_string())),
@@ -157,16 +161,21 @@ impl OutputSpec {
                 let cfg = RwConfig::from_env(env, &vars)?;
                 Ok(Box::new(PrometheusRwOutput::new(cfg)?))
             }
-            OutputKind::OpenTelemetry => {
+            OutputKind::OpenTelemetry | OutputKind::ExperimentalOpenTelemetry => {
+                let name = if self.kind == OutputKind::OpenTelemetry {
+                    OtelName::Stable
+                } else {
+                    OtelName::Experimental
+                };
                 // k6 ignores an argument here; refusing it beats a silently unused endpoint.
                 if !self.arg.is_empty() {
                     return Err(OutputError::InvalidArgument(format!(
-                        "the experimental-opentelemetry output takes no argument (got \"{}\"); set K6_OTEL_GRPC_EXPORTER_ENDPOINT and the other K6_OTEL_* variables instead",
+                        "the {} output takes no argument (got \"{}\"); set K6_OTEL_GRPC_EXPORTER_ENDPOINT and the other K6_OTEL_* variables instead",
+                        name.as_str(),
                         self.arg
                     )));
                 }
-                let cfg = OtelConfig::from_env(env)?;
-                Ok(Box::new(OtelOutput::new(cfg)?))
+                Ok(Box::new(OtelOutput::open(name, env)?))
             }
             OutputKind::InfluxDb => {
                 let cfg = InfluxConfig::parse(&self.arg, env)?;
@@ -202,7 +211,7 @@ mod tests {
         let e = OutputSpec::parse("statsd").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "output statsd is not supported by rk6 yet (supported: aggregate, json, csv, experimental-opentelemetry, experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
+            "output statsd is not supported by rk6 yet (supported: aggregate, json, csv, opentelemetry (or experimental-opentelemetry), experimental-prometheus-rw, influxdb, web-dashboard; see docs/compatibility.md)"
         );
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {
@@ -232,14 +241,26 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("takes no argument"), "{e}");
-        let s = OutputSpec::parse("experimental-opentelemetry").unwrap();
-        assert_eq!(s.kind, OutputKind::OpenTelemetry);
-        let e = OutputSpec::parse("experimental-opentelemetry=localhost:4317")
-            .unwrap()
-            .open(&ThresholdSet::default(), &none, &RunInfo::default())
-            .err()
-            .unwrap();
-        assert!(e.to_string().contains("takes no argument"), "{e}");
+        // k6 v1.4.0 release notes, #5334: the stable name, the experimental one kept.
+        for (name, kind) in [
+            ("opentelemetry", OutputKind::OpenTelemetry),
+            (
+                "experimental-opentelemetry",
+                OutputKind::ExperimentalOpenTelemetry,
+            ),
+        ] {
+            assert_eq!(OutputSpec::parse(name).unwrap().kind, kind);
+            let e = OutputSpec::parse(&format!("{name}=localhost:4317"))
+                .unwrap()
+                .open(&ThresholdSet::default(), &none, &RunInfo::default())
+                .err()
+                .unwrap();
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("the {name} output takes no argument")),
+                "{e}"
+            );
+        }
         assert!(matches!(
             OutputSpec::parse("nope").unwrap_err(),
             OutputError::Unknown(_)

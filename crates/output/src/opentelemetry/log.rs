@@ -14,6 +14,15 @@ pub(crate) fn log_warning(msg: &str, error: &str) {
     );
 }
 
+/// Logs one warning line of its own, as k6 logs those not tied to an export.
+pub(crate) fn log_line(msg: &str) {
+    eprintln!(
+        "time=\"{}\" level=warning msg={}",
+        rfc3339(SystemTime::now(), false),
+        quote(msg)
+    );
+}
+
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }

@@ -1,4 +1,5 @@
-//! The `experimental-opentelemetry` output: k6's OTLP metrics output.
+//! The `opentelemetry` output (`experimental-opentelemetry` before k6 1.4): k6's OTLP
+//! metrics output.
 //!
 //! Samples are folded into per-stream state on the metrics thread as they arrive
 //! ([`streams`]); every export interval the state of all streams is encoded as one
@@ -22,8 +23,8 @@ use prost::Message;
 use rk6_metrics::{Registry, Sample};
 
 use crate::outputs::{Output, OutputError};
-use config::OtelConfig;
-use log::log_warning;
+use config::{OtelConfig, OtelName};
+use log::{log_line, log_warning};
 use pusher::Pusher;
 use streams::Streams;
 use transport::Transport;
@@ -42,7 +43,27 @@ pub struct OtelOutput {
     next_export: Instant,
 }
 
+/// What k6 (1.4 on) logs when the output is asked for by its experimental name.
+const GRADUATED: &str = "OpenTelemetry output has been graduated as a stable output. You can now use just \"opentelemetry\" instead of \"experimental-opentelemetry\". The experimental version will be removed in future versions.";
+
 impl OtelOutput {
+    /// The output asked for as `name`, its settings read through `env`: k6's warning for
+    /// the experimental name, then the deprecation lines of the settings, then
+    /// [`OtelOutput::new`].
+    pub fn open(
+        name: OtelName,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<OtelOutput, OutputError> {
+        if name == OtelName::Experimental {
+            log_line(GRADUATED);
+        }
+        let config = OtelConfig::from_env(env, name)?;
+        for line in &config.deprecations {
+            log_line(line);
+        }
+        OtelOutput::new(config)
+    }
+
     /// Builds the client for `config` and starts the pusher thread.
     pub fn new(config: OtelConfig) -> Result<OtelOutput, OutputError> {
         let transport = Transport::new(
@@ -55,7 +76,7 @@ impl OtelOutput {
             OutputError::InvalidArgument(format!("failed to create OpenTelemetry exporter: {e}"))
         })?;
         let pusher = Pusher::start(transport).map_err(|source| OutputError::Create {
-            kind: "experimental-opentelemetry",
+            kind: config.name.as_str(),
             source,
         })?;
         Ok(OtelOutput {
@@ -64,6 +85,7 @@ impl OtelOutput {
                 &config.service_name,
                 &config.service_version,
                 &config.resource_attributes,
+                config.rates,
             ),
             next_export: Instant::now() + config.export_interval,
             config,

@@ -8,9 +8,13 @@
 //! * a Gauge is a Gauge of doubles (its last value), with the same units;
 //! * a Trend is a Histogram with the SDK's default explicit buckets ([`BOUNDS`], a value
 //!   counting in the first bucket whose bound is not below it), sum, min and max;
-//! * a Rate is two monotonic integer Sums without unit: `<name>.occurred` (non-zero
-//!   samples) and `<name>.total` (all samples). A stream that never saw a non-zero value
-//!   has no `.occurred` point, and a metric without any has no `.occurred` metric.
+//! * a Rate, as k6 1.4 and later send it ([`RateEncoding::SingleCounter`]), is one
+//!   monotonic integer Sum without unit, `<name>.total`, counting every sample under its
+//!   tags plus `condition` = `nonzero` or `zero`: a stream has a point per condition it
+//!   saw. As k6 1.1 sent it ([`RateEncoding::CounterPair`]), it is two such Sums:
+//!   `<name>.occurred` (non-zero samples) and `<name>.total` (all samples); a stream that
+//!   never saw a non-zero value has no `.occurred` point, and a metric without any has no
+//!   `.occurred` metric.
 //!
 //! Metrics go out in the order their first sample arrived, all in one resource (`service.name`,
 //! `service.version`, `telemetry.sdk.*`) and one scope named `k6`.
@@ -35,6 +39,19 @@ pub const BOUNDS: [f64; 15] = [
 
 /// The resource's schema: the semantic conventions its attribute names come from.
 const SCHEMA_URL: &str = "https://opentelemetry.io/schemas/1.26.0";
+
+/// The attribute telling a Rate's non-zero samples from its zero ones.
+const CONDITION: &str = "condition";
+
+/// How a k6 Rate is exported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateEncoding {
+    /// One counter `<name>.total` with a `condition` attribute (k6 1.4 and later).
+    SingleCounter,
+    /// Two counters, `<name>.occurred` and `<name>.total` (k6 1.1, and k6 1.4 to 1.7 with
+    /// `K6_OTEL_SINGLE_COUNTER_FOR_RATE=false`).
+    CounterPair,
+}
 
 /// What the mapping needs to know of a metric.
 #[derive(Debug, Clone)]
@@ -87,6 +104,7 @@ struct Stream {
 #[derive(Debug)]
 pub struct Streams {
     prefix: String,
+    rates: RateEncoding,
     resource: Resource,
     metrics: Vec<Option<MetricMeta>>,
     /// Metrics in the order of their first sample.
@@ -104,6 +122,7 @@ impl Streams {
         service_name: &str,
         service_version: &str,
         extra: &[(String, String)],
+        rates: RateEncoding,
     ) -> Streams {
         let own = [
             ("service.name", service_name),
@@ -123,6 +142,7 @@ impl Streams {
         let attributes = pairs.into_iter().map(|(k, v)| key_value(k, v)).collect();
         Streams {
             prefix: prefix.to_string(),
+            rates,
             resource: Resource {
                 attributes,
                 ..Default::default()
@@ -249,6 +269,13 @@ impl Streams {
                     };
                     metrics.push(named(meta.name.clone(), meta.unit, data));
                 }
+                MetricType::Rate if self.rates == RateEncoding::SingleCounter => {
+                    metrics.push(named(
+                        format!("{}.total", meta.name),
+                        "",
+                        monotonic_sum(conditions(streams, now)),
+                    ));
+                }
                 MetricType::Rate => {
                     let counts = |pick: fn(u64, u64) -> u64| -> Vec<NumberDataPoint> {
                         meta.streams
@@ -326,6 +353,53 @@ impl Streams {
             }],
         }
     }
+}
+
+/// The points of a Rate's single counter: per stream, its non-zero samples under
+/// `condition=nonzero` and its zero ones under `condition=zero` (a count of none gives no
+/// point, as the SDK has none for an attribute set never recorded).
+fn conditions<'a>(streams: impl Iterator<Item = &'a Stream>, now: u64) -> Vec<NumberDataPoint> {
+    let streams: Vec<&Stream> = streams.collect();
+    // A tag named `condition` gives way to the attribute (k6 passes it last, and the SDK
+    // keeps the last value of a key), so two streams may share a point then.
+    let merge = streams
+        .iter()
+        .any(|s| s.attributes.iter().any(|kv| kv.key == CONDITION));
+    let mut points: Vec<NumberDataPoint> = Vec::new();
+    for s in streams {
+        let State::Rate { occurred, total } = s.state else {
+            continue;
+        };
+        for (condition, n) in [("nonzero", occurred), ("zero", total - occurred)] {
+            if n == 0 {
+                continue;
+            }
+            let mut attributes = s.attributes.clone();
+            attributes.retain(|kv| kv.key != CONDITION);
+            let at = attributes.partition_point(|kv| kv.key.as_str() < CONDITION);
+            attributes.insert(at, key_value(CONDITION, condition));
+            let n = i64::try_from(n).unwrap_or(i64::MAX);
+            let same = merge
+                .then(|| points.iter_mut().find(|p| p.attributes == attributes))
+                .flatten();
+            match same {
+                Some(p) => {
+                    if let Some(number_data_point::Value::AsInt(v)) = &mut p.value {
+                        *v = v.saturating_add(n);
+                    }
+                    p.start_time_unix_nano = p.start_time_unix_nano.min(s.start_ns);
+                }
+                None => points.push(NumberDataPoint {
+                    attributes,
+                    start_time_unix_nano: s.start_ns,
+                    time_unix_nano: now,
+                    value: Some(number_data_point::Value::AsInt(n)),
+                    ..Default::default()
+                }),
+            }
+        }
+    }
+    points
 }
 
 fn key_value(k: &str, v: &str) -> KeyValue {
@@ -413,7 +487,7 @@ mod tests {
             ("team".to_string(), "a".to_string()),
             ("service.name".to_string(), "ignored".to_string()),
         ];
-        let mut st = Streams::new("k6_", "svc", "1.2", &extra);
+        let mut st = Streams::new("k6_", "svc", "1.2", &extra, RateEncoding::CounterPair);
         let a = [("scenario", "default"), ("group", ""), ("k", "v")];
         let b = [("scenario", "default"), ("k", "v")];
         for (name, v, tags) in [
@@ -541,5 +615,131 @@ mod tests {
             "only the stream with a non-zero value"
         );
         assert_eq!(o.data_points[0].value, Some(AsInt(1)));
+    }
+
+    /// Points as `(attributes, count)`.
+    type IntPoints = Vec<(Vec<(String, String)>, i64)>;
+
+    /// The `(attributes, count)` of a Sum's integer points, sorted.
+    fn int_points(m: &Metric) -> IntPoints {
+        let Some(metric::Data::Sum(sum)) = &m.data else {
+            panic!("{} is not a sum", m.name)
+        };
+        assert!(sum.is_monotonic);
+        assert_eq!(
+            sum.aggregation_temporality,
+            AggregationTemporality::Cumulative as i32
+        );
+        let mut points: Vec<_> = sum
+            .data_points
+            .iter()
+            .map(|p| {
+                let attrs = p
+                    .attributes
+                    .iter()
+                    .map(|kv| {
+                        let v = match kv.value.as_ref().and_then(|v| v.value.as_ref()) {
+                            Some(any_value::Value::StringValue(s)) => s.clone(),
+                            other => panic!("{other:?}"),
+                        };
+                        (kv.key.clone(), v)
+                    })
+                    .collect();
+                let Some(number_data_point::Value::AsInt(n)) = p.value else {
+                    panic!("{p:?}")
+                };
+                (attrs, n)
+            })
+            .collect();
+        points.sort();
+        points
+    }
+
+    /// k6 v1.4.0 release notes, #5333: one Int64 counter `<name>.total`, each sample
+    /// counted under its tags plus `condition` = `nonzero` or `zero`.
+    #[test]
+    fn a_rate_as_one_counter_with_a_condition() {
+        let registry = Registry::new();
+        registry
+            .register("mr", MetricType::Rate, ValueType::Default)
+            .unwrap();
+        let mut st = Streams::new("p_", "svc", "1", &[], RateEncoding::SingleCounter);
+        let a = [("scenario", "default"), ("group", "")];
+        let b = [("scenario", "default"), ("a", "1")];
+        for (v, tags) in [
+            (1.0, &a[..]),
+            (0.0, &a),
+            (2.5, &a),
+            (0.0, &b),
+            (0.0, &b),
+            (f64::NAN, &b),
+        ] {
+            st.add(&registry, &sample(&registry, "mr", v, tags));
+        }
+        let req = st.request(UNIX_EPOCH + Duration::from_secs(200));
+        let metrics = &req.resource_metrics[0].scope_metrics[0].metrics;
+        let names: Vec<(&str, &str)> = metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.unit.as_str()))
+            .collect();
+        assert_eq!(names, [("p_mr.total", "")], "no .occurred");
+        let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+            p.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        // In key order, `condition` among the tags; `b` never saw a non-zero value.
+        assert_eq!(
+            int_points(&metrics[0]),
+            [
+                (
+                    pairs(&[("a", "1"), ("condition", "zero"), ("scenario", "default")]),
+                    2
+                ),
+                (
+                    pairs(&[("condition", "nonzero"), ("scenario", "default")]),
+                    2
+                ),
+                (pairs(&[("condition", "zero"), ("scenario", "default")]), 1),
+            ]
+        );
+        let Some(metric::Data::Sum(sum)) = &metrics[0].data else {
+            panic!()
+        };
+        assert!(sum
+            .data_points
+            .iter()
+            .all(|p| p.start_time_unix_nano == 100_000_000_000
+                && p.time_unix_nano == 200_000_000_000));
+    }
+
+    /// A tag named `condition` gives way to the attribute, as the SDK keeps the last value
+    /// of a key: streams that then look alike share one point.
+    #[test]
+    fn a_condition_tag_gives_way() {
+        let registry = Registry::new();
+        registry
+            .register("mr", MetricType::Rate, ValueType::Default)
+            .unwrap();
+        let mut st = Streams::new("", "svc", "1", &[], RateEncoding::SingleCounter);
+        for (v, tags) in [
+            (1.0, &[("k", "v")][..]),
+            (1.0, &[("k", "v"), ("condition", "x")]),
+            (0.0, &[("k", "v"), ("condition", "y")]),
+        ] {
+            st.add(&registry, &sample(&registry, "mr", v, tags));
+        }
+        let req = st.request(UNIX_EPOCH + Duration::from_secs(200));
+        let metrics = &req.resource_metrics[0].scope_metrics[0].metrics;
+        let cond = |c: &str| {
+            vec![
+                ("condition".to_string(), c.to_string()),
+                ("k".into(), "v".into()),
+            ]
+        };
+        assert_eq!(
+            int_points(&metrics[0]),
+            [(cond("nonzero"), 2), (cond("zero"), 1)]
+        );
     }
 }

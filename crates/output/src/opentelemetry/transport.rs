@@ -13,9 +13,9 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::percent_decode_str;
+use rk6_http::TrustedCerts;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use rustls::RootCertStore;
 
 use super::config::{Exporter, TlsSettings};
 use crate::prometheus_rw::transport::{describe, tls_builder};
@@ -53,7 +53,8 @@ pub(crate) struct Transport {
 impl Transport {
     /// A client for `exporter` sending `headers` (the user's win over the defaults).
     /// `tls.roots` replaces Mozilla's roots when given (`K6_OTEL_TLS_CERTIFICATE`);
-    /// `tls.client` is presented when the server asks for a certificate.
+    /// `tls.client` is presented when the server asks for a certificate; no TLS version
+    /// below `tls.minimum` is accepted.
     pub(crate) fn new(
         exporter: &Exporter,
         headers: &[(String, String)],
@@ -62,11 +63,13 @@ impl Transport {
     ) -> Result<Transport, String> {
         let grpc = matches!(exporter, Exporter::Grpc { .. });
         let roots = tls.roots.as_ref().map(|certs| {
-            let mut store = RootCertStore::empty();
-            store.add_parsable_certificates(certs.iter().cloned());
-            store
+            let mut trusted = TrustedCerts::empty();
+            for cert in certs {
+                trusted.add(cert.clone());
+            }
+            trusted
         });
-        let builder = tls_builder(tls.insecure_skip_verify, roots);
+        let builder = tls_builder(tls.insecure_skip_verify, roots, tls.minimum);
         let tls_config = match &tls.client {
             None => builder.with_no_client_auth(),
             Some(client) => {

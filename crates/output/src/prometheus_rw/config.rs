@@ -7,6 +7,7 @@ use base64::Engine;
 use rk6_metrics::Stat;
 use url::Url;
 
+use super::transport::TlsMinimum;
 use crate::outputs::OutputError;
 
 /// Where k6 pushes when `K6_PROMETHEUS_RW_SERVER_URL` is unset.
@@ -19,7 +20,6 @@ const DEFAULT_PUSH_INTERVAL: Duration = Duration::from_secs(5);
 const UNSUPPORTED: &[&str] = &[
     "K6_PROMETHEUS_RW_CLIENT_CERTIFICATE",
     "K6_PROMETHEUS_RW_CLIENT_CERTIFICATE_KEY",
-    "K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION",
     "K6_PROMETHEUS_RW_SIGV4_REGION",
     "K6_PROMETHEUS_RW_SIGV4_ACCESS_KEY",
     "K6_PROMETHEUS_RW_SIGV4_SECRET_KEY",
@@ -97,6 +97,8 @@ pub struct RwConfig {
     pub stale_markers: bool,
     /// Accept any server certificate.
     pub insecure_skip_tls_verify: bool,
+    /// The oldest TLS version accepted ([`tls_minimum`]).
+    pub(crate) tls_minimum: TlsMinimum,
     /// Extra request headers, `Authorization` included when auth is configured.
     pub headers: Vec<(String, String)>,
     /// Labels added to every series unless a tag of the same name is present.
@@ -174,9 +176,10 @@ impl RwConfig {
         let mut static_labels: Vec<(String, String)> = Vec::new();
         if let Some(list) = env("K6_PROMETHEUS_RW_LABELS").filter(|s| !s.is_empty()) {
             for pair in list.split(',') {
+                // k6 2.3's words (release notes, #6071).
                 let (k, v) = pair.split_once('=').ok_or_else(|| {
                     invalid(format!(
-                        "invalid K6_PROMETHEUS_RW_LABELS entry \"{pair}\": use name=value"
+                        "the provided label ({pair}) does not respect the expected format <label key>=<value>"
                     ))
                 })?;
                 let (k, v) = (k.trim(), v.trim());
@@ -196,9 +199,29 @@ impl RwConfig {
             stale_markers: bool_var(env, "K6_PROMETHEUS_RW_STALE_MARKERS")?.unwrap_or(false),
             insecure_skip_tls_verify: bool_var(env, "K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY")?
                 .unwrap_or(false),
+            tls_minimum: tls_minimum(env),
             headers,
             static_labels,
         })
+    }
+}
+
+/// The minimum TLS version (k6 1.6, #5537). k6 reads `K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION`;
+/// its release notes name it `K6_PROMETHEUS_RW_TLS_MIN_VERSION`, so both are read, the
+/// first winning. As in k6, `1.2` allows TLS 1.2 and any other value asks for TLS 1.3.
+/// Unset (or empty), rk6 allows TLS 1.2, as k6 1.1 did and rk6 always has: k6 1.2 made
+/// TLS 1.3 its default, which would stop a k6 1.x pipeline pushing to a TLS 1.2 endpoint,
+/// and rustls' TLS 1.2 has only forward-secret AEAD suites anyway.
+fn tls_minimum(env: &dyn Fn(&str) -> Option<String>) -> TlsMinimum {
+    let value = [
+        "K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION",
+        "K6_PROMETHEUS_RW_TLS_MIN_VERSION",
+    ]
+    .iter()
+    .find_map(|k| env(k).filter(|v| !v.is_empty()));
+    match value.as_deref() {
+        None | Some("1.2") => TlsMinimum::Tls12,
+        Some(_) => TlsMinimum::Tls13,
     }
 }
 
@@ -234,6 +257,61 @@ mod tests {
         assert_eq!(c.trend_stats[0].suffix, "p99");
         assert!(!c.stale_markers && !c.insecure_skip_tls_verify && !c.native_histograms);
         assert!(c.headers.is_empty() && c.static_labels.is_empty());
+        // rk6's default, k6 1.1's: TLS 1.2 allowed (k6 1.2 and later default to TLS 1.3).
+        assert_eq!(c.tls_minimum, TlsMinimum::Tls12);
+    }
+
+    /// k6 v1.6.0 release notes, #5537: `1.2` allows TLS 1.2, anything else means TLS 1.3;
+    /// the code reads `_TLS_MINIMUM_VERSION`, the notes say `_TLS_MIN_VERSION`.
+    #[test]
+    fn tls_minimum_version_under_either_name() {
+        for (pairs, want) in [
+            (&[][..], TlsMinimum::Tls12),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "")][..],
+                TlsMinimum::Tls12,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.2")][..],
+                TlsMinimum::Tls12,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.3")][..],
+                TlsMinimum::Tls13,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.1")][..],
+                TlsMinimum::Tls13,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "tls1.2")][..],
+                TlsMinimum::Tls13,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.2")][..],
+                TlsMinimum::Tls12,
+            ),
+            (
+                &[("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.3")][..],
+                TlsMinimum::Tls13,
+            ),
+            (
+                &[
+                    ("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.2"),
+                    ("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.3"),
+                ][..],
+                TlsMinimum::Tls12,
+            ),
+            (
+                &[
+                    ("K6_PROMETHEUS_RW_TLS_MINIMUM_VERSION", "1.3"),
+                    ("K6_PROMETHEUS_RW_TLS_MIN_VERSION", "1.2"),
+                ][..],
+                TlsMinimum::Tls13,
+            ),
+        ] {
+            assert_eq!(from(pairs).unwrap().tls_minimum, want, "{pairs:?}");
+        }
     }
 
     #[test]
@@ -319,6 +397,10 @@ mod tests {
         assert!(err(&[("K6_PROMETHEUS_RW_SIGV4_REGION", "eu-west-1")])
             .contains("K6_PROMETHEUS_RW_SIGV4_REGION is not supported"));
         assert!(err(&[("K6_PROMETHEUS_RW_HTTP_HEADERS", "novalue")]).contains("name:value"));
-        assert!(err(&[("K6_PROMETHEUS_RW_LABELS", "a")]).contains("name=value"));
+        // k6 v2.3.0 release notes, #6071.
+        assert_eq!(
+            err(&[("K6_PROMETHEUS_RW_LABELS", "env=ci,a")]),
+            "the provided label (a) does not respect the expected format <label key>=<value>"
+        );
     }
 }

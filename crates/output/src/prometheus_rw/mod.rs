@@ -47,6 +47,7 @@ impl PrometheusRwOutput {
             config.url.clone(),
             config.headers.clone(),
             config.insecure_skip_tls_verify,
+            config.tls_minimum,
         )
         .map_err(|source| OutputError::Create {
             kind: "experimental-prometheus-rw",

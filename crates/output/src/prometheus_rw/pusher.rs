@@ -10,7 +10,7 @@ use bytes::Bytes;
 use url::Url;
 
 use super::log::log_error;
-use super::transport::Transport;
+use super::transport::{TlsMinimum, Transport};
 use super::wire::HEADERS;
 use crate::worker::Worker;
 
@@ -36,11 +36,13 @@ pub struct Pusher {
 }
 
 impl Pusher {
-    /// Starts the thread posting to `url` with `headers` added to the protocol's own.
-    pub fn start(
+    /// Starts the thread posting to `url` with `headers` added to the protocol's own,
+    /// over TLS `minimum` or newer.
+    pub(crate) fn start(
         url: Url,
         headers: Vec<(String, String)>,
         insecure_skip_tls_verify: bool,
+        minimum: TlsMinimum,
     ) -> std::io::Result<Pusher> {
         let (tx, rx) = sync_channel::<Vec<u8>>(QUEUE);
         let headers: Vec<(String, String)> = HEADERS
@@ -54,11 +56,12 @@ impl Pusher {
             .build()?;
         let worker = Worker::spawn("rk6-prometheus-rw", move || {
             runtime.block_on(async {
-                let transport = Transport::new(
+                let transport = Transport::with_tls_minimum(
                     &url,
                     &headers,
                     &user_agent,
                     insecure_skip_tls_verify,
+                    minimum,
                     REQUEST_TIMEOUT,
                 );
                 run(rx, transport).await

@@ -16,10 +16,11 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::percent_decode_str;
+use rk6_http::TrustedCerts;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{ring, WebPkiSupportedAlgorithms};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{DigitallySignedStruct, SignatureScheme};
 use url::Url;
 
 /// A response the endpoint gave.
@@ -57,6 +58,27 @@ pub(crate) struct Transport {
     timeout: Duration,
 }
 
+static TLS13_ONLY: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13];
+
+/// The oldest TLS version a client accepts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum TlsMinimum {
+    /// TLS 1.2 and 1.3 (rustls has nothing older).
+    #[default]
+    Tls12,
+    /// TLS 1.3 only.
+    Tls13,
+}
+
+impl TlsMinimum {
+    fn versions(self) -> &'static [&'static rustls::SupportedProtocolVersion] {
+        match self {
+            TlsMinimum::Tls12 => rustls::DEFAULT_VERSIONS,
+            TlsMinimum::Tls13 => TLS13_ONLY,
+        }
+    }
+}
+
 impl Transport {
     /// A client for `url`; `headers` go on every request in order (a user `User-Agent` or
     /// `Authorization` wins over the default agent and the URL's credentials).
@@ -67,8 +89,27 @@ impl Transport {
         insecure_skip_tls_verify: bool,
         timeout: Duration,
     ) -> Transport {
+        Transport::with_tls_minimum(
+            url,
+            headers,
+            user_agent,
+            insecure_skip_tls_verify,
+            TlsMinimum::default(),
+            timeout,
+        )
+    }
+
+    /// [`Transport::new`] accepting no TLS version below `minimum`.
+    pub(crate) fn with_tls_minimum(
+        url: &Url,
+        headers: &[(String, String)],
+        user_agent: &str,
+        insecure_skip_tls_verify: bool,
+        minimum: TlsMinimum,
+        timeout: Duration,
+    ) -> Transport {
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls_config(insecure_skip_tls_verify, None))
+            .with_tls_config(tls_config(insecure_skip_tls_verify, None, minimum))
             .https_or_http()
             .enable_all_versions()
             .build();
@@ -155,25 +196,28 @@ fn header_map(url: &Url, user: &[(String, String)], user_agent: &str) -> Result<
     Ok(map)
 }
 
-/// rustls with the ring provider, `roots` (Mozilla's when `None`) or none checked, ALPN h2
-/// and http/1.1.
+/// rustls with the ring provider, `roots` (when `None`: the bundled roots plus what
+/// `SSL_CERT_FILE` and `SSL_CERT_DIR` name, as the k6/http client trusts) or none checked,
+/// ALPN h2 and http/1.1.
 pub(crate) fn tls_config(
     insecure_skip_tls_verify: bool,
-    roots: Option<RootCertStore>,
+    roots: Option<TrustedCerts>,
+    minimum: TlsMinimum,
 ) -> rustls::ClientConfig {
     // hyper-rustls sets ALPN (h2, http/1.1) itself from `enable_all_versions`.
-    tls_builder(insecure_skip_tls_verify, roots).with_no_client_auth()
+    tls_builder(insecure_skip_tls_verify, roots, minimum).with_no_client_auth()
 }
 
 /// [`tls_config`] before the choice of a client certificate.
 pub(crate) fn tls_builder(
     insecure_skip_tls_verify: bool,
-    roots: Option<RootCertStore>,
+    roots: Option<TrustedCerts>,
+    minimum: TlsMinimum,
 ) -> rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert> {
     let provider = Arc::new(ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default protocol versions");
+        .with_protocol_versions(minimum.versions())
+        .expect("ring supports TLS 1.2 and 1.3");
     if insecure_skip_tls_verify {
         builder
             .dangerous()
@@ -182,11 +226,16 @@ pub(crate) fn tls_builder(
             )))
     } else {
         let roots = roots.unwrap_or_else(|| {
-            let mut mozilla = RootCertStore::empty();
-            mozilla.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-            mozilla
+            let mut trusted = TrustedCerts::bundled();
+            for pem in rk6_http::trust::go_env_roots(|k| std::env::var(k).ok()) {
+                trusted.add_pem(&pem);
+            }
+            trusted
         });
-        builder.with_root_certificates(roots)
+        // rk6-http's verifier: Go's checks, so a trusted self-signed certificate works.
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(roots.verifier(&provider))
     }
 }
 
@@ -311,10 +360,17 @@ fn from_rustls(e: &rustls::Error) -> String {
         rustls::Error::InvalidCertificate(
             C::Expired | C::ExpiredContext { .. } | C::NotValidYet | C::NotValidYetContext { .. },
         ) => "x509: certificate has expired or is not yet valid".into(),
+        rustls::Error::InvalidCertificate(C::InvalidPurpose | C::InvalidPurposeContext { .. }) => {
+            "x509: certificate specifies an incompatible key usage".into()
+        }
         rustls::Error::InvalidMessage(
             rustls::InvalidMessage::InvalidContentType
             | rustls::InvalidMessage::UnknownProtocolVersion,
         ) => "tls: first record does not look like a TLS handshake".into(),
+        // A server below the client's minimum TLS version, in Go's words.
+        rustls::Error::AlertReceived(rustls::AlertDescription::ProtocolVersion) => {
+            "remote error: tls: protocol version not supported".into()
+        }
         other => format!("tls: {other}"),
     }
 }
@@ -369,6 +425,64 @@ mod tests {
         assert_eq!(answer(404, None).status_text(), "404 Not Found");
         assert_eq!(answer(400, Some("Nope")).status_text(), "400 Nope");
         assert_eq!(answer(599, None).status_text(), "599");
+    }
+
+    /// What a TLS 1.2-only server and a client of `minimum` say to each other's first
+    /// flight: the server's error, then the client's on reading the answer.
+    fn against_a_tls12_server(minimum: TlsMinimum) -> (rustls::Error, Option<rustls::Error>) {
+        /// No certificate: the version is chosen before one is needed.
+        #[derive(Debug)]
+        struct NoCert;
+        impl rustls::server::ResolvesServerCert for NoCert {
+            fn resolve(
+                &self,
+                _: rustls::server::ClientHello<'_>,
+            ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+                None
+            }
+        }
+        let server =
+            rustls::ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
+                .with_protocol_versions(&[&rustls::version::TLS12])
+                .unwrap()
+                .with_no_client_auth()
+                .with_cert_resolver(Arc::new(NoCert));
+        let mut server = rustls::ServerConnection::new(Arc::new(server)).unwrap();
+        let name = ServerName::try_from("localhost").unwrap();
+        let config = Arc::new(tls_config(false, None, minimum));
+        let mut client = rustls::ClientConnection::new(config, name).unwrap();
+        let mut wire = Vec::new();
+        client.write_tls(&mut wire).unwrap();
+        server.read_tls(&mut &wire[..]).unwrap();
+        let server_error = server.process_new_packets().unwrap_err();
+        let mut answer = Vec::new();
+        while server.wants_write() {
+            server.write_tls(&mut answer).unwrap();
+        }
+        client.read_tls(&mut &answer[..]).unwrap();
+        (server_error, client.process_new_packets().err())
+    }
+
+    #[test]
+    fn tls_minimum_limits_the_versions_offered() {
+        assert_eq!(TlsMinimum::default(), TlsMinimum::Tls12);
+        // TLS 1.2 offered: the server gets as far as looking for its certificate.
+        let (server, _) = against_a_tls12_server(TlsMinimum::Tls12);
+        assert!(
+            !matches!(server, rustls::Error::PeerIncompatible(_)),
+            "{server:?}"
+        );
+        // TLS 1.3 only: refused for the version, which the client reports in Go's words.
+        let (server, client) = against_a_tls12_server(TlsMinimum::Tls13);
+        assert!(
+            matches!(server, rustls::Error::PeerIncompatible(_)),
+            "{server:?}"
+        );
+        let client = client.expect("the server's alert");
+        assert_eq!(
+            from_rustls(&client),
+            "remote error: tls: protocol version not supported"
+        );
     }
 
     #[tokio::test]

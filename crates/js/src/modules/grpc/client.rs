@@ -1,5 +1,6 @@
 //! `new grpc.Client()`: `load`/`loadProtoset` (init context), `connect`, `invoke`,
-//! `asyncInvoke` and `close`. A client holds its descriptors and its one connection.
+//! `asyncInvoke`, `healthCheck` and `close`. A client holds its descriptors and its one
+//! connection.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -16,10 +17,13 @@ use prost_reflect::{DescriptorPool, MethodDescriptor};
 use rk6_http::grpc::{GrpcCall, GrpcConn, GrpcConnectOptions, GrpcReply};
 
 use super::convert::{decode_reply, encode_request};
+use super::details;
+use super::health::health_check;
 use super::instance::{count_bytes, Grpc};
 use super::params::{CallParams, ConnectParams};
 use super::proto::{self, MethodInfo};
 use super::reflect;
+use super::request::request_text;
 use crate::host::instances::bound;
 use crate::host::{Host, Phase};
 use crate::modules::go_error::{go_error, go_value};
@@ -30,7 +34,8 @@ const DEFAULT_MAX_RECEIVE: usize = 4 * 1024 * 1024;
 /// The state behind one `grpc.Client` object.
 #[derive(Default)]
 pub(super) struct ClientState {
-    pool: RefCell<DescriptorPool>,
+    /// Shared with the module instance, where error details resolve among every client's.
+    pool: Rc<RefCell<DescriptorPool>>,
     conn: RefCell<Option<Rc<GrpcConn>>>,
     addr: RefCell<String>,
     max_receive: Cell<usize>,
@@ -56,17 +61,19 @@ pub(super) fn new_client(
     _: &[JsValue],
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let methods: [(&str, usize, super::instance::GrpcFn); 6] = [
+    let methods: [(&str, usize, super::instance::GrpcFn); 7] = [
         ("load", 2, load),
         ("loadProtoset", 1, load_protoset),
         ("connect", 2, connect),
         ("invoke", 3, invoke),
         ("asyncInvoke", 3, async_invoke),
+        ("healthCheck", 1, health_check),
         ("close", 0, close),
     ];
     let realm = ctx.realm().clone();
     let state = Rc::new(ClientState::default());
     state.max_receive.set(DEFAULT_MAX_RECEIVE);
+    grpc.add_pool(&state.pool);
     let mut init = ObjectInitializer::with_native_data(ClientObject(state), ctx);
     for (name, len, f) in methods {
         let func = FunctionObjectBuilder::new(&realm, bound(grpc, f))
@@ -235,6 +242,7 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
         plaintext: params.plaintext,
         ca_pem: params.ca_pem.clone(),
         client_cert,
+        authority: params.authority.clone(),
     };
     let client = host.http.clone();
     let conn = host
@@ -273,7 +281,7 @@ fn connect(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) ->
             ),
         )?;
         if let Some(took) = refused_v1 {
-            grpc.emit_reflection(&host, took, reflect::UNIMPLEMENTED);
+            grpc.emit_reflection(&host, took, rk6_http::grpc::code::UNIMPLEMENTED);
         }
         let set = set.map_err(|e| go_error(&e, ctx))?;
         proto::add(&mut state.pool.borrow_mut(), set)
@@ -312,7 +320,7 @@ impl ClientState {
     }
 
     /// Dials the last `connect()`'s address again; `None` when that fails.
-    fn redial(&self, host: &Host) -> JsResult<Option<Rc<GrpcConn>>> {
+    pub(super) fn redial(&self, host: &Host) -> JsResult<Option<Rc<GrpcConn>>> {
         let Some((opts, timeout)) = self.dial.borrow().clone() else {
             return Ok(None);
         };
@@ -404,10 +412,14 @@ fn prepare(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<Prepare
         Some(v) if !v.is_null() && !v.is_undefined() => v.clone(),
         _ => return Err(go_error("request cannot be nil", ctx)),
     };
-    let json = req
-        .to_json(ctx)?
-        .unwrap_or(serde_json::Value::Object(Default::default()));
-    let message = encode_request(&method.input(), &json).map_err(|e| go_error(&e, ctx))?;
+    // Since k6 1.2.0 a unary request's NaN and infinities go as protojson's strings.
+    let text = request_text(&req, true, ctx)?;
+    let message = encode_request(&method.input(), &text).map_err(|e| {
+        go_error(
+            &format!("unable to serialise request object to protocol buffer: {e}"),
+            ctx,
+        )
+    })?;
     let addr = state.addr.borrow().clone();
     Ok(Prepared {
         conn,
@@ -437,7 +449,7 @@ pub(super) async fn run(p: &Prepared) -> GrpcReply {
             path: &p.path,
             metadata: &p.params.metadata,
             message: p.message.clone().into(),
-            timeout: p.params.timeout.unwrap_or(Duration::from_secs(120)),
+            timeout: Some(p.params.timeout.unwrap_or(Duration::from_secs(120))),
             max_receive: p.max_receive,
         })
         .await
@@ -491,9 +503,12 @@ pub(super) fn finish(
     grpc: &Grpc,
     host: &Host,
     p: &Prepared,
-    reply: GrpcReply,
+    mut reply: GrpcReply,
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
+    // The details trailer can change the status (grpc-go fails a mismatch `Internal`).
+    let types = grpc.types_for(&reply);
+    let details = details::apply(&mut reply, &types);
     grpc.emit(host, p, &reply);
     let message = if p.params.discard_response_message {
         JsValue::null()
@@ -505,17 +520,8 @@ pub(super) fn finish(
     let error = if reply.code == 0 {
         JsValue::null()
     } else {
-        let details = JsArray::new(ctx)?;
-        ObjectInitializer::new(ctx)
-            .property(js_string!("code"), reply.code, Attribute::all())
-            .property(
-                js_string!("message"),
-                JsString::from(reply.message.as_str()),
-                Attribute::all(),
-            )
-            .property(js_string!("details"), details, Attribute::all())
-            .build()
-            .into()
+        let json = details::protojson_error(reply.code, &reply.message, &details, &types);
+        JsValue::from_json(&json, ctx)?
     };
     let status = grpc.status(reply.code, ctx)?;
     let headers = metadata_object(&reply.headers, ctx)?;

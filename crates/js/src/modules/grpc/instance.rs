@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context as TaskContext, Poll};
 use std::time::SystemTime;
 
@@ -12,10 +12,12 @@ use boa_engine::builtins::promise::ResolvingFunctions;
 use boa_engine::object::FunctionObjectBuilder;
 use boa_engine::property::PropertyDescriptor;
 use boa_engine::{js_string, Context, JsObject, JsResult, JsString, JsValue, NativeFunction};
-use rk6_http::grpc::{GrpcConn, GrpcReply};
+use prost_reflect::DescriptorPool;
+use rk6_http::grpc::{code, GrpcConn, GrpcReply};
 use rk6_metrics::metric::{MetricId, MetricType, ValueType};
 
 use super::client::{finish, run, Prepared};
+use super::details::Types;
 use super::stream::{poll_streams, settle_stream, StreamState};
 use crate::host::event_loop::Pending;
 use crate::host::instances::ModuleInstance;
@@ -37,6 +39,11 @@ pub(crate) struct Grpc {
     pub(super) calls: AsyncCalls,
     /// The status code objects, made with the module (see [`Grpc::status`]).
     statuses: RefCell<Vec<JsObject>>,
+    /// The health-check serving status objects (see [`Grpc::health_status`]).
+    health_statuses: RefCell<Vec<JsObject>>,
+    /// The descriptors of the VU's clients, which error details resolve among as k6 1.1.0
+    /// resolves them among every type its clients loaded.
+    pools: RefCell<Vec<Weak<RefCell<DescriptorPool>>>>,
 }
 
 impl ModuleInstance for Grpc {
@@ -62,32 +69,16 @@ impl ModuleInstance for Grpc {
             streams: RefCell::new(Vec::new()),
             calls: AsyncCalls::default(),
             statuses: RefCell::new(Vec::new()),
+            health_statuses: RefCell::new(Vec::new()),
+            pools: RefCell::new(Vec::new()),
         });
         host.event_loop.register(grpc.clone());
         grpc
     }
 }
 
-/// gRPC's names of its codes, as Go's `codes.Code` prints them.
-const CODE_NAMES: [&str; 17] = [
-    "OK",
-    "Canceled",
-    "Unknown",
-    "InvalidArgument",
-    "DeadlineExceeded",
-    "NotFound",
-    "AlreadyExists",
-    "PermissionDenied",
-    "ResourceExhausted",
-    "FailedPrecondition",
-    "Aborted",
-    "OutOfRange",
-    "Unimplemented",
-    "Internal",
-    "Unavailable",
-    "DataLoss",
-    "Unauthenticated",
-];
+/// The health-check serving statuses, as Go prints `HealthCheckResponse_ServingStatus`.
+pub(super) const HEALTH_NAMES: [&str; 4] = ["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"];
 
 impl Grpc {
     /// The object standing for status `code`. In k6 a status is a Go `codes.Code`: an
@@ -96,15 +87,67 @@ impl Grpc {
     /// behaves so, and one object per code and VU keeps `===` true.
     pub(super) fn status(&self, code: u32, ctx: &mut Context) -> JsResult<JsValue> {
         if self.statuses.borrow().is_empty() {
-            let mut made = Vec::with_capacity(CODE_NAMES.len());
-            for (n, name) in CODE_NAMES.iter().enumerate() {
+            let mut made = Vec::with_capacity(code::NAMES.len());
+            for (n, name) in code::NAMES.iter().enumerate() {
                 made.push(code_object(n as u32, name, ctx)?);
             }
             *self.statuses.borrow_mut() = made;
         }
         match self.statuses.borrow().get(code as usize) {
             Some(o) => Ok(o.clone().into()),
-            None => Ok(code_object(code, &format!("Code({code})"), ctx)?.into()),
+            None => Ok(code_object(code, &code::name(code), ctx)?.into()),
+        }
+    }
+
+    /// The object standing for health-check serving status `n` (k6 1.2+): as a status code,
+    /// a Go enum value, `==` its number, printing as its name (`SERVING`), `===` the
+    /// module's `HealthCheck*` constant of the same value.
+    pub(super) fn health_status(&self, n: i32, ctx: &mut Context) -> JsResult<JsValue> {
+        if self.health_statuses.borrow().is_empty() {
+            let mut made = Vec::with_capacity(HEALTH_NAMES.len());
+            for (i, name) in HEALTH_NAMES.iter().enumerate() {
+                made.push(code_object(i as u32, name, ctx)?);
+            }
+            *self.health_statuses.borrow_mut() = made;
+        }
+        let known = usize::try_from(n)
+            .ok()
+            .and_then(|i| self.health_statuses.borrow().get(i).cloned());
+        match known {
+            Some(o) => Ok(o.into()),
+            None => {
+                let number = ctx.intrinsics().constructors().number().constructor();
+                Ok(number.construct(&[JsValue::from(n)], None, ctx)?.into())
+            }
+        }
+    }
+
+    /// Counts `pool` (a new client's descriptors) among the types error details resolve in.
+    pub(super) fn add_pool(&self, pool: &Rc<RefCell<DescriptorPool>>) {
+        let mut pools = self.pools.borrow_mut();
+        pools.retain(|p| p.strong_count() > 0);
+        pools.push(Rc::downgrade(pool));
+    }
+
+    /// The types `reply`'s error details resolve among: none to gather when it has none
+    /// (every successful call).
+    pub(super) fn types_for(&self, reply: &GrpcReply) -> Types {
+        if reply.status_details.is_none() {
+            return Types::default();
+        }
+        self.types()
+    }
+
+    /// The types error details resolve among now.
+    pub(super) fn types(&self) -> Types {
+        Types {
+            loaded: self
+                .pools
+                .borrow()
+                .iter()
+                .filter_map(Weak::upgrade)
+                .map(|p| p.borrow().clone())
+                .collect(),
         }
     }
 
@@ -185,8 +228,8 @@ impl Grpc {
 }
 
 impl Grpc {
-    /// The sample k6 emits for a reflection stream that ended: the VU's tags and `status`
-    /// only, the stream being none of the script's calls.
+    /// The sample k6 emits for a call it makes with the VU's context rather than a call's
+    /// (a reflection stream, `healthCheck()`): the VU's tags and `status` only.
     pub(super) fn emit_reflection(&self, host: &Host, took: std::time::Duration, code: u32) {
         let Some(id) = self.req_duration else {
             return;

@@ -1,48 +1,36 @@
 //! The `k6/net/grpc` module: `Client` (descriptors from `.proto` files, a protoset or server
-//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`), `Stream`,
-//! the status constants, and the `grpc_req_duration`/`grpc_streams*` samples. The transport
-//! is `rk6_http::grpc`.
+//! reflection; one HTTP/2 connection; unary `invoke`/`asyncInvoke`, `healthCheck`), `Stream`,
+//! the status and health-check constants, and the `grpc_req_duration`/`grpc_streams*`
+//! samples. The transport is `rk6_http::grpc`.
 
 mod client;
 mod convert;
+mod details;
+mod health;
 mod instance;
 mod params;
 mod proto;
 mod reflect;
+mod request;
 mod stream;
 
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{Context, JsString, JsValue, Module};
+use rk6_http::grpc::code;
 
 use crate::host::instances::native;
 use crate::host::Host;
 use crate::modules::synthetic::from_object;
 use instance::Grpc;
 
-/// gRPC's status codes, as k6 exports them.
-const STATUSES: &[(&str, u32)] = &[
-    ("StatusOK", 0),
-    ("StatusCanceled", 1),
-    ("StatusUnknown", 2),
-    ("StatusInvalidArgument", 3),
-    ("StatusDeadlineExceeded", 4),
-    ("StatusNotFound", 5),
-    ("StatusAlreadyExists", 6),
-    ("StatusPermissionDenied", 7),
-    ("StatusResourceExhausted", 8),
-    ("StatusFailedPrecondition", 9),
-    ("StatusAborted", 10),
-    ("StatusOutOfRange", 11),
-    ("StatusUnimplemented", 12),
-    ("StatusInternal", 13),
-    ("StatusUnavailable", 14),
-    ("StatusDataLoss", 15),
-    ("StatusUnauthenticated", 16),
-    ("HealthCheckUnknown", 0),
-    ("HealthCheckServing", 1),
-    ("HealthCheckNotServing", 2),
-    ("HealthCheckServiceUnkown", 3),
+/// The health-check constants k6 (1.2+) exports, by serving status.
+const HEALTH_CHECKS: [&str; 4] = [
+    "HealthCheckUnknown",
+    "HealthCheckServing",
+    "HealthCheckNotServing",
+    // k6's spelling.
+    "HealthCheckServiceUnkown",
 ];
 
 /// The `k6/net/grpc` module of the VU `ctx` belongs to.
@@ -59,23 +47,28 @@ pub(super) fn module(ctx: &mut Context) -> Module {
         .length(3)
         .constructor(true)
         .build();
-    // Status codes are the objects replies carry, health-check states plain numbers.
-    let mut values = Vec::with_capacity(STATUSES.len());
-    for (i, (_, code)) in STATUSES.iter().enumerate() {
-        values.push(if i < 17 {
-            grpc.status(*code, ctx)
-                .unwrap_or_else(|_| JsValue::from(*code))
-        } else {
-            JsValue::from(*code)
-        });
+    // Status codes are the objects replies carry (`StatusOK`…), health-check states those
+    // `healthCheck()` gives; both named as gRPC's table names them.
+    let mut constants = Vec::with_capacity(code::NAMES.len() + HEALTH_CHECKS.len());
+    for (n, name) in code::NAMES.iter().enumerate() {
+        let value = grpc
+            .status(n as u32, ctx)
+            .unwrap_or_else(|_| JsValue::from(n as u32));
+        constants.push((format!("Status{name}"), value));
+    }
+    for (n, name) in HEALTH_CHECKS.iter().enumerate() {
+        let value = grpc
+            .health_status(n as i32, ctx)
+            .unwrap_or_else(|_| JsValue::from(n as i32));
+        constants.push(((*name).to_owned(), value));
     }
     let mut init = ObjectInitializer::new(ctx);
     let mut names = Vec::new();
     init.property(JsString::from("Client"), client, Attribute::all());
     names.push(JsString::from("Client"));
-    for ((name, _), value) in STATUSES.iter().zip(values) {
-        init.property(JsString::from(*name), value, Attribute::all());
-        names.push(JsString::from(*name));
+    for (name, value) in constants {
+        init.property(JsString::from(name.as_str()), value, Attribute::all());
+        names.push(JsString::from(name.as_str()));
     }
     init.property(JsString::from("Stream"), stream, Attribute::all());
     names.push(JsString::from("Stream"));

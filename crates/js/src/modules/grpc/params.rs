@@ -22,6 +22,8 @@ pub(super) struct ConnectParams {
     pub(super) client_cert: Option<(Vec<u8>, Vec<u8>)>,
     /// `tls.password`: the client key is a legacy encrypted PEM key (decrypted at connect).
     pub(super) key_password: Option<String>,
+    /// `authority` (k6 1.2+): the calls' `:authority` (an empty string leaves the address).
+    pub(super) authority: Option<String>,
 }
 
 /// `client.invoke()` params.
@@ -55,6 +57,25 @@ fn duration(v: &JsValue, ctx: &mut Context) -> ParamResult<Duration> {
         .map(|s| s.to_std_string_escaped())
         .map_err(|e| e.to_string())?;
     rk6_options::parse_duration(&s).map_err(|e| e.to_string())
+}
+
+/// Go's `%#v` of a value k6 exported from JS, for the scalars a param can hold.
+fn go_sharp_v(v: &JsValue) -> String {
+    if v.is_null_or_undefined() {
+        return "<nil>".to_owned();
+    }
+    if let Some(b) = v.as_boolean() {
+        return b.to_string();
+    }
+    if let Some(n) = v.as_number() {
+        // Integers export as int64, others as float64 (`%#v` keeps a `.0` off either).
+        return if n.fract() == 0.0 && n.abs() < 1e21 {
+            format!("{}", n as i64)
+        } else {
+            format!("{n}")
+        };
+    }
+    v.display().to_string()
 }
 
 fn boolean(v: &JsValue, name: &str) -> ParamResult<bool> {
@@ -96,6 +117,7 @@ impl ConnectParams {
             ca_pem: None,
             client_cert: None,
             key_password: None,
+            authority: None,
         };
         let Some(obj) = value.and_then(JsValue::as_object) else {
             return Ok(Ok(p));
@@ -115,6 +137,18 @@ impl ConnectParams {
                 "maxReceiveSize" => size(&v, "maxReceiveSize").map(|n| p.max_receive = Some(n)),
                 "maxSendSize" => size(&v, "maxSendSize").map(|n| p.max_send = Some(n)),
                 "tls" => tls(&v, host, &mut p, ctx)?,
+                "authority" => match v.as_string() {
+                    Some(a) => {
+                        let a = a.to_std_string_escaped();
+                        p.authority = (!a.is_empty()).then_some(a);
+                        Ok(())
+                    }
+                    // k6 prints the value with Go's `%#v`.
+                    None => Err(format!(
+                        "invalid authority value: '{}', it needs to be a string",
+                        go_sharp_v(&v)
+                    )),
+                },
                 other => Err(format!("unknown connect param: {other:?}")),
             };
             if let Err(e) = r {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use prost::Message;
 use prost_reflect::prost_types::{FileDescriptorProto, FileDescriptorSet};
-use rk6_http::grpc::GrpcConn;
+use rk6_http::grpc::{code, GrpcConn};
 
 /// `ServerReflectionRequest` with the one field of its oneof rk6 asks with.
 #[derive(Clone, PartialEq, Message)]
@@ -59,8 +59,6 @@ struct ErrorResponse {
 
 const V1: &str = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo";
 const V1ALPHA: &str = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
-/// The status of a refused reflection version.
-pub(super) const UNIMPLEMENTED: u32 = 12;
 
 /// The descriptors of every service `conn`'s server lists (the reflection service's own
 /// included, as k6 gets it), their imports first found last; and the duration of a `v1`
@@ -78,7 +76,7 @@ pub(super) async fn file_descriptors(
     let mut path = V1;
     let started = std::time::Instant::now();
     let mut replies = ask(conn, path, metadata, std::slice::from_ref(&list), timeout).await;
-    if matches!(&replies, Err((code, _)) if *code == UNIMPLEMENTED) {
+    if matches!(&replies, Err((c, _)) if *c == code::UNIMPLEMENTED) {
         *refused_v1 = Some(started.elapsed());
         path = V1ALPHA;
         replies = ask(conn, path, metadata, &[list], timeout).await;
@@ -156,17 +154,21 @@ async fn ask(
 ) -> Result<Vec<Response>, (u32, String)> {
     let frames: Vec<Bytes> = requests.iter().map(|r| r.encode_to_vec().into()).collect();
     let reply = conn
-        .exchange(path, metadata, &frames, timeout, usize::MAX)
+        .exchange(path, metadata, &frames, Some(timeout), usize::MAX)
         .await;
     if reply.code != 0 {
         return Err((
             reply.code,
-            format!("rpc error: code = {} desc = {}", reply.code, reply.message),
+            format!(
+                "rpc error: code = {} desc = {}",
+                code::name(reply.code),
+                reply.message
+            ),
         ));
     }
     reply
         .messages
         .iter()
-        .map(|m| Response::decode(m.as_ref()).map_err(|e| (13, e.to_string())))
+        .map(|m| Response::decode(m.as_ref()).map_err(|e| (code::INTERNAL, e.to_string())))
         .collect()
 }

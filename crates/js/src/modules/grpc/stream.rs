@@ -9,7 +9,6 @@ use std::rc::Rc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use boa_engine::object::builtins::JsArray;
 use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{
@@ -17,12 +16,14 @@ use boa_engine::{
     Trace,
 };
 use prost_reflect::MethodDescriptor;
-use rk6_http::grpc::{GrpcReply, GrpcStreamCall, GrpcStreamWriter, StreamEvent};
+use rk6_http::grpc::{code, GrpcReply, GrpcStreamCall, GrpcStreamWriter, StreamEvent};
 
 use super::client::{method_of, state_of, too_large};
 use super::convert::{decode_stream_message, encode_request};
+use super::details;
 use super::instance::{count_bytes, Grpc, StreamTags};
 use super::params::CallParams;
+use super::request::request_text;
 use crate::host::instances::bound;
 use crate::host::Host;
 use crate::modules::go_error::go_error;
@@ -46,9 +47,20 @@ pub(super) struct StreamState {
     max_send: Option<usize>,
     /// When the stream was opened (the duration of a stream cut short here).
     opened: std::time::Instant,
-    /// A write over `maxSendSize` ended the stream: k6 reports that error twice, from
-    /// its writer and its reader, around `end`.
-    send_failed: Cell<bool>,
+    /// A write ended the stream (see [`Failure`]).
+    failure: Cell<Option<Failure>>,
+}
+
+/// How a write can end a stream in k6.
+#[derive(Clone, Copy, PartialEq)]
+enum Failure {
+    /// Over `maxSendSize`: grpc-go ends the call `ResourceExhausted`, and k6 reports that
+    /// error twice, from its writer and its reader, around `end`.
+    TooLarge,
+    /// A message protojson refuses: k6's writer reports `Unknown` with the error once,
+    /// then `end` (k6 then leaves the call open and the iteration waiting forever; rk6
+    /// cancels it, with no `grpc_req_duration` sample, as k6 gives none).
+    Unserialisable,
 }
 
 #[derive(Trace, Finalize, JsData)]
@@ -120,7 +132,7 @@ pub(super) fn new_stream(
         ended: Cell::new(false),
         max_send: client.max_send(),
         opened: std::time::Instant::now(),
-        send_failed: Cell::new(false),
+        failure: Cell::new(None),
     });
     grpc.count_stream(&host, &state.tags, grpc.streams_id());
     grpc.streams.borrow_mut().push(state.clone());
@@ -211,12 +223,19 @@ fn write(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> J
             return Ok(JsValue::undefined());
         }
     };
-    let json = msg
-        .to_json(ctx)?
-        .unwrap_or(serde_json::Value::Object(Default::default()));
-    let bytes = encode_request(&s.method.input(), &json).map_err(|e| go_error(&e, ctx))?;
+    // Unlike a unary call's, a write's NaN and infinities go as `null` (k6 1.2+ too).
+    let text = request_text(&msg, false, ctx)?;
+    let bytes = match encode_request(&s.method.input(), &text) {
+        Ok(b) => b,
+        Err(e) => {
+            let message = format!("can't serialise request object to protocol buffer: {e}");
+            fail(&s, code::UNKNOWN, message, Failure::Unserialisable);
+            return Ok(JsValue::undefined());
+        }
+    };
     if let Some(max) = s.max_send.filter(|&m| bytes.len() > m) {
-        fail_send(&s, too_large(bytes.len(), max));
+        let message = too_large(bytes.len(), max);
+        fail(&s, code::RESOURCE_EXHAUSTED, message, Failure::TooLarge);
         return Ok(JsValue::undefined());
     }
     if s.writer.borrow_mut().send(&bytes) {
@@ -225,17 +244,20 @@ fn write(grpc: &Rc<Grpc>, this: &JsValue, a: &[JsValue], ctx: &mut Context) -> J
     Ok(JsValue::undefined())
 }
 
-/// A write over `maxSendSize`: as grpc-go, the stream ends with RESOURCE_EXHAUSTED (the
-/// request is cancelled; messages already received are still delivered).
-fn fail_send(s: &StreamState, message: String) {
+/// A write that ends the stream with `code` (the request is cancelled; messages already
+/// received are still delivered).
+fn fail(s: &StreamState, code: u32, message: String, failure: Failure) {
+    if s.failure.get().is_some() {
+        return;
+    }
     s.writing.set(false);
     s.writer.borrow_mut().close();
     s.run.borrow_mut().take();
-    s.send_failed.set(true);
+    s.failure.set(Some(failure));
     let mut events = s.events.borrow_mut();
     events.retain(|e| !matches!(e, StreamEvent::End(_)));
     events.push_back(StreamEvent::End(GrpcReply {
-        code: rk6_http::grpc::code::RESOURCE_EXHAUSTED,
+        code,
         message,
         started: Some(s.opened),
         duration: s.opened.elapsed(),
@@ -313,19 +335,24 @@ pub(super) fn settle_stream(grpc: &Grpc, s: &StreamState, ctx: &mut Context) -> 
                 };
                 call_listeners(s, "data", value, ctx)?;
             }
-            StreamEvent::End(reply) => {
+            StreamEvent::End(mut reply) => {
                 s.ended.set(true);
                 s.writer.borrow_mut().close();
                 count_bytes(&host, &s.conn);
-                grpc.emit_stream_end(&host, &s.tags, &reply);
+                // The details trailer can change the status, as for a unary call.
+                let types = grpc.types_for(&reply);
+                let details = details::apply(&mut reply, &types);
+                if s.failure.get() != Some(Failure::Unserialisable) {
+                    grpc.emit_stream_end(&host, &s.tags, &reply);
+                }
                 if reply.code != 0 {
-                    let err = error_object(grpc, &reply, ctx)?;
+                    let err = error_object(grpc, &reply, &details, &types, ctx)?;
                     call_listeners(s, "error", err, ctx)?;
                 }
                 let empty = JsObject::with_object_proto(ctx.intrinsics());
                 call_listeners(s, "end", empty.into(), ctx)?;
-                if s.send_failed.get() {
-                    let err = error_object(grpc, &reply, ctx)?;
+                if s.failure.get() == Some(Failure::TooLarge) {
+                    let err = error_object(grpc, &reply, &details, &types, ctx)?;
                     call_listeners(s, "error", err, ctx)?;
                 }
             }
@@ -333,13 +360,26 @@ pub(super) fn settle_stream(grpc: &Grpc, s: &StreamState, ctx: &mut Context) -> 
     }
 }
 
-/// The `{code, details, message}` a stream's `error` handlers get.
-fn error_object(grpc: &Grpc, reply: &GrpcReply, ctx: &mut Context) -> JsResult<JsValue> {
-    let details = JsArray::new(ctx)?;
+/// The `{code, details, message}` a stream's `error` handlers get: `details` as grpc-go's
+/// `status.Details()` gives them ([`details::go_details`]), `message` the error's own text
+/// when the status has none.
+fn error_object(
+    grpc: &Grpc,
+    reply: &GrpcReply,
+    found: &[prost_reflect::prost_types::Any],
+    types: &details::Types,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let details = details::go_details(found, types, ctx)?;
     // k6's code here is a Go `codes.Code`, as a reply's status.
     let code = grpc.status(reply.code, ctx)?;
+    let message = if reply.message.is_empty() {
+        format!("rpc error: code = {} desc = ", code::name(reply.code))
+    } else {
+        reply.message.clone()
+    };
     // Go's `String()` of k6's error, kept out of `JSON.stringify`.
-    let text = JsString::from(format!("code: {}, message: {}", reply.code, reply.message));
+    let text = JsString::from(format!("code: {}, message: {message}", reply.code));
     let to_string = boa_engine::NativeFunction::from_copy_closure_with_captures(
         |_, _, text: &JsString, _| Ok(text.clone().into()),
         text,
@@ -349,7 +389,7 @@ fn error_object(grpc: &Grpc, reply: &GrpcReply, ctx: &mut Context) -> JsResult<J
         .property(js_string!("details"), details, Attribute::all())
         .property(
             js_string!("message"),
-            JsString::from(reply.message.as_str()),
+            JsString::from(message.as_str()),
             Attribute::all(),
         )
         .function(to_string, js_string!("toString"), 0)
