@@ -214,7 +214,8 @@ export default async function () {
     await t('source ' + name, () => secrets.source(name).get('cool'));
   }
   const v = await secrets.get('cool').catch(() => 'none');
-  console.log(`in text:${v}:${v}${v}`, { nested: v });
+  // As JSON text: k6 1.1 and rk6 (as k6 1.6+) print objects differently.
+  console.log(`in text:${v}:${v}${v}`, JSON.stringify({ nested: v }));
   console.warn(v);
 }
 "#,

@@ -9,7 +9,7 @@ use boa_engine::{
     js_string, Context, JsError, JsNativeError, JsObject, JsString, JsValue, NativeFunction,
 };
 
-use crate::value::{define, plain_object};
+use crate::value::define;
 
 /// An `Error` named `GoError` with `message`.
 pub(crate) fn go_error(message: &str, ctx: &mut Context) -> JsError {
@@ -39,11 +39,23 @@ pub(crate) fn go_value(message: &str, wrapped: bool, ctx: &mut Context) -> JsErr
     JsError::from_opaque(obj.into())
 }
 
+/// What marks an object standing for a Go error value, with its message (`console.log`
+/// prints such a value as its message, as k6 1.2 and later print Go errors).
+#[derive(boa_gc::Trace, boa_gc::Finalize, boa_engine::JsData)]
+#[boa_gc(unsafe_empty_trace)]
+struct GoValue(String);
+
 /// An object standing for a Go error value: `error()` and `String()` give `message`.
 pub(crate) fn message_object(message: &str, ctx: &mut Context) -> JsObject {
-    let obj = plain_object(ctx);
+    let proto = ctx.intrinsics().constructors().object().prototype();
+    let obj = JsObject::from_proto_and_data(Some(proto), GoValue(message.to_string()));
     with_message(&obj, message, ctx);
     obj
+}
+
+/// The message of an object [`message_object`] made.
+pub(crate) fn go_value_message(obj: &JsObject) -> Option<String> {
+    obj.downcast_ref::<GoValue>().map(|v| v.0.clone())
 }
 
 /// Gives `obj` an `error()` method and a hidden `toString`, both returning `message`.

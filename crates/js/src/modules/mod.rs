@@ -16,6 +16,7 @@ mod k6;
 mod metrics;
 mod secrets;
 mod synthetic;
+pub(crate) mod text_encoding;
 pub(crate) mod timers;
 pub(crate) mod webcrypto;
 mod ws;
@@ -32,10 +33,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "certificate parsing is not planned yet; run such scripts with k6",
     ),
     ("k6/experimental/redis", "Redis tests need k6"),
-    (
-        "k6/experimental/streams",
-        "ReadableStream is not implemented yet; read files with k6/experimental/fs or k6/experimental/csv",
-    ),
 ];
 
 /// Modules k6 removed, with the replacement k6 names in its error.
@@ -75,6 +72,25 @@ pub(crate) fn from_exports(exports: JsObject, names: Vec<JsString>, ctx: &mut Co
     synthetic::from_object(exports, names, ctx)
 }
 
+/// Whether the run warned that `k6/experimental/websockets` is deprecated.
+#[derive(Default)]
+struct WebsocketsWarned(std::sync::atomic::AtomicBool);
+
+/// k6's warning (k6 1.6 deprecated the experimental path for `k6/websockets`, release notes
+/// v1.6.0, #5586; it still works in k6 2.x), logged once per run as k6 logs it once per
+/// process.
+fn warn_deprecated_websockets(ctx: &Context) {
+    let host = crate::host::Host::of(ctx);
+    let warned = host.shared.program.run_scoped().get::<WebsocketsWarned>();
+    if !warned.0.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        host.shared.logger.log(
+            crate::log::Level::Warning,
+            "k6/experimental/websockets is deprecated and will be removed in a future release. Please use k6/websockets instead.",
+            &[],
+        );
+    }
+}
+
 /// Builds the module `spec` ("k6", "k6/http", ...) in `ctx`.
 pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
     match spec {
@@ -89,9 +105,14 @@ pub(crate) fn create(spec: &str, ctx: &mut Context) -> JsResult<Module> {
         "k6/html" => Ok(html::module(ctx)),
         "k6/experimental/fs" => Ok(experimental::fs::module(ctx)),
         "k6/experimental/csv" => Ok(experimental::csv::module(ctx)),
+        "k6/experimental/streams" => experimental::streams::module(ctx),
         "k6/secrets" => Ok(secrets::module(ctx)),
         "k6/ws" => Ok(ws::module(ctx)),
-        "k6/experimental/websockets" => experimental::websockets::module(ctx),
+        "k6/websockets" => experimental::websockets::module(ctx),
+        "k6/experimental/websockets" => {
+            warn_deprecated_websockets(ctx);
+            experimental::websockets::module(ctx)
+        }
         "k6/net/grpc" => Ok(grpc::module(ctx)),
         "k6/browser" => browser::module(ctx),
         _ => {

@@ -1,10 +1,11 @@
-//! k6's global names: `console`, `open`, `__ENV`, `__VU` (and `__ITER`, set per iteration),
-//! `global` and `crypto`. (The leaner `JSON.parse` is part of the built-ins the VUs of a
-//! thread share, `vu::builtins`.)
+//! k6's global names: `console` (its format in `vu::console`), `open`, `__ENV`, `__VU` (and
+//! `__ITER`, set per iteration), `global`, `crypto`, and k6 2.2's `TextEncoder` and
+//! `TextDecoder`. (The leaner `JSON.parse` is part of the built-ins the VUs of a thread
+//! share, `vu::builtins`.)
 
 use std::collections::BTreeMap;
 
-use boa_engine::object::{FunctionObjectBuilder, ObjectInitializer};
+use boa_engine::object::{FunctionObjectBuilder, IntegrityLevel, ObjectInitializer};
 use boa_engine::property::PropertyDescriptor;
 use boa_engine::{
     js_string, Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction,
@@ -65,6 +66,9 @@ impl Globals {
                 JsString::from(k.as_str()),
                 JsString::from(v.as_str()),
             );
+        }
+        if env_frozen(env) {
+            env_obj.set_integrity_level(IntegrityLevel::Frozen, ctx)?;
         }
         let realm = ctx.realm().clone();
         let function = |name: &str, length: usize, f: NativeFunction, constructor: bool| {
@@ -133,6 +137,10 @@ impl Globals {
         }
         let crypto = crate::modules::webcrypto::global_object(ctx)?;
         globals.push((js_string!("crypto"), all(crypto.into())));
+        // k6 2.2's globals (release notes v2.2.0, #6182), as WebIDL defines interfaces.
+        for (name, ctor) in crate::modules::text_encoding::constructors(ctx) {
+            globals.push((JsString::from(name), callable(ctor.into())));
+        }
         globals.push((
             js_string!("require"),
             all(function(
@@ -184,13 +192,26 @@ fn data_property(value: impl Into<JsValue>) -> PropertyDescriptor {
         .build()
 }
 
+/// Whether the `freeze-env` feature flag is on (k6 2.2): the run writes the flags on into
+/// the script's environment as `K6_FEATURES`.
+fn env_frozen(env: &BTreeMap<String, String>) -> bool {
+    env.get("K6_FEATURES")
+        .is_some_and(|f| f.split(',').any(|n| n == "freeze-env"))
+}
+
 /// Adds a scenario's `env` entries to `__ENV`.
 pub(crate) fn extend_env(ctx: &mut Context, env: &BTreeMap<String, String>) {
     let global = ctx.global_object();
     let Ok(v) = global.get(js_string!("__ENV"), ctx) else {
         return;
     };
-    if let Some(obj) = v.as_object() {
+    let Some(obj) = v.as_object() else {
+        return;
+    };
+    if env.is_empty() {
+        return;
+    }
+    if obj.is_extensible(ctx).unwrap_or(true) {
         // Through its internal methods: `__ENV` is shared by the VUs of the thread, and a
         // VU's change to it lands in a copy of its own.
         for (k, val) in env {
@@ -200,56 +221,29 @@ pub(crate) fn extend_env(ctx: &mut Context, env: &BTreeMap<String, String>) {
                 ctx,
             );
         }
+        return;
     }
-}
-
-fn format_args(args: &[JsValue], ctx: &mut Context) -> String {
-    let mut out = String::new();
-    for (i, a) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
+    // Frozen (`freeze-env`): the VU gets a frozen copy with its scenario's entries.
+    let copy = plain_object(ctx);
+    let keys = obj.own_property_keys(ctx).unwrap_or_default();
+    for key in keys {
+        if let Ok(value) = obj.get(key.clone(), ctx) {
+            let _ = copy.create_data_property_or_throw(key, value, ctx);
         }
-        let text = if a.is_object() {
-            // k6 prints objects the way JSON.stringify does (errors as `{}`, functions as
-            // `null`, dates through toJSON), falling back to the plain form for cycles.
-            match json_stringify(a, ctx) {
-                Some(json) => json,
-                None => a.display().to_string(),
-            }
-        } else if let Some(sym) = a.as_symbol() {
-            sym.description()
-                .map(|d| d.to_std_string_escaped())
-                .unwrap_or_default()
-        } else {
-            a.to_string(ctx)
-                .map(|s| s.to_std_string_escaped())
-                .unwrap_or_default()
-        };
-        out.push_str(&text);
     }
-    out
-}
-
-/// `JSON.stringify(value)` with the script's own JSON object; `null` where it gives
-/// `undefined` (a function), `None` when it throws (a cycle).
-fn json_stringify(value: &JsValue, ctx: &mut Context) -> Option<String> {
-    let json = ctx
-        .global_object()
-        .get(js_string!("JSON"), ctx)
-        .ok()?
-        .as_object()?;
-    let stringify = json.get(js_string!("stringify"), ctx).ok()?.as_callable()?;
-    let out = stringify
-        .call(&json.into(), std::slice::from_ref(value), ctx)
-        .ok()?;
-    if out.is_undefined() {
-        return Some("null".into());
+    for (k, val) in env {
+        let _ = copy.create_data_property_or_throw(
+            JsString::from(k.as_str()),
+            JsString::from(val.as_str()),
+            ctx,
+        );
     }
-    out.to_string(ctx).ok().map(|s| s.to_std_string_escaped())
+    let _ = copy.set_integrity_level(IntegrityLevel::Frozen, ctx);
+    let _ = global.set(js_string!("__ENV"), copy, false, ctx);
 }
 
 fn console_at(level: Level, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let msg = format_args(args, ctx);
+    let msg = super::console::format_args(args, ctx)?;
     Host::of(ctx).shared.logger.console(level, &msg);
     Ok(JsValue::undefined())
 }

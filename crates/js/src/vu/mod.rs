@@ -2,6 +2,7 @@
 
 pub(crate) mod builtins;
 pub(crate) mod commonjs;
+mod console;
 pub(crate) mod globals;
 pub(crate) mod lifecycle;
 pub(crate) mod loader;

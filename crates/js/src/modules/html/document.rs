@@ -96,6 +96,17 @@ impl Doc {
         out
     }
 
+    /// The first node [`Doc::find`] would give, without looking further.
+    pub(crate) fn find_first(&self, ids: &[NodeId], sel: &Selector) -> Option<NodeId> {
+        ids.iter().find_map(|&id| {
+            self.node(id)
+                .children()
+                .filter(|c| c.value().is_element())
+                .find_map(|child| child.descendants().find(|d| sel.matches(*d)))
+                .map(|d| d.id())
+        })
+    }
+
     /// The text of all text nodes under `id`, concatenated.
     pub(crate) fn text(&self, id: NodeId) -> String {
         let mut out = String::new();

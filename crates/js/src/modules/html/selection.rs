@@ -194,6 +194,7 @@ pub(super) fn prototype(ctx: &mut Context) -> JsObject {
         ("serializeArray", 0, serialize_array),
         ("serializeObject", 0, serialize_object),
         ("siblings", 1, siblings),
+        ("single", 1, single),
         ("size", 0, size),
         ("slice", 2, slice),
         ("text", 0, text),
@@ -226,6 +227,15 @@ fn find(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue
     let s = this_nodes(this)?;
     let sel = parse(&string_arg(args, 0, ctx)?.unwrap_or_default())?;
     let ids = s.doc.find(&s.ids, &sel);
+    Ok(derived(&s, ids, ctx))
+}
+
+/// `single(selector)` (k6 2.1, release notes v2.1.0, #6002): the first node `find` would
+/// give, found without searching further (goquery's `Single` matcher, trimmed to one).
+fn single(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let s = this_nodes(this)?;
+    let sel = parse(&string_arg(args, 0, ctx)?.unwrap_or_default())?;
+    let ids = s.doc.find_first(&s.ids, &sel).into_iter().collect();
     Ok(derived(&s, ids, ctx))
 }
 

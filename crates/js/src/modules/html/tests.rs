@@ -220,3 +220,22 @@ fn unreproduced_tag_methods_throw() {
         "{out}"
     );
 }
+
+/// `Selection.single(selector)`, k6 2.1 (release notes v2.1.0, #6002; k6-docs
+/// javascript-api/k6-html/selection/selection-single): at most one element, the first
+/// `find` gives; `end()` leads back to the selection it was called on.
+#[test]
+fn single_is_the_first_match_of_find() {
+    assert_eq!(
+        eval("const s = doc.single('li'); return [s.size(), s.text(), doc.single('li.x').text(), doc.find('ul').single('li:last-child').text()]"),
+        r#"[1,"one","one","three"]"#
+    );
+    assert_eq!(
+        eval("const s = doc.find('li'); return [s.single('b').size(), doc.single('nope').size(), doc.single('[[bad').size(), doc.find('#a').single('b').attr('id')]"),
+        r#"[0,0,0,"bb"]"#
+    );
+    assert_eq!(
+        eval("const ul = doc.find('ul'); return ul.single('li').end().size() === 1 && ul.single('li').end().get(0).nodeName() === 'ul'"),
+        "true"
+    );
+}

@@ -168,6 +168,24 @@ impl RsaScheme {
     }
 }
 
+/// The key derivation functions whose base key is secret material (a password, a key):
+/// PBKDF2 (k6 1.6) and HKDF (not in k6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kdf {
+    Pbkdf2,
+    Hkdf,
+}
+
+impl Kdf {
+    /// The canonical algorithm name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kdf::Pbkdf2 => "PBKDF2",
+            Kdf::Hkdf => "HKDF",
+        }
+    }
+}
+
 /// The NIST curves of WebCrypto.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Curve {
@@ -214,6 +232,7 @@ pub(crate) enum Name {
     Aes(AesMode),
     Ec(EcKind),
     Rsa(RsaScheme),
+    Kdf(Kdf),
 }
 
 impl Name {
@@ -225,6 +244,7 @@ impl Name {
             Name::Aes(m) => m.name(),
             Name::Ec(k) => k.name(),
             Name::Rsa(s) => s.name(),
+            Name::Kdf(k) => k.name(),
         }
     }
 
@@ -244,6 +264,8 @@ impl Name {
             "RSASSA-PKCS1-V1_5" => Name::Rsa(RsaScheme::Pkcs1),
             "RSA-PSS" => Name::Rsa(RsaScheme::Pss),
             "RSA-OAEP" => Name::Rsa(RsaScheme::Oaep),
+            "PBKDF2" => Name::Kdf(Kdf::Pbkdf2),
+            "HKDF" => Name::Kdf(Kdf::Hkdf),
             _ => return Err(unsupported(name, op)),
         })
     }
@@ -273,6 +295,8 @@ pub(crate) enum KeyAlgorithm {
         modulus_length: usize,
         public_exponent: u64,
     },
+    /// The secret material of a key derivation (never extractable).
+    Kdf(Kdf),
 }
 
 impl KeyAlgorithm {
@@ -288,6 +312,7 @@ impl KeyAlgorithm {
             KeyAlgorithm::Aes { mode, .. } => Name::Aes(mode),
             KeyAlgorithm::Ec { kind, .. } => Name::Ec(kind),
             KeyAlgorithm::Rsa { scheme, .. } => Name::Rsa(scheme),
+            KeyAlgorithm::Kdf(k) => Name::Kdf(k),
         }
     }
 
@@ -302,6 +327,7 @@ impl KeyAlgorithm {
                 Curve::P384 => "ES384".into(),
                 Curve::P521 => "ES512".into(),
             },
+            KeyAlgorithm::Kdf(k) => k.name().into(),
         }
     }
 
@@ -330,7 +356,8 @@ impl KeyAlgorithm {
             } => &[Usage::Sign, Usage::Verify],
             KeyAlgorithm::Ec {
                 kind: EcKind::Ecdh, ..
-            } => &[Usage::DeriveKey, Usage::DeriveBits],
+            }
+            | KeyAlgorithm::Kdf(_) => &[Usage::DeriveKey, Usage::DeriveBits],
             KeyAlgorithm::Rsa {
                 scheme: RsaScheme::Oaep,
                 ..

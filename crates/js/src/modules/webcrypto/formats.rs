@@ -128,6 +128,38 @@ pub(crate) fn import_key(
             };
             (algorithm, Material::Ec(key))
         }
+        KeyParams::Kdf(kdf) => {
+            // PBKDF2's rules in k6 1.6 (and WebCrypto's, which HKDF shares): raw secret
+            // material, never extractable, for derivations only.
+            if format != Format::Raw {
+                return Err(fail(
+                    ErrorName::NotSupported,
+                    format!("invalid format: {}", format.name()),
+                ));
+            }
+            if let Some(bad) = usages
+                .iter()
+                .find(|u| !matches!(u, Usage::DeriveBits | Usage::DeriveKey))
+            {
+                return Err(fail(
+                    ErrorName::Syntax,
+                    format!("invalid key usage: {}", bad.name()),
+                ));
+            }
+            if extractable {
+                return Err(fail(
+                    ErrorName::Syntax,
+                    "invalid value for param extractable",
+                ));
+            }
+            if usages.is_empty() {
+                return Err(fail(
+                    ErrorName::Syntax,
+                    "usages cannot not be empty for a secret or private CryptoKey",
+                ));
+            }
+            (KeyAlgorithm::Kdf(*kdf), Material::Secret(bytes))
+        }
         KeyParams::Rsa { scheme, hash, .. } => {
             let key = match format {
                 Format::Raw => return Err(unsupported_format(format, scheme.name())),

@@ -191,6 +191,7 @@ fn algorithm_object(algorithm: KeyAlgorithm, ctx: &mut Context) -> JsObject {
             let h = hash_object(hash, ctx);
             define(&obj, js_string!("hash"), h);
         }
+        KeyAlgorithm::Kdf(_) => {}
     }
     obj
 }

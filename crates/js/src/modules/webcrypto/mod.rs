@@ -1,5 +1,5 @@
-//! `crypto.subtle`: WebCrypto as k6 1.1 has it (digests, HMAC, AES, ECDSA, ECDH, RSA), plus
-//! `deriveKey`, `wrapKey` and `unwrapKey`, which k6 lacks. Every method returns a promise
+//! `crypto.subtle`: WebCrypto as k6 1.1 has it (digests, HMAC, AES, ECDSA, ECDH, RSA), with
+//! PBKDF2 and `deriveKey` (k6 1.6), plus HKDF, `wrapKey` and `unwrapKey`, which k6 lacks. Every method returns a promise
 //! that is already settled; the runtime runs promise jobs after the init code and after
 //! each call into the script, so `await` works.
 //!
@@ -30,14 +30,14 @@ use boa_engine::property::Attribute;
 use boa_engine::{Context, JsObject, JsString, JsValue, NativeFunction};
 
 use self::aes_modes::Direction;
-use self::algorithm::{unsupported, EcKind, Name, Usage};
+use self::algorithm::{unsupported, EcKind, Kdf, KeyAlgorithm, Name, Usage};
 use self::error::{fail, ErrorName, Fail};
 use self::formats::{Format, KeyData};
 use self::key::{pair_object, CryptoKey, KeyType};
 use self::operations::Generated;
 use self::params::{
-    algorithm_arg, arg, buffer_source, cipher_params, key_arg, key_params, member, sign_params,
-    usages_arg, KeyParams,
+    algorithm_arg, arg, buffer_source, cipher_params, kdf_params, key_arg, key_params, member,
+    sign_params, usages_arg, KeyParams,
 };
 use crate::value::array_buffer;
 
@@ -274,8 +274,135 @@ fn ecdh_keys(
     Ok((base, public))
 }
 
-/// `deriveBits({name: 'ECDH', public}, baseKey, length)`.
+/// The key derivation function `algorithm` names, if it names PBKDF2 or HKDF (anything
+/// else takes the ECDH path, with its checks).
+fn kdf_of(algorithm: &JsValue, ctx: &mut Context) -> Result<Option<Kdf>, Fail> {
+    let name = match algorithm.as_object() {
+        Some(o) => o.get(boa_engine::js_string!("name"), ctx)?,
+        None => algorithm.clone(),
+    };
+    if !name.is_string() {
+        return Ok(None);
+    }
+    let name = name.to_string(ctx)?.to_std_string_lossy();
+    Ok(match Name::parse(&name, "deriveBits") {
+        Ok(Name::Kdf(k)) => Some(k),
+        _ => None,
+    })
+}
+
+/// Fails unless `base` is the secret material of `kdf` with `usage` (k6 1.6's checks and
+/// words for PBKDF2).
+fn check_kdf_key(base: &CryptoKey, kdf: Kdf, usage: Usage) -> Result<(), Fail> {
+    if base.key_type() != KeyType::Secret {
+        return Err(fail(
+            ErrorName::InvalidAccess,
+            "algorithm's password key is not a secret key",
+        ));
+    }
+    if !base.usages.contains(&usage) {
+        return Err(fail(
+            ErrorName::InvalidAccess,
+            format!("provided baseKey doesn't contain `{}` usage", usage.name()),
+        ));
+    }
+    if base.algorithm != KeyAlgorithm::Kdf(kdf) {
+        return Err(fail(
+            ErrorName::Operation,
+            format!(
+                "provided basekey algorithm and deriveKey algorithm name dont match {}!={}",
+                base.algorithm.name(),
+                kdf.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `deriveBits({name: 'PBKDF2', hash, salt, iterations} | {name: 'HKDF', hash, salt, info},
+/// baseKey, length)`.
+fn kdf_derive_bits(kdf: Kdf, args: &[JsValue], ctx: &mut Context) -> Result<JsValue, Fail> {
+    let (_, obj) = algorithm_arg(&arg(args, 0), "deriveBits", ctx)?;
+    let params = kdf_params(kdf, obj.as_ref(), ctx)?;
+    let base = key_arg(&arg(args, 1), "the baseKey")?;
+    let length = arg(args, 2);
+    let length = if length.is_null_or_undefined() {
+        0.0
+    } else {
+        length.to_number(ctx)?
+    };
+    if length == 0.0 || length.is_nan() {
+        return Err(fail(ErrorName::Operation, "length can not be 0"));
+    }
+    if !(length > 0.0 && length <= f64::from(u32::MAX)) {
+        return Err(fail(ErrorName::Operation, "length is too large"));
+    }
+    let length = length as usize;
+    if !length.is_multiple_of(8) {
+        return Err(fail(
+            ErrorName::Operation,
+            "currently only multiples of 8 are supported for length",
+        ));
+    }
+    check_kdf_key(&base, kdf, Usage::DeriveBits)?;
+    let secret = base.secret().unwrap_or_default();
+    let bits = operations::kdf_bits(&params, secret, length / 8)?;
+    Ok(array_buffer(&bits, ctx)?)
+}
+
+/// `deriveKey` with PBKDF2 (k6 1.6) or HKDF: an AES key (k6's targets) or, as WebCrypto
+/// has it and k6 does not, an HMAC key (of the hash's block size unless `length` is given).
+fn kdf_derive_key(kdf: Kdf, args: &[JsValue], ctx: &mut Context) -> Result<JsValue, Fail> {
+    let (_, obj) = algorithm_arg(&arg(args, 0), "deriveKey", ctx)?;
+    let (target, target_obj) = algorithm_arg(&arg(args, 2), "importKey", ctx)?;
+    let params = kdf_params(kdf, obj.as_ref(), ctx)?;
+    if !matches!(target, Name::Aes(_) | Name::Hmac) {
+        return Err(fail(
+            ErrorName::NotSupported,
+            format!(
+                "derive key function doesn't support algorithm {}",
+                target.as_str()
+            ),
+        ));
+    }
+    let target = key_params(target, target_obj.as_ref(), "importKey", ctx)?;
+    let extractable = arg(args, 3).to_boolean();
+    let usages = usages_arg(&arg(args, 4), ctx)?;
+    let base = key_arg(&arg(args, 1), "the baseKey")?;
+    check_kdf_key(&base, kdf, Usage::DeriveKey)?;
+    let length = match target.secret_algorithm(None)? {
+        KeyAlgorithm::Hmac { length, .. } | KeyAlgorithm::Aes { length, .. } => length,
+        _ => unreachable!("a secret algorithm"),
+    };
+    if !length.is_multiple_of(8) {
+        return Err(fail(
+            ErrorName::InvalidAccess,
+            "provided length of key must be a multiple of 8",
+        ));
+    }
+    if usages.is_empty() {
+        return Err(fail(
+            ErrorName::Syntax,
+            "usages cannot not be empty for a secret or private CryptoKey",
+        ));
+    }
+    let secret = base.secret().unwrap_or_default();
+    let bits = operations::kdf_bits(&params, secret, length / 8)?;
+    let key = formats::import_key(
+        Format::Raw,
+        KeyData::Bytes(bits),
+        &target,
+        extractable,
+        usages,
+    )?;
+    Ok(key.into_object(ctx).into())
+}
+
+/// `deriveBits({name: 'ECDH', public}, baseKey, length)`, or with PBKDF2 or HKDF.
 fn derive_bits(args: &[JsValue], ctx: &mut Context) -> Result<JsValue, Fail> {
+    if let Some(kdf) = kdf_of(&arg(args, 0), ctx)? {
+        return kdf_derive_bits(kdf, args, ctx);
+    }
     let (base, public) = ecdh_keys(
         &arg(args, 0),
         &arg(args, 1),
@@ -298,8 +425,12 @@ fn derive_bits(args: &[JsValue], ctx: &mut Context) -> Result<JsValue, Fail> {
 }
 
 /// `deriveKey({name: 'ECDH', public}, baseKey, derivedKeyAlgorithm, extractable,
-/// keyUsages)`: an AES or HMAC key from the shared secret. k6 1.1 does not implement it.
+/// keyUsages)`: an AES or HMAC key from the shared secret (k6 derives with PBKDF2 only);
+/// PBKDF2 and HKDF in [`kdf_derive_key`].
 fn derive_key(args: &[JsValue], ctx: &mut Context) -> Result<JsValue, Fail> {
+    if let Some(kdf) = kdf_of(&arg(args, 0), ctx)? {
+        return kdf_derive_key(kdf, args, ctx);
+    }
     let (base, public) = ecdh_keys(
         &arg(args, 0),
         &arg(args, 1),

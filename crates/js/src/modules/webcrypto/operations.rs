@@ -2,12 +2,12 @@
 //! encryption and ECDH. The JS-facing checks (names, usages) are done before these run.
 
 use super::aes_modes::{self, Direction};
-use super::algorithm::{check_usages, KeyAlgorithm, Usage};
+use super::algorithm::{check_usages, Hash, KeyAlgorithm, Usage};
 use super::ec::EcKey;
 use super::error::{fail, ErrorName, Fail};
 use super::key::{CryptoKey, Material};
 use super::oaep;
-use super::params::{CipherParams, KeyParams, SignParams};
+use super::params::{CipherParams, KdfParams, KeyParams, SignParams};
 use super::rsa_keys::RsaKey;
 
 /// What `generateKey` makes.
@@ -44,6 +44,9 @@ pub(crate) fn generate_key(
     usages: Vec<Usage>,
 ) -> Result<Generated, Fail> {
     let (algorithm, material) = match params {
+        KeyParams::Kdf(k) => {
+            return Err(super::algorithm::unsupported(k.name(), "generateKey").into())
+        }
         KeyParams::Hmac { .. } | KeyParams::Aes { .. } => {
             let algorithm = params.secret_algorithm(None)?;
             check_usages(algorithm, &usages)?;
@@ -258,4 +261,51 @@ pub(crate) fn derive_bits(
     }
     secret.truncate(length / 8);
     Ok(secret)
+}
+
+/// PBKDF2 or HKDF `deriveBits`: `len` bytes derived from the secret material `secret`.
+pub(crate) fn kdf_bits(params: &KdfParams, secret: &[u8], len: usize) -> Result<Vec<u8>, Fail> {
+    let mut out = vec![0u8; len];
+    match params {
+        KdfParams::Pbkdf2 {
+            hash,
+            salt,
+            iterations,
+        } => {
+            let f = match hash {
+                Hash::Sha1 => pbkdf2::pbkdf2_hmac::<sha1::Sha1>,
+                Hash::Sha256 => pbkdf2::pbkdf2_hmac::<sha2::Sha256>,
+                Hash::Sha384 => pbkdf2::pbkdf2_hmac::<sha2::Sha384>,
+                Hash::Sha512 => pbkdf2::pbkdf2_hmac::<sha2::Sha512>,
+            };
+            f(secret, salt, *iterations, &mut out);
+        }
+        KdfParams::Hkdf { hash, salt, info } => {
+            let done = match hash {
+                Hash::Sha1 => hkdf::Hkdf::<sha1::Sha1>::new(Some(salt), secret)
+                    .expand(info, &mut out)
+                    .is_ok(),
+                Hash::Sha256 => hkdf::Hkdf::<sha2::Sha256>::new(Some(salt), secret)
+                    .expand(info, &mut out)
+                    .is_ok(),
+                Hash::Sha384 => hkdf::Hkdf::<sha2::Sha384>::new(Some(salt), secret)
+                    .expand(info, &mut out)
+                    .is_ok(),
+                Hash::Sha512 => hkdf::Hkdf::<sha2::Sha512>::new(Some(salt), secret)
+                    .expand(info, &mut out)
+                    .is_ok(),
+            };
+            if !done {
+                return Err(fail(
+                    ErrorName::Operation,
+                    format!(
+                        "HKDF with {} derives at most {} bits",
+                        hash.name(),
+                        255 * hash.output_len() * 8
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }

@@ -4,7 +4,7 @@
 use boa_engine::object::builtins::{JsArrayBuffer, JsDataView, JsTypedArray, JsUint8Array};
 use boa_engine::{js_string, Context, JsObject, JsString, JsValue};
 
-use super::algorithm::{AesMode, Curve, EcKind, Hash, KeyAlgorithm, Name, RsaScheme, Usage};
+use super::algorithm::{AesMode, Curve, EcKind, Hash, Kdf, KeyAlgorithm, Name, RsaScheme, Usage};
 use super::error::{fail, ErrorName, Fail};
 use super::key::CryptoKey;
 use crate::modules::encoding::typed_array_window;
@@ -29,6 +29,23 @@ pub(crate) enum KeyParams {
         hash: Hash,
         /// `modulusLength` and `publicExponent`, read for `generateKey` only.
         generate: Option<(usize, Vec<u8>)>,
+    },
+    /// The secret material of PBKDF2 or HKDF (importKey only).
+    Kdf(Kdf),
+}
+
+/// The parameters of `deriveBits`/`deriveKey` with PBKDF2 or HKDF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KdfParams {
+    Pbkdf2 {
+        hash: Hash,
+        salt: Vec<u8>,
+        iterations: u32,
+    },
+    Hkdf {
+        hash: Hash,
+        salt: Vec<u8>,
+        info: Vec<u8>,
     },
 }
 
@@ -287,7 +304,77 @@ pub(crate) fn key_params(
                 generate,
             }
         }
+        Name::Kdf(k) => KeyParams::Kdf(k),
         Name::Digest(h) => return Err(super::algorithm::unsupported(h.name(), op).into()),
+    })
+}
+
+/// A member k6 reads with `traverseObject`: a `TypeError` when missing or null.
+fn field(obj: Option<&JsObject>, key: &str, ctx: &mut Context) -> Result<JsValue, Fail> {
+    member(obj, key, ctx)?
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| fail(ErrorName::Type, format!("field {key} is null or undefined")))
+}
+
+/// Bytes given as a `BufferSource` or (as k6 also takes them) a string's UTF-8.
+fn bytes_or_text(value: &JsValue, what: &str, ctx: &mut Context) -> Result<Vec<u8>, Fail> {
+    if value.is_string() {
+        return Ok(value.to_string(ctx)?.to_std_string_lossy().into_bytes());
+    }
+    buffer_source(value, what, ctx)
+}
+
+/// The parameters of a PBKDF2 (k6 1.6's checks, in its order) or HKDF derivation.
+pub(crate) fn kdf_params(
+    kdf: Kdf,
+    obj: Option<&JsObject>,
+    ctx: &mut Context,
+) -> Result<KdfParams, Fail> {
+    let hash = member(obj, "hash", ctx)?
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| {
+            fail(
+                ErrorName::Syntax,
+                "could not get hash from algorithm parameter",
+            )
+        })?;
+    let hash = match algorithm_arg(&hash, "deriveBits", ctx)?.0 {
+        Name::Digest(h) => h,
+        other => return Err(super::algorithm::unsupported(other.as_str(), "deriveBits").into()),
+    };
+    Ok(match kdf {
+        Kdf::Pbkdf2 => {
+            let n = field(obj, "iterations", ctx)?.to_number(ctx)?;
+            let n = if n.is_finite() { n.trunc() } else { 0.0 };
+            if n == 0.0 {
+                return Err(fail(
+                    ErrorName::Operation,
+                    "number of iterations can't be 0",
+                ));
+            }
+            if !(1.0..=f64::from(u32::MAX)).contains(&n) {
+                return Err(fail(
+                    ErrorName::Type,
+                    format!("iterations must be between 1 and {}", u32::MAX),
+                ));
+            }
+            let salt = field(obj, "salt", ctx)?;
+            KdfParams::Pbkdf2 {
+                hash,
+                salt: bytes_or_text(&salt, "salt", ctx)?,
+                iterations: n as u32,
+            }
+        }
+        Kdf::Hkdf => {
+            let salt = field(obj, "salt", ctx)?;
+            let salt = bytes_or_text(&salt, "salt", ctx)?;
+            let info = field(obj, "info", ctx)?;
+            KdfParams::Hkdf {
+                hash,
+                salt,
+                info: bytes_or_text(&info, "info", ctx)?,
+            }
+        }
     })
 }
 
@@ -349,6 +436,10 @@ impl KeyParams {
             KeyParams::Rsa { scheme, .. } => Err(fail(
                 ErrorName::NotSupported,
                 format!("{} keys are not secret keys", scheme.name()),
+            )),
+            KeyParams::Kdf(k) => Err(fail(
+                ErrorName::NotSupported,
+                format!("{} keys cannot be generated", k.name()),
             )),
         }
     }

@@ -1,12 +1,12 @@
 //! The module's `Blob` (parts of strings, buffers, views and blobs; `size`, `type`,
-//! `arrayBuffer()`, `text()`, `bytes()`, `slice()`; no `stream()`, rk6 has no streams),
-//! written in JS over two natives for UTF-8, made once per VU.
+//! `arrayBuffer()`, `text()`, `bytes()`, `slice()`, `stream()`), written in JS over natives
+//! for UTF-8 and the VU's `ReadableStream` class, made once per VU.
 
 use boa_engine::object::builtins::JsArray;
 use boa_engine::{Context, JsObject, JsResult, JsString, JsValue, NativeFunction, Source};
 
 /// The class and the reader of a blob's bytes, from a factory given the UTF-8 natives.
-const BLOB_JS: &str = r#"(function (encode, decode) {
+const BLOB_JS: &str = r#"(function (encode, decode, readable) {
   const BYTES = Symbol('bytes');
   function partBytes(p) {
     if (p instanceof Blob) return p[BYTES];
@@ -14,7 +14,7 @@ const BLOB_JS: &str = r#"(function (encode, decode) {
     if (ArrayBuffer.isView(p)) return new Uint8Array(p.buffer.slice(p.byteOffset, p.byteOffset + p.byteLength));
     return new Uint8Array(encode(String(p)));
   }
-  // As k6 1.1 builds them: own enumerable `size`, `type` and methods (no `stream()`).
+  // As k6 1.1 builds them: own enumerable `size`, `type` and methods.
   class Blob {
     constructor(parts, options) {
       const list = parts === undefined ? [] : Array.from(parts, partBytes);
@@ -30,6 +30,19 @@ const BLOB_JS: &str = r#"(function (encode, decode) {
       this.bytes = () => Promise.resolve(all.slice());
       this.slice = (start, end, type) => new Blob([all.slice(start, end)], { type: type === undefined ? '' : type });
       this.text = () => Promise.resolve(decode(all.slice().buffer));
+      // As k6's: chunks of at most 1024 bytes as text, then an empty one as the stream closes.
+      this.stream = () => {
+        const Readable = readable();
+        let at = 0;
+        return new Readable({
+          pull(controller) {
+            const n = Math.min(1024, all.length - at);
+            controller.enqueue(decode(all.slice(at, at + n).buffer));
+            at += n;
+            if (n === 0) controller.close();
+          },
+        });
+      };
     }
   }
   return [Blob, (b) => (b instanceof Blob ? b[BYTES].slice().buffer : undefined)];
@@ -63,7 +76,18 @@ impl BlobKit {
             }),
         )
         .build();
-        let pair = factory.call(&JsValue::undefined(), &[encode.into(), decode.into()], ctx)?;
+        let readable = boa_engine::object::FunctionObjectBuilder::new(
+            ctx.realm(),
+            NativeFunction::from_fn_ptr(|_, _, ctx| {
+                Ok(crate::modules::experimental::streams::readable_stream_class(ctx)?.into())
+            }),
+        )
+        .build();
+        let pair = factory.call(
+            &JsValue::undefined(),
+            &[encode.into(), decode.into(), readable.into()],
+            ctx,
+        )?;
         let pair = pair.as_object().expect("the factory returns a pair");
         let class = pair.get(0, ctx)?.as_object().expect("class").clone();
         let reader = pair.get(1, ctx)?.as_object().expect("reader").clone();

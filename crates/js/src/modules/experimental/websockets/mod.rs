@@ -1,4 +1,5 @@
-//! `k6/experimental/websockets`: the standard `WebSocket` (and `Blob`) on the VU's event
+//! `k6/websockets` (k6 1.6; before, and still with a deprecation warning,
+//! `k6/experimental/websockets`): the standard `WebSocket` (and `Blob`) on the VU's event
 //! loop. Each VU's open sockets are its [`WebSockets`] instance, a `Pending` source: every
 //! wait of the VU drives their I/O, and the event loop dispatches their events, so the
 //! iteration lasts until every socket is closed.
@@ -120,6 +121,16 @@ pub(crate) fn module(ctx: &mut Context) -> JsResult<Module> {
             .length(1)
             .constructor(true)
             .build();
+    for (name, value) in socket::STATES {
+        ws.insert_property(
+            JsString::from(name),
+            boa_engine::property::PropertyDescriptor::builder()
+                .value(value)
+                .writable(false)
+                .enumerable(true)
+                .configurable(false),
+        );
+    }
     let exports = crate::value::plain_object(ctx);
     crate::value::define(&exports, JsString::from("Blob"), blob);
     crate::value::define(&exports, JsString::from("WebSocket"), ws);

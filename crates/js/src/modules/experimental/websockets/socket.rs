@@ -28,9 +28,17 @@ use crate::value::{array_buffer, define, plain_object};
 
 /// `readyState` values.
 pub(super) const CONNECTING: u8 = 0;
-const OPEN: u8 = 1;
-const CLOSING: u8 = 2;
-const CLOSED: u8 = 3;
+pub(super) const OPEN: u8 = 1;
+pub(super) const CLOSING: u8 = 2;
+pub(super) const CLOSED: u8 = 3;
+
+/// The `readyState` constants of the standard, on the constructor and on every socket.
+pub(super) const STATES: [(&str, u8); 4] = [
+    ("CONNECTING", CONNECTING),
+    ("OPEN", OPEN),
+    ("CLOSING", CLOSING),
+    ("CLOSED", CLOSED),
+];
 
 /// The event types, in the order of the listener slots.
 const TYPES: [&str; 6] = ["open", "message", "error", "close", "ping", "pong"];
@@ -75,6 +83,11 @@ pub(super) struct Socket {
     traffic: RefCell<Option<Traffic>>,
     pings: RefCell<Vec<(String, Instant)>>,
     ping_counter: Cell<u64>,
+    /// The close code known so far (0: none): the one `close()` sent, then the one of the
+    /// server's close frame. The close event carries it as `code` (k6 1.5).
+    close_code: Cell<u16>,
+    /// The reason of the server's close frame (the close event's `reason`).
+    close_reason: RefCell<String>,
 }
 
 impl Socket {
@@ -103,6 +116,8 @@ impl Socket {
             traffic: RefCell::new(None),
             pings: RefCell::default(),
             ping_counter: Cell::new(0),
+            close_code: Cell::new(0),
+            close_reason: RefCell::default(),
         })
     }
 
@@ -283,6 +298,8 @@ impl Socket {
                     Some(f) => (u16::from(f.code), f.reason.to_string()),
                     None => (1005, String::new()),
                 };
+                self.close_code.set(code);
+                *self.close_reason.borrow_mut() = reason.clone();
                 self.end_session(host);
                 // As Go: 1000 and 1001 are expected closes, anything else is an error.
                 let error = (code != 1000 && code != 1001).then(|| close_text(code, &reason));
@@ -341,8 +358,15 @@ impl Socket {
             define(&ev, js_string!("error"), JsString::from(text));
             self.dispatch("error", ev, ctx)?;
         }
-        // k6 1.1's close event carries no `code` or `reason`.
+        // Since k6 1.5 (release notes v1.5.0, #5376) the close event carries the close
+        // `code` when one is known and the `reason` always (k6 1.1's had neither).
         let ev = self.event("close", ctx);
+        let code = self.close_code.get();
+        if code != 0 {
+            define_constant(&ev, js_string!("code"), code);
+        }
+        let reason = JsString::from(self.close_reason.borrow().as_str());
+        define_constant(&ev, js_string!("reason"), reason);
         self.dispatch("close", ev, ctx)
     }
 
@@ -386,6 +410,47 @@ impl Socket {
         self.buffered.set(self.buffered.get() + counted);
         self.outbox.borrow_mut().push_back(msg);
     }
+}
+
+/// The bytes a `DataView` shows, if `v` is one.
+fn data_view_bytes(v: &JsValue, ctx: &mut Context) -> JsResult<Option<Vec<u8>>> {
+    use boa_engine::object::builtins::{JsArrayBuffer, JsDataView};
+    let Some(view) = v
+        .as_object()
+        .and_then(|o| JsDataView::from_object(o.clone()).ok())
+    else {
+        return Ok(None);
+    };
+    let Some(buf) = view
+        .buffer(ctx)?
+        .as_object()
+        .and_then(|o| JsArrayBuffer::from_object(o.clone()).ok())
+    else {
+        return Ok(None);
+    };
+    let (offset, len) = (
+        view.byte_offset(ctx)? as usize,
+        view.byte_length(ctx)? as usize,
+    );
+    let data = buf.data();
+    Ok(Some(
+        data.as_deref()
+            .and_then(|d| d.get(offset..offset + len))
+            .unwrap_or_default()
+            .to_vec(),
+    ))
+}
+
+/// A read-only enumerable property, as k6 defines the close event's.
+fn define_constant(obj: &JsObject, key: JsString, value: impl Into<JsValue>) {
+    obj.insert_property(
+        key,
+        boa_engine::property::PropertyDescriptor::builder()
+            .value(value)
+            .writable(false)
+            .enumerable(true)
+            .configurable(false),
+    );
 }
 
 /// Go's text for a failed write.
@@ -482,6 +547,9 @@ pub(super) fn object(socket: &Rc<Socket>, ctx: &mut Context) -> JsObject {
             Some(s),
             Attribute::CONFIGURABLE,
         );
+    }
+    for (name, value) in STATES {
+        init.property(JsString::from(name), value, Attribute::ENUMERABLE);
     }
     let obj = init.build();
     *socket.object.borrow_mut() = Some(obj.clone());
@@ -623,6 +691,9 @@ fn send(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
         Message::text(text.to_std_string_escaped())
     } else if let Some(bytes) = super::blob::bytes_of_blob(&v, ctx)? {
         Message::binary(bytes)
+    } else if let Some(bytes) = data_view_bytes(&v, ctx)? {
+        // Only the view's bytes, as k6 1.5 sends any ArrayBufferView (#5358).
+        Message::binary(bytes)
     } else {
         match crate::modules::encoding::bytes_of(&v, ctx)? {
             Some(bytes) => Message::binary(bytes),
@@ -676,6 +747,7 @@ fn close(this: &JsValue, a: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
     }
     let code = if code == 0 { 1000 } else { code as u16 };
     s.state.set(CLOSING);
+    s.close_code.set(code);
     s.queue(
         Message::Close(Some(CloseFrame {
             code: CloseCode::from(code),
