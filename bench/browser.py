@@ -94,8 +94,10 @@ def run(tool, vus, args, base, tmp, n):
     export = os.path.join(tmp, f"{tool}-{vus}-{n}.json")
     env = dict(os.environ, BASE_URL=base, VUS=str(vus), DURATION=f"{args.duration}s", K6_NO_USAGE_REPORT="true",
                K6_BROWSER_EXECUTABLE_PATH=args.chromium)
-    if os.getuid() == 0:
-        env["K6_BROWSER_ARGS"] = "no-sandbox"
+    extra = ["no-sandbox"] if os.getuid() == 0 else []
+    extra += [a for a in args.browser_args.split(",") if a]
+    if extra:
+        env["K6_BROWSER_ARGS"] = ",".join(extra)
     cmd = [args.rk6 if tool == "rk6" else args.k6, "run", "-q", "--summary-export", export]
     if tool == "k6":
         cmd += ["--address", "127.0.0.1:0"]
@@ -137,6 +139,9 @@ def main():
     ap.add_argument("--rk6", default=os.environ.get("RK6_BIN") or os.path.join(REPO, "target", "release", "rk6"))
     ap.add_argument("--k6", default=shutil.which("k6") or "k6")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--tools", default="rk6,k6", help="which tools to run (exploring flags: --tools rk6)")
+    ap.add_argument("--browser-args", default="", help="extra K6_BROWSER_ARGS for both tools (comma-separated)")
+    ap.add_argument("--no-write", action="store_true", help="print, do not write results/ (exploring)")
     args = ap.parse_args()
     if os.getuid() != 0:
         sys.exit("bench/browser.py needs root (it makes a cgroup per run)")
@@ -149,7 +154,8 @@ def main():
     runs, n = [], 0
     try:
         for rep in range(args.repeats):
-            tools = ["rk6", "k6"] if rep % 2 == 0 else ["k6", "rk6"]
+            tools = [t for t in args.tools.split(",") if t]
+            tools = tools if rep % 2 == 0 else tools[::-1]
             for vus in [int(v) for v in args.vus.split(",")]:
                 for tool in tools:
                     n += 1
@@ -172,6 +178,10 @@ def main():
             a, b = row.get(f"rk6_{key}"), row.get(f"k6_{key}")
             row[f"ratio_{key}"] = a / b if a and b else None
         rows.append(row)
+    if args.no_write:
+        for r in rows:
+            print(json.dumps(r))
+        return
     when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     os.makedirs(RESULTS, exist_ok=True)

@@ -27,6 +27,16 @@ fn rk6_cmd(args: &[String], cwd: &Path) -> Command {
 
 /// `rk6 aggregate` for three runners on a free port; returns it and its push URL.
 fn aggregator(dir: &Dir, script: &Path, extra: &[&str]) -> (Child, String) {
+    aggregator_env(dir, script, extra, &[])
+}
+
+/// [`aggregator`] with `env` set.
+fn aggregator_env(
+    dir: &Dir,
+    script: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (Child, String) {
     let address = format!("127.0.0.1:{}", free_port());
     let mut args = vec![
         "aggregate".to_string(),
@@ -39,7 +49,10 @@ fn aggregator(dir: &Dir, script: &Path, extra: &[&str]) -> (Child, String) {
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(script.display().to_string());
-    let mut child = rk6_cmd(&args, &dir.0).spawn().unwrap();
+    let mut child = rk6_cmd(&args, &dir.0)
+        .envs(env.iter().copied())
+        .spawn()
+        .unwrap();
     // Runners that push before it listens retry a second later; waiting keeps tests short.
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(&address).is_err() {
@@ -63,6 +76,19 @@ fn runner_at(dir: &Dir, script: &Path, i: usize, push: &str, api: &str) -> Child
 
 /// [`runner_at`] with `extra` flags.
 fn runner_with(dir: &Dir, script: &Path, i: usize, push: &str, api: &str, extra: &[&str]) -> Child {
+    runner_env(dir, script, i, push, api, extra, &[])
+}
+
+/// [`runner_with`] with `env` set.
+fn runner_env(
+    dir: &Dir,
+    script: &Path,
+    i: usize,
+    push: &str,
+    api: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Child {
     let mut args = vec![
         "run".to_string(),
         "-q".into(),
@@ -79,7 +105,10 @@ fn runner_with(dir: &Dir, script: &Path, i: usize, push: &str, api: &str, extra:
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     args.push(script.display().to_string());
-    rk6_cmd(&args, &dir.0).spawn().unwrap()
+    rk6_cmd(&args, &dir.0)
+        .envs(env.iter().copied())
+        .spawn()
+        .unwrap()
 }
 
 struct Done {
@@ -717,4 +746,165 @@ export default function () {}
         "{}",
         agg.stderr
     );
+}
+
+/// POSTs `body` as a push to the aggregator at `push` (`http://HOST:PORT`); its status.
+fn post_push(push: &str, authorization: Option<&str>, body: &str) -> u16 {
+    use std::io::{Read, Write};
+    let address = push.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let auth = authorization
+        .map(|a| format!("Authorization: {a}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "POST /v1/push HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer[9..12].parse().unwrap()
+}
+
+#[test]
+fn a_push_without_the_secret_changes_nothing() {
+    let dir = Dir::new("aggregate-secret");
+    // The whole test's 60 iterations pass `count==60`; one forged push more would not.
+    let path = dir.write(
+        "test.js",
+        r#"
+export const options = {
+  scenarios: { s: { executor: 'shared-iterations', vus: 6, iterations: 60 } },
+  thresholds: { iterations: ['count==60'] },
+};
+export default function () {}
+"#,
+    );
+    let secret = [("RK6_AGGREGATE_SECRET", "s3cret")];
+    let (agg, push) = aggregator_env(&dir, &path, &[], &secret);
+    // A finished runner's 1,000 iterations, as anyone who can connect could send them.
+    let forged = r#"{"runner":{"id":"intruder","instance_id":"9"},"seq":0,"elapsed_ms":1000,"done":true,"delta":{"metrics":[{"name":"iterations","type":"counter","contains":"default","sink":{"kind":"counter","sum":1000,"samples":1000}}]}}"#;
+    assert_eq!(post_push(&push, None, forged), 401);
+    assert_eq!(post_push(&push, Some("Bearer guess"), forged), 401);
+    // A runner with another secret: its whole run is refused.
+    let intruder = rk6_cmd(
+        &[
+            "run".into(),
+            "-q".into(),
+            "-o".into(),
+            format!("aggregate={push}"),
+            path.display().to_string(),
+        ],
+        &dir.0,
+    )
+    .env("RK6_AGGREGATE_SECRET", "guess")
+    .spawn()
+    .unwrap();
+    // The test's runners, their secret as a Kubernetes Secret often holds it (a newline).
+    let runners: Vec<Child> = (1..=3)
+        .map(|i| {
+            let api = format!("127.0.0.1:{}", free_port());
+            runner_env(
+                &dir,
+                &path,
+                i,
+                &push,
+                &api,
+                &[],
+                &[("RK6_AGGREGATE_SECRET", "s3cret\n")],
+            )
+        })
+        .collect();
+    let mut pids: Vec<u32> = runners.iter().map(Child::id).collect();
+    pids.extend([agg.id(), intruder.id()]);
+    let _reaper = KillOnPanic(pids);
+    let intruder = wait(intruder);
+    let runners: Vec<Done> = runners.into_iter().map(wait).collect();
+    let agg = wait(agg);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(!r.stderr.contains("refuses"), "{}", r.stderr);
+    }
+    assert_eq!(
+        intruder
+            .stderr
+            .matches("refuses this runner's pushes")
+            .count(),
+        1,
+        "said once\n{}",
+        intruder.stderr
+    );
+    assert!(
+        intruder
+            .stderr
+            .contains("a different secret in RK6_AGGREGATE_SECRET"),
+        "{}",
+        intruder.stderr
+    );
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
+    assert_eq!(whole["aggregate"]["secret"], true, "{whole}");
+    // The two forged pushes and at least the intruder's first and last.
+    let refused = whole["aggregate"]["refused_pushes"].as_u64().unwrap();
+    assert!(refused >= 4, "{whole}");
+    assert!(
+        agg.stdout.contains(&format!(
+            "The aggregator refused {refused} pushes without its secret (RK6_AGGREGATE_SECRET); what they carried is not in these figures."
+        )),
+        "{}",
+        agg.stdout
+    );
+    assert!(agg.stdout.contains("✓ 'count==60'"), "{}", agg.stdout);
+    assert!(!agg.stdout.contains("instance 9"), "{}", agg.stdout);
+    assert!(
+        agg.stderr
+            .contains("refused a push without the aggregator's secret"),
+        "{}",
+        agg.stderr
+    );
+    assert!(
+        !agg.stderr.contains("without a secret"),
+        "on loopback, no warning"
+    );
+}
+
+#[test]
+fn runners_of_tests_that_end_as_their_first_second_comes_count_their_vus() {
+    let dir = Dir::new("aggregate-short-vus");
+    // setup() takes 0.7 s, the iterations 0.5 s: the whole test's first second comes while
+    // the VUs run, as k6 samples `vus`; the scenarios alone last less than a second.
+    let path = dir.write(
+        "test.js",
+        r#"
+import { sleep } from 'k6';
+export const options = { scenarios: { s: { executor: 'per-vu-iterations', vus: 6, iterations: 1 } } };
+export function setup() { sleep(0.7); }
+export default function () { sleep(0.5); }
+"#,
+    );
+    let (agg, runners) = distributed(&dir, &path, &[]);
+    for r in &runners {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+    let whole = read_json(&dir.path("whole.json"));
+    assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
+    assert!(whole["metrics"]["vus"]["max"].is_number(), "{whole}");
+    // The issue's test: one second of iterations that all throw at once.
+    let path = dir.write(
+        "throws.js",
+        r#"
+export const options = { duration: '1s', vus: 6 };
+export default function () { throw new Error('x'); }
+"#,
+    );
+    for _ in 0..2 {
+        let (agg, _) = distributed(&dir, &path, &[]);
+        assert_eq!(agg.code, 0, "{}\n{}", agg.stdout, agg.stderr);
+        let whole = read_json(&dir.path("whole.json"));
+        assert_eq!(whole["metrics"]["vus_max"]["value"], 6, "{whole}");
+        assert!(whole["metrics"]["vus"]["max"].is_number(), "{whole}");
+    }
 }

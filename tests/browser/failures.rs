@@ -223,3 +223,74 @@ export default async function () {
         );
     }
 }
+
+/// Chromium killed in the middle of a test: the iteration it served fails, and the next
+/// iteration gets a new Chromium, so the test goes on (k6 starts a browser per iteration,
+/// so there a crash costs one iteration too).
+#[test]
+fn a_killed_chromium_is_started_again_for_the_next_iteration() {
+    let Some(chromium) = chromium() else { return };
+    let shop = Shop::start();
+    let dir = Dir::new("browser-relaunch");
+    let path = dir.write(
+        "script.js",
+        r#"
+import { browser } from 'k6/browser';
+import { check } from 'k6';
+export const options = { scenarios: { ui: { executor: 'per-vu-iterations', vus: 1, iterations: 8, options: { browser: { type: 'chromium' } } } } };
+export default async function () {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${__ENV.BASE_URL}/shop/login`);
+    await page.waitForTimeout(250);
+    check(await page.title(), { 'page shown': (t) => t.length > 0 });
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+"#,
+    );
+    let export = dir.0.join("summary.json");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rk6"));
+    cmd.args(["run", "-q", "--summary-export"])
+        .arg(&export)
+        .arg(&path)
+        .current_dir(&dir.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in browser_env(chromium) {
+        cmd.env(k, v);
+    }
+    cmd.env("BASE_URL", &shop.base);
+    let child = cmd.spawn().unwrap();
+    let marker = format!("rk6-browser-{}-", child.id());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let main_process = loop {
+        // The browser process is the one without a `--type=` (renderer, gpu, ...).
+        let main = chromium_pids(&marker).into_iter().find(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| !String::from_utf8_lossy(&c).contains("--type="))
+        });
+        if let Some(pid) = main {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "rk6 started no Chromium");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kills a Chromium the rk6 this test started launched.
+    unsafe { libc::kill(main_process as i32, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&export).unwrap()).unwrap();
+    let check = &summary["root_group"]["checks"]["page shown"];
+    let passes = check["passes"].as_u64().unwrap_or(0);
+    // Killed at about the third iteration: without a new browser every later one fails.
+    assert!(
+        passes >= 5,
+        "only {passes} of 8 iterations passed after the kill:\n{stderr}"
+    );
+    assert_eq!(summary["metrics"]["iterations"]["count"], 8, "{stderr}");
+}

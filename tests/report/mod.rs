@@ -327,3 +327,75 @@ fn report_renders_its_charts_in_headless_chromium() {
         std::fs::copy(&png, keep).unwrap();
     }
 }
+
+/// Where each chart's y-axis labels start, as Chromium lays them out: `(label, x)` in the
+/// chart's own units, where x < 0 is outside the chart and so cut off.
+fn y_label_boxes(bin: &Path, dir: &Dir, html: &str, name: &str) -> Vec<(String, f64)> {
+    // Measured after the report's script drew the page, by a script of the test's.
+    let measure = r#"<script>
+(function () {
+  var out = [];
+  document.querySelectorAll("svg.chart-svg .axis text[text-anchor='end']").forEach(function (t) {
+    out.push(t.textContent + "\t" + t.getBBox().x.toFixed(2));
+  });
+  var pre = document.createElement("pre");
+  pre.id = "label-boxes";
+  pre.textContent = out.join("\n");
+  document.body.appendChild(pre);
+})();
+</script>
+</body>"#;
+    let page = dir.path(name);
+    std::fs::write(&page, html.replacen("</body>", measure, 1)).unwrap();
+    let url = format!("file://{}", page.display());
+    let dom = run_chromium(bin, &dir.path("profile"), &["--dump-dom", &url]);
+    let open = "<pre id=\"label-boxes\">";
+    let start = dom
+        .find(open)
+        .unwrap_or_else(|| panic!("not measured:\n{dom}"))
+        + open.len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    dom[start..end]
+        .lines()
+        .map(|l| {
+            let (label, x) = l.rsplit_once('\t').unwrap();
+            (label.to_string(), x.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn chart_axis_labels_are_drawn_whole() {
+    let Some(bin) = chromium() else { return };
+    let srv = TestServer::start();
+    let dir = Dir::new("report-labels");
+    run_with_report(
+        &dir,
+        &srv,
+        &[("K6_WEB_DASHBOARD_EXPORT", "report.html")],
+        &[],
+    );
+    let html = std::fs::read_to_string(dir.path("report.html")).unwrap();
+    let mut data = embedded(&html);
+    // Latencies of 150 ms: the y-axis reads up to `150.00ms`, the longest label `ms()`
+    // gives (the issue saw it drawn as `.50.00ms`).
+    let buckets = data["timeline"]["t"].as_array().unwrap().len();
+    for key in ["p50", "p90", "p95", "p99"] {
+        data["timeline"][key] = Value::from(vec![150.0; buckets]);
+    }
+    let open = r#"<script type="application/json" id="report-data">"#;
+    let start = html.find(open).unwrap() + open.len();
+    let end = start + html[start..].find("</script>").unwrap();
+    let json = data.to_string().replace('<', "\\u003c");
+    let html = format!("{}{json}{}", &html[..start], &html[end..]);
+    let boxes = y_label_boxes(&bin, &dir, &html, "labels.html");
+    assert!(
+        boxes.iter().any(|(l, _)| l == "150.00ms"),
+        "the latency axis reaches 150.00ms: {boxes:?}"
+    );
+    let cut: Vec<&(String, f64)> = boxes.iter().filter(|(_, x)| *x < 0.0).collect();
+    assert!(
+        cut.is_empty(),
+        "labels cut at the chart's left edge: {cut:?}"
+    );
+}

@@ -28,11 +28,15 @@ const KNOWN_PATHS: &[&str] = &[
 ];
 
 /// The flags every automated Chromium starts with (the usual automation set: no first-run
-/// UI, no background work that would skew timings, no throttling of hidden pages); each can
-/// be dropped with `K6_BROWSER_IGNORE_DEFAULT_ARGS`.
+/// UI, no background work that would skew timings, no throttling of hidden pages), and two
+/// that save a process each (docs/design/006: the network service and the GPU's software
+/// compositor run inside the browser process; Chromium 156 reads the network service's
+/// switch as `NetworkServiceInProcess2`); each can be dropped with
+/// `K6_BROWSER_IGNORE_DEFAULT_ARGS`.
 const DEFAULT_ARGS: &[&str] = &[
     "disable-background-networking",
-    "enable-features=NetworkService,NetworkServiceInProcess",
+    "enable-features=NetworkService,NetworkServiceInProcess,NetworkServiceInProcess2",
+    "in-process-gpu",
     "disable-background-timer-throttling",
     "disable-backgrounding-occluded-windows",
     "disable-breakpad",
@@ -146,6 +150,11 @@ impl LaunchOptions {
             // A user flag replaces a default of the same name.
             out.retain(|f| f.trim_start_matches("--").split('=').next() != Some(name));
             out.push(format!("--{a}"));
+        }
+        // Without the sandbox (as root) the zygote processes, which exist to start
+        // sandboxed renderers, are two processes of nothing.
+        if out.iter().any(|f| f == "--no-sandbox") && !out.iter().any(|f| f == "--zygote") {
+            out.push("--no-zygote".into());
         }
         out.push("about:blank".into());
         out

@@ -6,7 +6,8 @@
 //! been heard from for `--timeout` — prints the end-of-test summary of the whole test,
 //! writes `--summary-export` and exits as k6 would (99 on crossed thresholds). With
 //! `--setup-once` it also starts the test: `setup()` once, its data to every paused runner,
-//! then `teardown()` once at the end (see `setup_once.rs`).
+//! then `teardown()` once at the end (see `setup_once.rs`). With `RK6_AGGREGATE_SECRET`
+//! set, only pushes carrying the same secret count; the summary says how many were refused.
 
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 use hyper::Method;
 use rk6_js::log::{Level, Logger};
 use rk6_metrics::{Aggregator, Pass, Registry, ThresholdSet};
+use rk6_output::aggregate::protocol::{self, SECRET_ENV};
 use rk6_output::{k6_summary, render_text, summary_export, SummaryMode, TextOptions};
 use rk6_scheduler::segment::Segment;
 use serde_json::{json, Value};
@@ -38,9 +40,6 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 /// How long the lifecycle VU's last samples may take to be merged.
 const SAMPLES_GRACE: Duration = Duration::from_secs(2);
 
-/// k6's default trend columns.
-const DEFAULT_TREND_STATS: [&str; 6] = ["avg", "min", "med", "max", "p(90)", "p(95)"];
-
 /// What the script says about judging and showing the test.
 struct Judging {
     /// The script, for its `handleSummary()`.
@@ -52,6 +51,8 @@ struct Judging {
     trend_stats: Vec<String>,
     summary_mode: SummaryMode,
     time_unit: Option<String>,
+    /// Whether the summary is shown (not with `summaryMode: disabled` or `--no-summary`).
+    shown: bool,
     /// `--setup-once`: the aggregator's own setup/teardown VU.
     setup_once: Option<SetupOnce>,
 }
@@ -95,26 +96,14 @@ fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, Stri
         logger,
     )?;
     let options = layer.options;
-    let thresholds = match &options.thresholds {
-        Some(t) => ThresholdSet::parse(&Value::Object(t.clone()), &registry),
-        None => ThresholdSet::parse(&Value::Null, &registry),
-    }
-    .map_err(|e| (ExitCode::InvalidConfig, e.to_string()))?;
-    let trend_stats = options
-        .summary_trend_stats
-        .clone()
-        .unwrap_or_else(|| DEFAULT_TREND_STATS.map(String::from).to_vec());
-    if let Some(s) = trend_stats
-        .iter()
-        .find(|s| rk6_metrics::Stat::parse_trend_stat(s).is_none())
-    {
-        return Err((
-            ExitCode::Failure,
-            format!("invalid summaryTrendStats value \"{s}\""),
-        ));
-    }
-    let summary_mode = match options.summary_mode.as_deref() {
-        Some("legacy") => SummaryMode::Legacy,
+    let thresholds =
+        crate::plan::thresholds(&options, &registry, false).map_err(|e| (e.code, e.message))?;
+    let summary =
+        crate::plan::SummaryPlan::from_options(&options, false).map_err(|e| (e.code, e.message))?;
+    summary.warn(&logger);
+    let trend_stats = summary.trend_stats;
+    let summary_mode = match summary.mode {
+        SummaryMode::Legacy => SummaryMode::Legacy,
         // Deltas carry no per-scenario or per-group sinks: full is shown as compact.
         _ => SummaryMode::Compact,
     };
@@ -139,7 +128,8 @@ fn load(args: &AggregateArgs, logger: Logger) -> Result<Judging, (ExitCode, Stri
         thresholds,
         trend_stats,
         summary_mode,
-        time_unit: options.summary_time_unit.clone().filter(|s| !s.is_empty()),
+        time_unit: summary.time_unit,
+        shown: summary.shown && !args.no_summary,
     })
 }
 
@@ -167,6 +157,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         trend_stats,
         summary_mode,
         time_unit,
+        shown,
         setup_once,
     } = judging;
     let listener = match crate::control::bind(&args.address).await {
@@ -184,8 +175,13 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_else(|_| args.address.clone());
+    let secret = protocol::secret(&|k| std::env::var(k).ok());
+    let secured = secret.is_some();
+    if open_to_others(listener.local_addr().ok(), secured) {
+        logger.log(Level::Warning, &open_to_all(&local), &[]);
+    }
     let hub: SharedHub = Arc::new(Mutex::new(Hub::new(Aggregator::new(registry, thresholds))));
-    hub::serve(listener, hub.clone());
+    hub::serve(listener, hub.clone(), secret);
     let setup_once = setup_once.map(Arc::new);
     // setup()'s and teardown()'s own requests count in the whole test, as in k6.
     let samples_thread = setup_once
@@ -197,8 +193,13 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         } else {
             ""
         };
+        let with_secret = if secured {
+            format!(" and {SECRET_ENV}")
+        } else {
+            String::new()
+        };
         println!(
-            "rk6 aggregate: waiting for {} runners on http://{local} (runners: {paused}-o aggregate=http://{local})",
+            "rk6 aggregate: waiting for {} runners on http://{local} (runners: {paused}-o aggregate=http://{local}{with_secret})",
             args.instances
         );
     }
@@ -225,6 +226,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let mut test_started = false;
     let mut failure: Option<(RunError, Instant)> = None;
     let mut said_cannot_start = false;
+    let mut said_refused = false;
     let end = loop {
         tokio::time::sleep(TICK).await;
         if let Some(handle) = starting.take_if(|h| h.is_finished()) {
@@ -249,6 +251,16 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         let mut to_stop = Vec::new();
         let end = {
             let mut h = hub::lock(&hub);
+            if h.refused > 0 && !said_refused {
+                said_refused = true;
+                logger.log(
+                    Level::Warning,
+                    &format!(
+                        "refused a push without the aggregator's secret ({SECRET_ENV}); it changes nothing, and the summary counts every such push"
+                    ),
+                    &[],
+                );
+            }
             for r in h.runners.iter_mut().filter(|r| !r.announced) {
                 r.announced = true;
                 if !args.quiet {
@@ -421,7 +433,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
     let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
     let data = h.aggregator.summary(elapsed, &trend_stats);
     // As `rk6 run`: the script's handleSummary() (on a VU of its own), else the text summary.
-    let printed = !args.no_summary
+    let printed = shown
         && handle_summary
         && summarise(
             program,
@@ -432,9 +444,10 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
             setup_data,
             &logger,
         );
-    if !args.no_summary && !printed {
+    let refused = h.refused;
+    if shown && !printed {
         let color = crate::compare::color(args.no_color);
-        let text = render_text(
+        let mut text = render_text(
             &data,
             &TextOptions {
                 mode: summary_mode,
@@ -442,10 +455,23 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 time_unit,
             },
         );
+        if refused > 0 {
+            text.push_str(&refused_note(refused));
+        }
         let _ = std::io::stdout().write_all(text.as_bytes());
     }
+    if refused > 0 {
+        logger.log(Level::Warning, &refused_line(refused), &[]);
+    }
     if let Some(path) = &args.summary_export {
-        let export = summary_export(&k6_summary(&data));
+        let mut export = summary_export(&k6_summary(&data));
+        // rk6's own: what the aggregator refused, beside k6's keys.
+        if let Some(doc) = export.as_object_mut() {
+            doc.insert(
+                "aggregate".into(),
+                json!({"secret": secured, "refused_pushes": refused}),
+            );
+        }
         let json = serde_json::to_string_pretty(&export).unwrap_or_default();
         if let Err(e) = std::fs::write(path, json) {
             logger.log(
@@ -488,6 +514,36 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         return ExitCode::Failure;
     }
     ExitCode::Success
+}
+
+/// Whether anyone beyond this machine may push: the aggregator listens beyond loopback
+/// (`0.0.0.0`, a pod's address) without a secret.
+fn open_to_others(local: Option<std::net::SocketAddr>, secured: bool) -> bool {
+    !secured && !local.is_some_and(|a| a.ip().is_loopback())
+}
+
+/// The warning of an aggregator that takes pushes from anyone beyond this machine.
+fn open_to_all(local: &str) -> String {
+    format!(
+        "rk6 aggregate listens on {local} without a secret: anyone who can connect to it can push figures into the whole test and change its verdict; set {SECRET_ENV} to the same secret on the aggregator and its runners"
+    )
+}
+
+/// The line under the text summary when pushes were refused.
+fn refused_note(refused: u64) -> String {
+    format!("\n  {}\n\n", refused_line(refused))
+}
+
+/// How many pushes were refused for want of the secret, and what that means for the figures.
+fn refused_line(refused: u64) -> String {
+    let (pushes, they) = if refused == 1 {
+        ("push", "it")
+    } else {
+        ("pushes", "they")
+    };
+    format!(
+        "The aggregator refused {refused} {pushes} without its secret ({SECRET_ENV}); what {they} carried is not in these figures."
+    )
 }
 
 /// Runs the script's `handleSummary(data)` over the whole test's summary (k6's metrics
@@ -634,4 +690,32 @@ async fn signal() {
         }
     }
     let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listening_beyond_loopback_without_a_secret_is_warned_of() {
+        let at = |a: &str| Some(a.parse().unwrap());
+        assert!(open_to_others(at("0.0.0.0:6566"), false));
+        assert!(open_to_others(at("[::]:6566"), false));
+        assert!(open_to_others(at("10.0.0.9:6566"), false));
+        assert!(!open_to_others(at("127.0.0.1:6566"), false));
+        assert!(!open_to_others(at("[::1]:6566"), false));
+        assert!(
+            !open_to_others(at("0.0.0.0:6566"), true),
+            "a secret guards it"
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_refused_pushes() {
+        assert_eq!(
+            refused_line(1),
+            "The aggregator refused 1 push without its secret (RK6_AGGREGATE_SECRET); what it carried is not in these figures."
+        );
+        assert!(refused_note(3).contains("refused 3 pushes"));
+    }
 }

@@ -49,13 +49,7 @@ fn archive(args: &ArchiveArgs, logger: Logger) -> Result<(), (ExitCode, String)>
         std::env::var(k).ok()
     })
     .map_err(|e| (e.code, e.message))?;
-    for key in &loaded.unknown {
-        logger.log(
-            Level::Warning,
-            "There were unknown fields in the options exported in the script",
-            &[("error", &format!("json: unknown field \"{key}\""))],
-        );
-    }
+    crate::plan::warn_unknown_keys(&logger, &loaded.unknown);
     for w in &loaded.warnings {
         logger.log(Level::Warning, w, &[]);
     }

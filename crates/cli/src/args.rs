@@ -10,6 +10,15 @@ fn go_int(v: &str) -> Result<i64, String> {
     rk6_options::text::go_int(v)
 }
 
+/// k6's boolean flags given a value (`--flag=VALUE`): Go's `strconv.ParseBool`, with its
+/// error text.
+fn go_bool(v: &str) -> Result<bool, String> {
+    rk6_options::text::go_bool(v).map_err(|_| {
+        let quoted = serde_json::to_string(v).unwrap_or_default();
+        format!("strconv.ParseBool: parsing {quoted}: invalid syntax")
+    })
+}
+
 /// k6's duration flags: Go's `time.ParseDuration`, with its error text.
 fn go_duration(v: &str) -> Result<GoDuration, String> {
     rk6_options::parse_time_duration(v)
@@ -55,6 +64,28 @@ pub enum Command {
     /// Merge the pushes of a distributed test's runners (`-o aggregate=URL`) and judge
     /// the whole test: one summary, one threshold verdict.
     Aggregate(Box<AggregateArgs>),
+    /// List the feature flags `--features` / K6_FEATURES can turn on (k6 2.1).
+    Features(FeaturesArgs),
+    /// List the script's imports and what they require (k6 1.6's `deps`).
+    Deps(DepsArgs),
+}
+
+/// Flags of `rk6 features`.
+#[derive(Debug, Clone, Args)]
+pub struct FeaturesArgs {
+    /// Print a JSON array instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Flags of `rk6 deps`.
+#[derive(Debug, Clone, Args)]
+pub struct DepsArgs {
+    /// The script or archive (`-` reads the script from stdin).
+    pub script: PathBuf,
+    /// Print JSON instead of the three sections.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Where a running test's control API listens.
@@ -89,6 +120,10 @@ pub struct RunArgs {
     /// Write the end-of-test summary as JSON (k6's legacy export format).
     #[arg(long = "summary-export", value_name = "FILE")]
     pub summary_export: Option<PathBuf>,
+    /// k6 1.5's machine-readable summary (schema 1.0.0) for --summary-export and as
+    /// handleSummary()'s argument (env K6_NEW_MACHINE_READABLE_SUMMARY); off by default.
+    #[arg(long = "new-machine-readable-summary", value_name = "BOOL", value_parser = go_bool, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub new_machine_readable_summary: Option<bool>,
     /// Stream every sample to an output: json=FILE or csv=FILE (.gz compresses); repeatable.
     #[arg(short = 'o', long = "out", value_name = "NAME=ARG")]
     pub out: Vec<String>,
@@ -105,7 +140,7 @@ pub struct RunArgs {
     /// than P % over BASE (-P%: dropped more than P %); repeatable.
     #[arg(long = "max-regression", value_name = "METRIC:STAT=P%")]
     pub max_regression: Vec<String>,
-    /// Do not print the end-of-test summary (also skips handleSummary and --summary-export).
+    /// Deprecated (k6 2.0 removed it): --summary-mode=disabled.
     #[arg(long = "no-summary")]
     pub no_summary: bool,
     /// Do not evaluate thresholds.
@@ -114,9 +149,9 @@ pub struct RunArgs {
     /// Include the system environment in __ENV.
     #[arg(long = "include-system-env-vars", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub include_system_env_vars: bool,
-    /// Address of the control API ('' disables it).
-    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
-    pub address: String,
+    /// Address of the REST API (env K6_ADDRESS); as in k6 2.0, no API without one.
+    #[arg(short = 'a', long = "address")]
+    pub address: Option<String>,
     /// Keep the REST API up after the test until SIGINT/SIGTERM (env K6_LINGER); the
     /// summary comes then, so a teardown through the API still counts in it.
     #[arg(short = 'l', long = "linger")]
@@ -156,9 +191,18 @@ pub struct OptionFlags {
     /// Show debug logs (including console.debug).
     #[arg(short = 'v', long = "verbose")]
     pub verbose: bool,
-    /// Summary layout: compact, full or legacy.
+    /// Summary layout: compact, full or disabled (legacy: deprecated).
     #[arg(long = "summary-mode", value_name = "MODE")]
     pub summary_mode: Option<String>,
+    /// Run only these scenarios, each as configured (k6 2.3); repeatable or comma-separated.
+    #[arg(long = "scenario", value_name = "NAMES")]
+    pub scenario: Vec<String>,
+    /// Run the scenario (or each --scenario) once: one VU, one iteration (k6 2.3).
+    #[arg(long = "once")]
+    pub once: bool,
+    /// Feature flags to turn on (see `rk6 features`); repeatable or comma-separated.
+    #[arg(long = "features", value_name = "FLAGS")]
+    pub features: Vec<String>,
     /// Skip TLS certificate verification.
     #[arg(long = "insecure-skip-tls-verify")]
     pub insecure_skip_tls_verify: bool,
@@ -365,8 +409,8 @@ pub struct ArchiveArgs {
     pub options: OptionFlags,
     // k6's archive takes these run flags too; nothing it archives depends on them.
     /// Accepted for k6's sake (archive starts no API).
-    #[arg(short = 'a', long = "address", default_value = "localhost:6565")]
-    pub address: String,
+    #[arg(short = 'a', long = "address")]
+    pub address: Option<String>,
     /// Accepted for k6's sake (a run's flag).
     #[arg(long = "console-output", value_name = "FILE")]
     pub console_output: Option<PathBuf>,
@@ -502,5 +546,30 @@ mod tests {
         assert!(!run.include_system_env_vars);
         assert!(archive.include_system_env_vars);
         assert_eq!(archive.script, PathBuf::from("s.js"));
+    }
+
+    /// k6 v1.5.0 release notes, #5338: `--new-machine-readable-summary` is a pflag boolean
+    /// (alone it is true, `=VALUE` is Go's `strconv.ParseBool`).
+    #[test]
+    fn new_machine_readable_summary_is_a_go_boolean_flag() {
+        let flag = |line: &[&str]| match parse(line) {
+            Command::Run(run) => (run.new_machine_readable_summary, run.script),
+            _ => panic!("not run"),
+        };
+        assert_eq!(flag(&["rk6", "run", "s.js"]).0, None);
+        assert_eq!(
+            flag(&["rk6", "run", "--new-machine-readable-summary", "s.js"]),
+            (Some(true), PathBuf::from("s.js"))
+        );
+        for (value, on) in [("false", false), ("0", false), ("T", true), ("True", true)] {
+            let arg = format!("--new-machine-readable-summary={value}");
+            assert_eq!(flag(&["rk6", "run", &arg, "s.js"]).0, Some(on), "{value}");
+        }
+        let e = Cli::try_parse_from(["rk6", "run", "--new-machine-readable-summary=yes", "s.js"])
+            .unwrap_err();
+        assert_eq!(
+            crate::flag_error::k6_text(&e),
+            r#"invalid argument "yes" for "--new-machine-readable-summary" flag: strconv.ParseBool: parsing "yes": invalid syntax"#
+        );
     }
 }

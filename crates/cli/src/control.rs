@@ -614,6 +614,14 @@ async fn handle(req: Request<Incoming>, control: &Control) -> Response<Full<Byte
             _ => empty(StatusCode::METHOD_NOT_ALLOWED),
         },
         "/v1/metrics" => get_only(&|| answer(Kind::Sniffed, control.metrics(None))),
+        "/metrics" => get_only(&|| {
+            let mut res = Response::new(Full::new(Bytes::from(crate::process_metrics::render())));
+            res.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            res
+        }),
         "/v1/groups" => get_only(&|| answer(Kind::Sniffed, control.groups(None))),
         p => {
             if let Some(id) = p.strip_prefix("/v1/metrics/") {

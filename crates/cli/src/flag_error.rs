@@ -44,9 +44,11 @@ pub fn k6_text(e: &clap::Error) -> String {
     }
 }
 
-/// `-u, --vus` for clap's `--vus <VUS>` (or `-u <VUS>`), as pflag names a flag.
+/// `-u, --vus` for clap's `--vus <VUS>` (or `-u <VUS>`, or `--flag[=<BOOL>]` for a flag
+/// whose value is optional), as pflag names a flag.
 fn flag_names(arg: &str) -> String {
     let given = arg.split_whitespace().next().unwrap_or(arg);
+    let given = given.split("[=").next().unwrap_or(given);
     let cli = Cli::command();
     let run = cli.find_subcommand("run");
     let found = run.into_iter().flat_map(|c| c.get_arguments()).find(|a| {

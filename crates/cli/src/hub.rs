@@ -1,7 +1,8 @@
 //! The aggregator's state and its push endpoint (`rk6 aggregate`): runners' deltas merged
 //! into one [`Aggregator`], each runner's sequence numbers remembered so a retried push is
 //! merged once, and each runner's latest `vus` and `vus_max` so the whole test's are their
-//! sum.
+//! sum. With a secret (`RK6_AGGREGATE_SECRET`), a push without it is answered 401 before
+//! its body is read, counted, and changes nothing else.
 
 use std::convert::Infallible;
 use std::io::Read as _;
@@ -12,12 +13,13 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_ENCODING, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rk6_metrics::delta::{Delta, DeltaError, MetricDelta, SinkState};
 use rk6_metrics::{Aggregator, MetricType, ValueType};
-use rk6_output::aggregate::protocol::{Push, PushAnswer, Runner, PUSH_PATH};
+use rk6_output::aggregate::protocol::{self, Push, PushAnswer, Runner, PUSH_PATH};
+use subtle::ConstantTimeEq as _;
 use tokio::net::TcpListener;
 
 /// The largest push body taken, compressed or not (a second of a busy runner's trends
@@ -58,6 +60,8 @@ pub struct Hub {
     pub elapsed: Duration,
     /// When the last push (of any runner) arrived.
     pub last_push: Option<Instant>,
+    /// Pushes refused for want of the shared secret (answered 401, merged into nothing).
+    pub refused: u64,
 }
 
 impl Hub {
@@ -68,6 +72,7 @@ impl Hub {
             runners: Vec::new(),
             elapsed: Duration::ZERO,
             last_push: None,
+            refused: 0,
         }
     }
 
@@ -177,18 +182,22 @@ pub fn lock(hub: &SharedHub) -> MutexGuard<'_, Hub> {
     hub.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Serves the push endpoint on `listener` until the runtime ends.
-pub fn serve(listener: TcpListener, hub: SharedHub) {
+/// Serves the push endpoint on `listener` until the runtime ends; with a `secret`, only
+/// to pushes that carry it.
+pub fn serve(listener: TcpListener, hub: SharedHub, secret: Option<String>) {
+    let secret: Option<Arc<str>> = secret.map(Arc::from);
     tokio::spawn(async move {
         loop {
             let Ok((stream, peer)) = listener.accept().await else {
                 continue;
             };
-            let hub = hub.clone();
+            let (hub, secret) = (hub.clone(), secret.clone());
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
-                    let hub = hub.clone();
-                    async move { Ok::<_, Infallible>(handle(req, &hub, peer.ip()).await) }
+                    let (hub, secret) = (hub.clone(), secret.clone());
+                    async move {
+                        Ok::<_, Infallible>(handle(req, &hub, secret.as_deref(), peer.ip()).await)
+                    }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service)
@@ -198,9 +207,30 @@ pub fn serve(listener: TcpListener, hub: SharedHub) {
     });
 }
 
-async fn handle(req: Request<Incoming>, hub: &SharedHub, peer: IpAddr) -> Response<Full<Bytes>> {
+async fn handle(
+    req: Request<Incoming>,
+    hub: &SharedHub,
+    secret: Option<&str>,
+    peer: IpAddr,
+) -> Response<Full<Bytes>> {
     if req.uri().path() != PUSH_PATH {
         return answer(StatusCode::NOT_FOUND, "not found".into());
+    }
+    // Before the body is read: a push without the secret costs the aggregator nothing.
+    if !authorized(req.headers().get(AUTHORIZATION), secret) {
+        lock(hub).refused += 1;
+        let mut res = answer(
+            StatusCode::UNAUTHORIZED,
+            format!(
+                "this aggregator takes pushes only with the secret it shares with its runners ({} on both sides)",
+                protocol::SECRET_ENV
+            ),
+        );
+        res.headers_mut().insert(
+            WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"rk6 aggregate\""),
+        );
+        return res;
     }
     if req.method() != Method::POST {
         return answer(StatusCode::METHOD_NOT_ALLOWED, "POST only".into());
@@ -232,6 +262,19 @@ async fn handle(req: Request<Incoming>, hub: &SharedHub, peer: IpAddr) -> Respon
         ),
         Err(e) => answer(StatusCode::BAD_REQUEST, e.to_string()),
     }
+}
+
+/// Whether a request with this `Authorization` header may push: always without a secret,
+/// else only with `Bearer SECRET`, the secret compared in constant time (its length is not
+/// hidden).
+fn authorized(header: Option<&HeaderValue>, secret: Option<&str>) -> bool {
+    let Some(secret) = secret else {
+        return true;
+    };
+    let Some((scheme, token)) = header.and_then(|h| h.to_str().ok()?.split_once(' ')) else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("bearer") && bool::from(token.as_bytes().ct_eq(secret.as_bytes()))
 }
 
 /// The runner's API address as the aggregator can call it: a runner listening on every
@@ -412,5 +455,76 @@ mod tests {
         assert!(decode(b"{}", false)
             .unwrap_err()
             .contains("not a valid push"));
+    }
+
+    #[test]
+    fn only_pushes_with_the_secret_are_authorized() {
+        let header = |v: &'static str| HeaderValue::from_static(v);
+        let secret = Some("s3cret");
+        assert!(authorized(Some(&header("Bearer s3cret")), secret));
+        assert!(
+            authorized(Some(&header("bearer s3cret")), secret),
+            "the scheme's case is free"
+        );
+        assert!(!authorized(None, secret), "no header");
+        assert!(!authorized(Some(&header("Bearer s3cre")), secret));
+        assert!(!authorized(Some(&header("Bearer s3cretX")), secret));
+        assert!(!authorized(Some(&header("Bearer S3CRET")), secret));
+        assert!(!authorized(Some(&header("Basic s3cret")), secret));
+        assert!(!authorized(Some(&header("Bearer")), secret));
+        assert!(!authorized(Some(&header("s3cret")), secret));
+        // Without a secret, the aggregator takes every push (and warns when it listens
+        // beyond loopback).
+        assert!(authorized(None, None));
+        assert!(authorized(Some(&header("Bearer whatever")), None));
+    }
+
+    /// POSTs `body` (plain JSON) to the push endpoint at `addr`; the status code.
+    async fn post(addr: std::net::SocketAddr, authorization: Option<&str>, body: &[u8]) -> u16 {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let auth = authorization
+            .map(|a| format!("authorization: {a}\r\n"))
+            .unwrap_or_default();
+        let head = format!(
+            "POST {PUSH_PATH} HTTP/1.1\r\nhost: {addr}\r\n{auth}content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(body).await.unwrap();
+        let mut out = String::new();
+        stream.read_to_string(&mut out).await.unwrap();
+        out[9..12].parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_push_without_the_secret_changes_nothing() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let registry = std::sync::Arc::new(Registry::new());
+        let hub: SharedHub = Arc::new(Mutex::new(Hub::new(Aggregator::new(
+            registry,
+            ThresholdSet::default(),
+        ))));
+        serve(listener, hub.clone(), Some("s3cret".into()));
+        // A finished runner's whole test, as anyone who can connect could forge it.
+        let forged = serde_json::to_vec(&push("intruder", 0, 1000.0, true)).unwrap();
+        assert_eq!(post(addr, None, &forged).await, 401);
+        assert_eq!(post(addr, Some("Bearer guess"), &forged).await, 401);
+        {
+            let h = lock(&hub);
+            assert_eq!(h.refused, 2);
+            assert!(h.runners.is_empty(), "nobody joined");
+            assert!(
+                h.last_push.is_none(),
+                "no push arrived, for the silence timeout"
+            );
+            assert_eq!(iterations(&h), None, "nothing merged");
+        }
+        let honest = serde_json::to_vec(&push("a", 0, 3.0, true)).unwrap();
+        assert_eq!(post(addr, Some("Bearer s3cret"), &honest).await, 200);
+        let h = lock(&hub);
+        assert_eq!(iterations(&h), Some(3.0));
+        assert_eq!((h.runners.len(), h.done(), h.refused), (1, 1, 2));
     }
 }

@@ -66,13 +66,7 @@ fn inspect(args: &InspectArgs, logger: Logger) -> Result<String, (ExitCode, Stri
         Arc::new(Registry::new()),
         logger,
     )?;
-    for key in &script.unknown {
-        logger.log(
-            Level::Warning,
-            "There were unknown fields in the options exported in the script",
-            &[("error", &format!("json: unknown field \"{key}\""))],
-        );
-    }
+    crate::plan::warn_unknown_keys(&logger, &script.unknown);
     let options = script.options;
     let mut out = k6_shape(&options);
     if args.execution_requirements {

@@ -11,6 +11,7 @@ mod compare;
 mod control;
 mod control_client;
 mod demo;
+mod deps;
 mod exit;
 mod flag_error;
 mod http_config;
@@ -21,9 +22,12 @@ mod net_options;
 mod new;
 mod options;
 mod options_json;
+mod plan;
+mod process_metrics;
 mod progress;
 mod run;
 mod run_error;
+mod scenario_selection;
 mod setup_once;
 mod test_file;
 mod tls_options;
@@ -72,20 +76,37 @@ fn main() {
         Command::Archive(args) => archive::run(*args),
         Command::New(args) => new::run(args),
         Command::Aggregate(args) => aggregate::run(*args),
+        Command::Features(args) => {
+            print!("{}", rk6_options::features::listing(args.json));
+            exit::ExitCode::Success
+        }
+        Command::Deps(args) => deps::run(args),
         Command::Version => {
             println!("{}", version_line(invoked_as_k6()));
             exit::ExitCode::Success
         }
-        Command::Status(a) => control_command(&a.address, ControlRequest::Status),
-        Command::Scale(a) => control_command(
-            &a.control.address,
-            ControlRequest::Scale {
-                vus: a.vus,
-                max: a.max,
-            },
-        ),
-        Command::Pause(a) => control_command(&a.address, ControlRequest::Paused(true)),
-        Command::Resume(a) => control_command(&a.address, ControlRequest::Paused(false)),
+        Command::Status(a) => {
+            deprecated_control_command("status");
+            control_command(&a.address, ControlRequest::Status)
+        }
+        Command::Scale(a) => {
+            deprecated_control_command("scale");
+            control_command(
+                &a.control.address,
+                ControlRequest::Scale {
+                    vus: a.vus,
+                    max: a.max,
+                },
+            )
+        }
+        Command::Pause(a) => {
+            deprecated_control_command("pause");
+            control_command(&a.address, ControlRequest::Paused(true))
+        }
+        Command::Resume(a) => {
+            deprecated_control_command("resume");
+            control_command(&a.address, ControlRequest::Paused(false))
+        }
     };
     std::process::exit(code as i32);
 }
@@ -128,6 +149,17 @@ fn goarch() -> &'static str {
         "x86" => "386",
         other => other,
     }
+}
+
+/// k6 2.0 removed `pause`, `resume`, `scale` and `status`; rk6 keeps them for 1.x users.
+fn deprecated_control_command(name: &str) {
+    rk6_js::log::Logger::new(false).log(
+        rk6_js::log::Level::Warning,
+        &format!(
+            "`{name}` is deprecated and k6 2.0 removed it: use the REST API (--address) directly"
+        ),
+        &[],
+    );
 }
 
 fn control_command(address: &str, what: ControlRequest) -> exit::ExitCode {

@@ -20,11 +20,18 @@ fn dns_ttl(text: &str) -> Result<Option<std::time::Duration>, OptionsError> {
 }
 
 fn dns_options(dns: &Dns) -> Result<DnsOptions, OptionsError> {
-    let mut opts = DnsOptions::default();
-    let invalid = |e: rk6_http::DnsValueError| OptionsError::invalid(e.to_string());
+    let mut opts = dns_choice(dns)?;
     if let Some(ttl) = &dns.ttl {
         opts.ttl = dns_ttl(ttl)?;
     }
+    Ok(opts)
+}
+
+/// `dns.select` and `dns.policy`, which k6 checks while it decodes the options (104), before
+/// the scenarios and long before the TTL.
+fn dns_choice(dns: &Dns) -> Result<DnsOptions, OptionsError> {
+    let mut opts = DnsOptions::default();
+    let invalid = |e: rk6_http::DnsValueError| OptionsError::invalid(e.to_string());
     if let Some(s) = &dns.select {
         opts.select = s.parse().map_err(invalid)?;
     }
@@ -32,6 +39,17 @@ fn dns_options(dns: &Dns) -> Result<DnsOptions, OptionsError> {
         opts.policy = p.parse().map_err(invalid)?;
     }
     Ok(opts)
+}
+
+/// The DNS settings checked in k6's order, as the stages of the run's plan need them: the
+/// choice values (at decoding) or, with `ttl`, the whole of them (the TTL is checked when
+/// the resolver is built, a generic failure).
+pub fn check_dns(options: &Options, ttl: bool) -> Result<(), OptionsError> {
+    if ttl {
+        dns_options(&options.dns).map(drop)
+    } else {
+        dns_choice(&options.dns).map(drop)
+    }
 }
 
 /// Checks the network options and sets them on `config`; the error carries k6's exit code.

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use rk6_options::features::Features;
 use rk6_options::{
     config_file, consolidate, env_layer, script_layer, text, Consolidated, Dns, Options,
     OptionsError, Stage,
@@ -33,25 +34,88 @@ pub fn load(
         .config
         .clone()
         .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
-    let config = match &config_path {
+    let selection = crate::scenario_selection::Selection::of(args);
+    selection.check_flags(args)?;
+    let mut config = match &config_path {
         Some(path) => config_file(path)?,
         None => Options::default(),
     };
-    let script = script_layer(script)?;
-    let env = env_layer(&env)?;
+    let mut script = script_layer(script)?;
+    let mut warnings_before = Vec::new();
+    if script.options.features.take().is_some() {
+        warnings_before.push(
+            "feature flags in script options are not supported; use --features or K6_FEATURES"
+                .to_string(),
+        );
+    }
+    let mut env = env_layer(&env)?;
     let cli = cli_layer(args)?;
-    let Consolidated { options, warnings } = consolidate(vec![
+    for (name, layer) in [
+        ("config", &mut config),
+        ("script", &mut script.options),
+        ("env", &mut env),
+    ] {
+        warnings_before.extend(selection.clear_layer(name, layer));
+    }
+    let Consolidated {
+        mut options,
+        warnings,
+    } = consolidate(vec![
         ("config", config),
         ("script", script.options),
         ("env", env),
         ("cli", cli),
     ]);
     options.validate()?;
+    warnings_before.extend(warnings);
+    warnings_before.extend(selection.apply(&mut options)?);
     Ok(Loaded {
         options,
-        warnings,
+        warnings: warnings_before,
         unknown: script.unknown,
     })
+}
+
+/// The feature flags of the run and the layer they come from (`cli`, `env` or `config`:
+/// the highest that names any wins whole, as in k6); the script's `options` never set them,
+/// so they are known before the script runs and its `__ENV` can carry them. k6's legacy
+/// `K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true` turns on `native-histograms`, with k6's
+/// warning.
+pub fn features(
+    args: &OptionFlags,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(Features, &'static str, Vec<String>), OptionsError> {
+    let mut warnings = Vec::new();
+    let mut list: Option<(Vec<String>, &'static str)> = None;
+    if !args.features.is_empty() {
+        list = Some((args.features.clone(), "cli"));
+    } else if let Some(v) = env("K6_FEATURES").filter(|v| !v.trim().is_empty()) {
+        list = Some((vec![v], "env"));
+    } else {
+        let path = args
+            .config
+            .clone()
+            .or_else(|| env("K6_CONFIG").map(std::path::PathBuf::from));
+        if let Some(path) = path {
+            if let Some(f) = config_file(&path)?.features {
+                list = Some((f, "config"));
+            }
+        }
+    }
+    let (mut names, source) = list.unwrap_or((Vec::new(), "cli"));
+    let legacy = env("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM");
+    if matches!(
+        legacy.as_deref(),
+        Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+    ) {
+        warnings.push("Legacy env var detected, use --features or K6_FEATURES instead".to_string());
+        names.push("native-histograms".into());
+    }
+    let options = Options {
+        features: Some(names),
+        ..Options::default()
+    };
+    Ok((Features::of(&options), source, warnings))
 }
 
 /// `--linger` as k6 layers it: the flag, else `K6_LINGER` (Go's boolean forms), else the
@@ -126,6 +190,7 @@ fn cli_layer(args: &OptionFlags) -> Result<Options, OptionsError> {
         summary_trend_stats: args.summary_trend_stats.as_deref().map(text::list),
         summary_time_unit: args.summary_time_unit.clone(),
         summary_mode: args.summary_mode.clone(),
+        features: (!args.features.is_empty()).then(|| args.features.clone()),
         tags: (!tags.is_empty()).then_some(tags),
         dns,
         blacklist_ips: (!blacklist.is_empty()).then_some(blacklist),

@@ -32,6 +32,7 @@ pub use host::stack::{stack_guards_split, STACKS_PER_MAPPING};
 pub use run_options::{RunOptions, SystemTags, DEFAULT_BATCH, DEFAULT_BATCH_PER_HOST};
 pub use script::archive;
 pub use script::archive::{Archive, ArchiveError, Metadata as ArchiveMetadata};
+pub use script::deps;
 pub use script::files::Entry;
 pub use script::program::{Program, ScriptError, ScriptErrorKind, MODULE_CACHE_ENV};
 pub use shared::Shared;

@@ -116,7 +116,7 @@ impl fmt::Display for ExpressionError {
             ),
             ExpressionError::PercentileOutOfRange(inner) => write!(
                 f,
-                "percentile p({inner}) is outside 0..100 (k6 accepts it, then crashes once the metric has two values)"
+                "malformed percentile value p({inner}): it needs to be a number between 0 and 100 (as k6 2.1 checks it)"
             ),
             ExpressionError::BadValue(v, e) => write!(
                 f,
@@ -415,9 +415,10 @@ mod tests {
                 "{out}"
             );
         }
+        // k6 2.1 refuses these too (release notes v2.1.0, #6013).
         assert!(PercentileOutOfRange("101".into())
             .to_string()
-            .contains("outside 0..100"));
+            .contains("a number between 0 and 100"));
     }
 
     #[test]

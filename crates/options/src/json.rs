@@ -112,10 +112,60 @@ pub fn int(v: &Value) -> Result<Option<i64>, KindError> {
         Value::String(s) => crate::text::int(s)
             .map(Some)
             .map_err(|_| KindError(format!("{{option}} must be an integer, got {}", shown(v)))),
+        Value::Object(o) => struct_int(o),
         other => Err(KindError(format!(
             "{{option}} must be an integer, got {}",
             shown(other)
         ))),
+    }
+}
+
+/// An object where k6 wants an integer: Go decodes it into the option's `null.Int` as the
+/// struct under it (`{Int64, Valid}`, names matched case-insensitively, other keys
+/// ignored), so `{}` is 0 and `{Int64: 3}` is 3 — k6 starts the test with that value.
+fn struct_int(o: &serde_json::Map<String, Value>) -> Result<Option<i64>, KindError> {
+    let mut n = 0;
+    for (k, v) in o {
+        match k.to_ascii_lowercase().as_str() {
+            "int64" => match v {
+                Value::Null => {}
+                Value::Number(num) => match num.as_i64() {
+                    Some(i) => n = i,
+                    None => {
+                        return Err(KindError(format!(
+                            "{{option}}: json: cannot unmarshal number {} into Go struct field of type int64",
+                            go_number(num)
+                        )))
+                    }
+                },
+                other => {
+                    return Err(KindError(format!(
+                        "{{option}}: json: cannot unmarshal {} into Go struct field of type int64",
+                        json_kind(other)
+                    )))
+                }
+            },
+            "valid" if !(v.is_boolean() || v.is_null()) => {
+                return Err(KindError(format!(
+                    "{{option}}: json: cannot unmarshal {} into Go struct field of type bool",
+                    json_kind(v)
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(Some(n))
+}
+
+/// Go's name of a JSON value's kind in its unmarshalling errors.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 
@@ -273,7 +323,19 @@ mod tests {
         assert_eq!(err(int(&json!(true))), "o must be an integer, got true");
         assert_eq!(err(int(&json!("x"))), "o must be an integer, got \"x\"");
         assert_eq!(err(int(&json!(" 1"))), "o must be an integer, got \" 1\"");
-        assert_eq!(err(int(&json!({}))), "o must be an integer, got {}");
+        // k6 1.1.0 reads an object as Go's `NullInt64` struct (checked: `vus: {}` is 0 VUs,
+        // `{Int64: 3}` 3 VUs, `{Int64: 'x'}` refused).
+        assert_eq!(int(&json!({})).unwrap(), Some(0));
+        assert_eq!(int(&json!({"Int64": 3, "Valid": false})).unwrap(), Some(3));
+        assert_eq!(int(&json!({"int64": 2, "other": [1]})).unwrap(), Some(2));
+        assert_eq!(
+            err(int(&json!({"Int64": "x"}))),
+            "o: json: cannot unmarshal string into Go struct field of type int64"
+        );
+        assert_eq!(
+            err(int(&json!({"valid": 1}))),
+            "o: json: cannot unmarshal number into Go struct field of type bool"
+        );
         assert_eq!(count(&json!(3)).unwrap(), Some(3));
         assert_eq!(
             err(count(&json!(-1))),

@@ -158,6 +158,8 @@ pub fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Options, Option
     o.discard_response_bodies = boolean("K6_DISCARD_RESPONSE_BODIES")?;
     o.local_ips = string("K6_LOCAL_IPS");
     o.summary_mode = string("K6_SUMMARY_MODE");
+    o.handle_summary_timeout = duration("K6_HANDLE_SUMMARY_TIMEOUT")?;
+    o.features = list("K6_FEATURES").filter(|l| !l.is_empty());
     Ok(o)
 }
 
@@ -209,7 +211,11 @@ pub struct Consolidated {
 pub fn consolidate(layers: Vec<(&str, Options)>) -> Consolidated {
     let mut options = Options::default();
     let mut warnings = Vec::new();
-    for (name, layer) in layers {
+    // Which layer last set `vus` and `scenarios`, for the `--vus` shortcut of k6 2.1.
+    let (mut vus_layer, mut scenarios_layer) = (None, None);
+    // The run tags of every layer merged key by key (the `merge-run-tags` feature, k6 2.2).
+    let mut merged_tags: Option<std::collections::BTreeMap<String, String>> = None;
+    for (i, (name, layer)) in layers.into_iter().enumerate() {
         if layer.sets_execution() {
             if options.scenarios.is_some() {
                 warnings.push(format!(
@@ -221,10 +227,53 @@ pub fn consolidate(layers: Vec<(&str, Options)>) -> Consolidated {
             options.stages = None;
             options.scenarios = None;
         }
+        if layer.vus.is_some() {
+            vus_layer = Some(i);
+        }
+        if layer.scenarios.is_some() {
+            scenarios_layer = Some(i);
+        }
+        if let Some(tags) = &layer.tags {
+            merged_tags
+                .get_or_insert_with(Default::default)
+                .extend(tags.clone());
+        }
         options.apply(layer);
     }
+    if crate::features::Features::of(&options).merge_run_tags() {
+        options.tags = merged_tags;
+    }
+    warnings.extend(vus_shortcut(&mut options, vus_layer, scenarios_layer));
     warnings.extend(default_execution_warnings(&options));
     Consolidated { options, warnings }
+}
+
+/// k6 2.1's shortcut: `vus` with no `iterations`, `duration` or `stages` runs N iterations
+/// shared by N VUs, and overrides scenarios set in a lower layer (`--vus 5` over a script's
+/// scenarios), with k6's warning. Before 2.1, k6 ignored such a `vus` and ran 1 iteration;
+/// a `vus` beside `scenarios` in the same layer keeps that layer's scenarios as in k6 1.x
+/// (k6 2.1 would drop them; a 1.x script that has both means its scenarios).
+fn vus_shortcut(
+    o: &mut Options,
+    vus_layer: Option<usize>,
+    scenarios_layer: Option<usize>,
+) -> Vec<String> {
+    let Some(vus) = o.vus.filter(|v| *v > 0) else {
+        return Vec::new();
+    };
+    if o.iterations.is_some() || o.duration.is_some() || o.stages.is_some() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if o.scenarios.is_some() {
+        if scenarios_layer >= vus_layer {
+            return Vec::new();
+        }
+        out.push(format!("`vus={vus}` overrides scenarios configuration"));
+        o.scenarios = None;
+    }
+    o.iterations = Some(vus);
+    out
 }
 
 /// What k6 warns about when nothing sets the execution, so the test is 1 iteration of 1 VU.
@@ -355,12 +404,31 @@ mod tests {
         assert_eq!(c.options.iterations, Some(5));
         assert_eq!(c.options.duration, Some(crate::GoDuration::from_secs(3)));
     }
+    /// k6 2.1 (release notes v2.1.0, #5794): `vus` alone is N iterations shared by N VUs,
+    /// and overrides the scenarios of a lower layer with a warning.
     #[test]
-    fn vus_without_an_execution_is_ignored_with_k6s_warning() {
+    fn vus_alone_is_a_shortcut_as_in_k6_2_1() {
         let c = consolidate(vec![("cli", layer(json!({"vus": 3})))]);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!((c.options.vus, c.options.iterations), (Some(3), Some(3)));
+        let scenarios = json!({"scenarios": {"a": {"executor": "shared-iterations"}}});
+        let c = consolidate(vec![
+            ("script", layer(scenarios.clone())),
+            ("cli", layer(json!({"vus": 4}))),
+        ]);
+        assert_eq!(c.warnings, ["`vus=4` overrides scenarios configuration"]);
+        assert!(c.options.scenarios.is_none());
+        assert_eq!(c.options.iterations, Some(4));
+        // Beside scenarios in one layer, k6 1.x's reading: the scenarios run.
+        let mut both = scenarios;
+        both["vus"] = json!(5);
+        let c = consolidate(vec![("script", layer(both))]);
+        assert!(c.options.scenarios.is_some() && c.options.iterations.is_none());
+        // `vus=0` is still ignored with k6 1.x's warning.
+        let c = consolidate(vec![("cli", layer(json!({"vus": 0})))]);
         assert_eq!(
             c.warnings,
-            ["`vus=3` option will be ignored, it only works in conjunction with `iterations`, `duration`, or `stages`"]
+            ["`vus=0` option will be ignored, it only works in conjunction with `iterations`, `duration`, or `stages`"]
         );
         let c = consolidate(vec![("script", layer(json!({"scenarios": {}, "vus": 2})))]);
         assert_eq!(c.warnings.len(), 2);
@@ -370,6 +438,30 @@ mod tests {
         );
         let c = consolidate(vec![("script", layer(json!({"vus": 2, "iterations": 2})))]);
         assert!(c.warnings.is_empty());
+    }
+
+    /// k6 2.2 (release notes v2.2.0, #5714): with `merge-run-tags`, tags merge key by key
+    /// across the layers, the higher winning a key; without it the highest layer's replace.
+    #[test]
+    fn merge_run_tags_merges_the_layers_tags() {
+        let layers = |features: Value| {
+            vec![
+                (
+                    "config",
+                    layer(json!({"tags": {"a": "config", "b": "config"}, "features": features})),
+                ),
+                (
+                    "script",
+                    layer(json!({"tags": {"b": "script", "c": "script"}})),
+                ),
+            ]
+        };
+        let c = consolidate(layers(json!(["merge-run-tags"])));
+        let tags = c.options.tags.unwrap();
+        assert_eq!(tags.get("a").map(String::as_str), Some("config"));
+        assert_eq!(tags.get("b").map(String::as_str), Some("script"));
+        let c = consolidate(layers(Value::Null));
+        assert!(!c.options.tags.unwrap().contains_key("a"));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod duration;
 pub mod error;
 pub mod exit;
+pub mod features;
 pub mod go_float;
 pub mod json;
 pub mod layers;

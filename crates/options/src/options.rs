@@ -142,6 +142,18 @@ pub struct Options {
     /// rk6's own: HTTP/2 with prior knowledge for every `http://` request.
     #[serde(default, skip_serializing, deserialize_with = "de::boolean")]
     pub h2c: Option<bool>,
+    /// How long `handleSummary()` may run (k6 2.2: `handleSummaryTimeout`, default 120s).
+    #[serde(
+        default,
+        skip_serializing,
+        deserialize_with = "de::duration",
+        serialize_with = "ser::duration"
+    )]
+    pub handle_summary_timeout: Option<GoDuration>,
+    /// Feature flags (k6 2.1: `--features`, `K6_FEATURES`, the config file's `features`);
+    /// one layer's list replaces the lower ones', as k6 does not merge them.
+    #[serde(default, skip_serializing, deserialize_with = "de::strings")]
+    pub features: Option<Vec<String>>,
 }
 
 /// The option keys k6 1.1 accepts in a script's `options`, in the order `k6 inspect` prints
@@ -190,7 +202,15 @@ pub const INSPECT_KEYS: &[&str] = &[
 
 /// Option keys known besides [`INSPECT_KEYS`]; `h2c` is rk6's own (k6 warns about it and
 /// ignores it).
-pub const OTHER_KEYS: &[&str] = &["cloud", "consoleOutput", "localIPs", "summaryMode", "h2c"];
+pub const OTHER_KEYS: &[&str] = &[
+    "cloud",
+    "consoleOutput",
+    "localIPs",
+    "summaryMode",
+    "h2c",
+    "handleSummaryTimeout",
+    "features",
+];
 
 /// Whether rk6 knows the option key.
 pub fn is_known(key: &str) -> bool {
@@ -425,6 +445,8 @@ impl Options {
             local_ips,
             summary_mode,
             h2c,
+            handle_summary_timeout,
+            features,
         );
         // As k6: stages without a duration are dropped.
         if let Some(stages) = higher.stages {
@@ -619,10 +641,19 @@ mod properties {
     }
 
     /// k6's integer options (Go `null.Int`): a whole number in int64's range, or a decimal
-    /// string of one (k6 1.1.0 takes `"10"` and `"+10"`, refuses `" 10"` and `1.5`).
+    /// string of one (k6 1.1.0 takes `"10"` and `"+10"`, refuses `" 10"` and `1.5`), or an
+    /// object read as Go's `NullInt64` struct (`{}` is 0; its `Int64` an integer, `Valid` a
+    /// boolean, other keys ignored, names matched case-insensitively).
     fn k6_int_accepts(v: &Value) -> bool {
         match v {
             Value::Null => true,
+            Value::Object(o) => o
+                .iter()
+                .all(|(k, v)| match k.to_ascii_lowercase().as_str() {
+                    "int64" => v.is_null() || v.as_i64().is_some(),
+                    "valid" => v.is_null() || v.is_boolean(),
+                    _ => true,
+                }),
             Value::Number(n) => {
                 n.as_i64().is_some()
                     || n.as_f64().is_some_and(|f| {

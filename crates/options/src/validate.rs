@@ -4,7 +4,8 @@ use crate::error::OptionsError;
 use crate::options::Options;
 
 /// The summary layouts (`summaryMode`, `--summary-mode`).
-const SUMMARY_MODES: &[&str] = &["compact", "full", "legacy"];
+/// `disabled` came in k6 1.3; `legacy`, which k6 2.0 removed, is kept for 1.x scripts.
+const SUMMARY_MODES: &[&str] = &["compact", "full", "disabled", "legacy"];
 
 impl Options {
     /// Refuses what k6 refuses once the layers are merged (the scheduler, the metrics and
@@ -12,6 +13,14 @@ impl Options {
     pub fn validate(&self) -> Result<(), OptionsError> {
         if self.setup_timeout.is_some_and(|d| d.as_nanos() <= 0) {
             return Err(OptionsError::invalid("setupTimeout must be positive"));
+        }
+        if self
+            .handle_summary_timeout
+            .is_some_and(|d| d.as_nanos() <= 0)
+        {
+            return Err(OptionsError::invalid(
+                "handleSummaryTimeout must be positive",
+            ));
         }
         // k6 reads each metric's thresholds as a list (of expressions or objects); null is
         // an empty list.
@@ -28,7 +37,7 @@ impl Options {
             .filter(|m| !SUMMARY_MODES.contains(m))
         {
             return Err(OptionsError::invalid(format!(
-                "invalid summary mode \"{mode}\": use compact, full or legacy"
+                "invalid summary mode \"{mode}\": use compact, full or disabled"
             )));
         }
         Ok(())
@@ -70,7 +79,7 @@ mod tests {
         o.summary_mode = Some("x".into());
         assert_eq!(
             o.validate().unwrap_err().message,
-            "invalid summary mode \"x\": use compact, full or legacy"
+            "invalid summary mode \"x\": use compact, full or disabled"
         );
     }
 }

@@ -9,6 +9,8 @@
 //!   `passes/fails/value`, `thresholds` maps are `true` when the threshold failed).
 //! * [`handle_summary_data`] builds the argument of a script's `handleSummary(data)`
 //!   (`thresholds` maps are `{ok}`; groups and checks are arrays).
+//! * [`machine_readable_summary`] builds k6 1.5's machine-readable summary (schema 1.0.0),
+//!   which takes the place of both with `--new-machine-readable-summary`.
 //!
 //! The summaries only read the snapshot; they never see samples or sinks.
 //!
@@ -41,6 +43,7 @@ pub mod influxdb;
 mod json;
 mod json_lines;
 mod k6_metrics;
+mod machine_readable;
 pub mod opentelemetry;
 mod out_file;
 mod outputs;
@@ -56,6 +59,9 @@ pub use csv::{csv_header, TimeFormat};
 pub use export::summary_export;
 pub use handle_summary::handle_summary_data;
 pub use k6_metrics::{is_rk6_only, k6_summary, K6MetricsOnly};
+pub use machine_readable::{
+    machine_readable_summary, machine_readable_text, MachineReadableMeta, SCHEMA_VERSION,
+};
 pub use outputs::{Output, OutputError, RunInfo};
 pub use report::{ReportConfig, ReportOutput};
 pub use spec::{OutputKind, OutputSpec};

@@ -411,9 +411,24 @@ pub fn shortcut_scenario(options: &Options) -> Result<Option<Map<String, Value>>
 /// the shortcut options as k6 does. Layering (a shortcut on a higher layer replacing
 /// `scenarios`) happened in rk6-options.
 pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, ConfigError> {
+    let decoded = decode_scenarios(options)?;
+    match decoded.problems {
+        Some(e) => Err(e),
+        None => Ok(decoded.scenarios),
+    }
+}
+
+/// The scenarios as k6 decodes them, before it validates them: what decoding refuses (an
+/// unknown executor, a badly typed value, a shortcut beside `scenarios`) is the error; what
+/// validation finds is kept in [`Decoded::problems`], because k6 checks other options (the
+/// DNS TTL, the summary's trend stats) between the two.
+pub fn decode_scenarios(options: &Options) -> Result<Decoded, ConfigError> {
     let Some(scenarios) = &options.scenarios else {
         let cfg = shortcut_scenario(options)?.unwrap_or_default();
-        return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
+        return Ok(Decoded::valid(vec![Scenario::from_json(
+            "default",
+            &Value::Object(cfg),
+        )?]));
     };
     // k6 names the first shortcut set, in this order, even beside empty `scenarios`.
     let shortcut = [
@@ -434,7 +449,10 @@ pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, Config
     if scenarios.is_empty() {
         // As k6 (which warns, see rk6-options): 1 iteration of 1 VU.
         let cfg = shortcut_scenario(&Options::default())?.unwrap_or_default();
-        return Ok(vec![Scenario::from_json("default", &Value::Object(cfg))?]);
+        return Ok(Decoded::valid(vec![Scenario::from_json(
+            "default",
+            &Value::Object(cfg),
+        )?]));
     }
     // Every scenario is read before any is judged: k6 fails on a badly typed value while
     // decoding, then validates them all and lists every problem of every scenario.
@@ -451,13 +469,31 @@ pub fn scenarios_from_options(options: &Options) -> Result<Vec<Scenario>, Config
             failing.push((scenario.name, issues));
         }
     }
-    if !failing.is_empty() {
-        // k6 lists them in Go's map order, which varies; by name is one of its orders.
-        failing.sort();
-        return Err(problems(&failing));
-    }
+    // k6 lists them in Go's map order, which varies; by name is one of its orders.
+    failing.sort();
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
+    Ok(Decoded {
+        scenarios: out,
+        problems: (!failing.is_empty()).then(|| problems(&failing)),
+    })
+}
+
+/// Scenarios decoded, and what validating them found.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The scenarios without problems, by name.
+    pub scenarios: Vec<Scenario>,
+    /// k6's report of the scenarios with problems, if any.
+    pub problems: Option<ConfigError>,
+}
+
+impl Decoded {
+    fn valid(scenarios: Vec<Scenario>) -> Decoded {
+        Decoded {
+            scenarios,
+            problems: None,
+        }
+    }
 }
 
 /// k6's report of failed validation: a heading, then one line per scenario with all its

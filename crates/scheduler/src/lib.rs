@@ -19,8 +19,8 @@ pub mod state;
 pub mod vu;
 
 pub use config::{
-    executor_keys, scenarios_from_options, shortcut_scenario, ConfigError, Executor, Scenario,
-    COMMON_KEYS,
+    decode_scenarios, executor_keys, scenarios_from_options, shortcut_scenario, ConfigError,
+    Decoded, Executor, Scenario, COMMON_KEYS,
 };
 pub use executor::{ExecutorConfig, IterationSource};
 pub use job::Job;

@@ -4,6 +4,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use boa_engine::object::builtins::JsPromise;
+use boa_engine::object::FunctionObjectBuilder;
 use boa_engine::property::PropertyKey;
 use boa_engine::{js_string, Context, JsNativeError, JsResult, JsValue, NativeFunction};
 use rk6_metrics::builtin;
@@ -82,6 +84,9 @@ fn run_check(
             .with_message("group and check names may not contain '::'")
             .into());
     }
+    if is_async_function(predicate, ctx) {
+        return Err(super::go_error::go_error(ASYNC_CHECK, ctx));
+    }
     let ok = match predicate.as_callable() {
         Some(f) => f
             .call(&JsValue::undefined(), std::slice::from_ref(value), ctx)?
@@ -105,7 +110,40 @@ fn has_separator(name: &str) -> bool {
     name.as_bytes().windows(2).any(|w| w == b"::")
 }
 
+/// k6's refusal of an async check predicate.
+const ASYNC_CHECK: &str = "the built-in check() does not support async functions as arguments. Use the JavaScript utils library as a replacement. Refer to https://grafana.com/docs/k6/latest/javascript-api/jslib/utils/check/ for more info";
+
+/// k6's refusal of an async group callback (without the `async-metric-context` flag).
+const ASYNC_GROUP: &str = "group() does not support async functions as arguments, please see https://grafana.com/docs/k6/latest/javascript-api/k6/group/ for more info";
+
+/// Whether `v` is an `async` function (its constructor is `AsyncFunction`), as k6 checks.
+fn is_async_function(v: &JsValue, ctx: &mut Context) -> bool {
+    let Some(obj) = v.as_object().filter(|o| o.is_callable()) else {
+        return false;
+    };
+    let Ok(ctor) = obj.get(js_string!("constructor"), ctx) else {
+        return false;
+    };
+    ctor.as_object()
+        .and_then(|c| c.get(js_string!("name"), ctx).ok())
+        .and_then(|n| n.as_string().map(|s| s.to_std_string_escaped()))
+        .is_some_and(|n| n == "AsyncFunction")
+}
+
+/// Whether the run turned on the `async-metric-context` feature flag (k6 2.3), which the
+/// script's environment carries as `K6_FEATURES`.
+fn async_metric_context(host: &Host) -> bool {
+    host.shared
+        .program
+        .env
+        .get("K6_FEATURES")
+        .is_some_and(|f| f.split(',').any(|n| n == "async-metric-context"))
+}
+
 /// `group(name, fn)`: runs `fn` with the group tag `::name` appended; returns its result.
+/// An `async` callback is refused as in k6, unless `async-metric-context` is on: then a
+/// callback that returns a promise keeps the group's tag until the promise settles, its
+/// `group_duration` runs until then, and `group()` returns a promise of its outcome.
 fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let host = Host::of(ctx);
     let name = args
@@ -124,15 +162,78 @@ fn group(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> 
             .with_message("group() needs a function as its second argument")
             .into());
     };
+    let flagged = async_metric_context(&host);
+    if !flagged && is_async_function(&args[1], ctx) {
+        return Err(super::go_error::go_error(ASYNC_GROUP, ctx));
+    }
     let outer = host.tags.borrow_mut().enter_group(&name);
     let start = Instant::now();
     let result = f.call(&JsValue::undefined(), &[], ctx);
+    if flagged {
+        if let Ok(value) = &result {
+            if let Some(then) = thenable(value, ctx)? {
+                return settle_group_later(&host, value, then, outer, start, ctx);
+            }
+        }
+    }
     let elapsed = start.elapsed().as_secs_f64() * 1000.0;
-    if result.is_ok() {
+    if result.is_ok() || flagged {
         host.sample(builtin::GROUP_DURATION, elapsed, &[], &[]);
     }
     host.tags.borrow_mut().leave_group(outer);
     result
+}
+
+/// The `then` of a promise-like value.
+fn thenable(value: &JsValue, ctx: &mut Context) -> JsResult<Option<boa_engine::JsObject>> {
+    let Some(obj) = value.as_object() else {
+        return Ok(None);
+    };
+    let then = obj.get(js_string!("then"), ctx)?;
+    Ok(then.as_object().filter(|t| t.is_callable()))
+}
+
+/// An async group's end: when the callback's promise settles, its `group_duration` sample
+/// and the tags of before the group; `group()` returns a promise settled the same way.
+fn settle_group_later(
+    host: &Rc<Host>,
+    value: &JsValue,
+    then: boa_engine::JsObject,
+    outer: Option<String>,
+    start: Instant,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let (promise, resolvers) = JsPromise::new_pending(ctx);
+    let end = Rc::new(std::cell::RefCell::new(Some((outer, resolvers))));
+    let make = |fulfilled: bool, ctx: &mut Context| {
+        let end = end.clone();
+        let host = host.clone();
+        // SAFETY: the resolvers the closure holds are not traced through it; held outside
+        // the collector's heap they count as roots, so they stay alive (the handler is
+        // dropped once the promise settles, so nothing leaks past it).
+        let f = unsafe {
+            NativeFunction::from_closure(move |_, args, ctx| {
+                let Some((outer, resolvers)) = end.borrow_mut().take() else {
+                    return Ok(JsValue::undefined());
+                };
+                let elapsed = start.elapsed().as_secs_f64() * 1000.0;
+                host.sample(builtin::GROUP_DURATION, elapsed, &[], &[]);
+                host.tags.borrow_mut().leave_group(outer);
+                let arg = args.first().cloned().unwrap_or_default();
+                let settle = if fulfilled {
+                    &resolvers.resolve
+                } else {
+                    &resolvers.reject
+                };
+                settle.call(&JsValue::undefined(), &[arg], ctx)
+            })
+        };
+        FunctionObjectBuilder::new(ctx.realm(), f).build()
+    };
+    let on_fulfilled = make(true, ctx);
+    let on_rejected = make(false, ctx);
+    then.call(value, &[on_fulfilled.into(), on_rejected.into()], ctx)?;
+    Ok(promise.into())
 }
 
 /// Sleeps at least this long give the VU's unused stack back to the OS while they last: the

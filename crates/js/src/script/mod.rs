@@ -5,6 +5,7 @@
 
 pub mod archive;
 pub(crate) mod classify;
+pub mod deps;
 mod fetch;
 pub(crate) mod files;
 pub(crate) mod location;

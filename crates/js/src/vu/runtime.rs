@@ -360,8 +360,10 @@ impl Runtime {
         };
         let arg =
             JsValue::from_json(data, &mut self.ctx).map_err(|e| script_error(&e, &mut self.ctx))?;
-        if let Some(obj) = arg.as_object() {
-            // k6 always has the key, `undefined` when there was no setup().
+        // k6's data (the legacy shape, with its `root_group`) always has the key, `undefined`
+        // when there was no setup(); the machine-readable summary (k6 1.5) has none.
+        let legacy_shape = data.get("root_group").is_some();
+        if let Some(obj) = arg.as_object().filter(|_| legacy_shape) {
             if !obj
                 .has_own_property(js_string!("setup_data"), &mut self.ctx)
                 .unwrap_or(true)

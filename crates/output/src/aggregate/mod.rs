@@ -7,7 +7,8 @@
 //! A push that fails is retried as it was (same number, same delta) while newer deltas
 //! wait merged into one, so nothing is lost or counted twice; a runner that cannot reach
 //! the aggregator keeps running and says so once. `finish` pushes the last delta with the
-//! `done` marker and waits a bounded time for it to arrive.
+//! `done` marker and waits a bounded time for it to arrive. With `RK6_AGGREGATE_SECRET` set
+//! ([`protocol::SECRET_ENV`]), every push carries it for the aggregator to check.
 
 pub mod protocol;
 mod pusher;
@@ -46,12 +47,23 @@ pub struct AggregateOutput {
 }
 
 impl AggregateOutput {
-    /// Starts the pusher for `arg` (`http://HOST:PORT`), naming this runner as `run` says.
+    /// Starts the pusher for `arg` (`http://HOST:PORT`), naming this runner as `run` says;
+    /// its pushes carry the secret `RK6_AGGREGATE_SECRET` holds, if any.
     pub fn new(
         arg: &str,
         thresholds: &ThresholdSet,
         run: &RunInfo,
     ) -> Result<AggregateOutput, OutputError> {
+        let secret = protocol::secret(&|k| std::env::var(k).ok());
+        if secret
+            .as_deref()
+            .is_some_and(|s| http::HeaderValue::from_str(&protocol::authorization(s)).is_err())
+        {
+            return Err(OutputError::InvalidArgument(format!(
+                "aggregate: {} holds characters an HTTP header cannot carry",
+                protocol::SECRET_ENV
+            )));
+        }
         let url = Url::parse(arg)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
@@ -74,7 +86,7 @@ impl AggregateOutput {
             api: run.api_address.clone(),
         };
         let (tx, rx) = sync_channel(QUEUE);
-        let pusher = Pusher::new(&push_url, runner);
+        let pusher = Pusher::new(&push_url, runner, secret);
         let worker = Worker::spawn("rk6-aggregate", move || pusher.run(rx)).map_err(|source| {
             OutputError::Create {
                 kind: "aggregate",

@@ -11,7 +11,7 @@ use flate2::Compression;
 use rk6_metrics::delta::Delta;
 use url::Url;
 
-use super::protocol::{Push, Runner};
+use super::protocol::{self, Push, Runner};
 use crate::prometheus_rw::transport::Transport;
 use crate::timestamp::rfc3339;
 
@@ -38,6 +38,8 @@ pub(crate) struct Pusher {
     url: String,
     runner: Runner,
     transport_url: Url,
+    /// The secret shared with the aggregator, sent with every push.
+    secret: Option<String>,
 }
 
 /// A push not yet acknowledged: its body as sent, to be sent again as it is.
@@ -47,11 +49,12 @@ struct InFlight {
 }
 
 impl Pusher {
-    pub(crate) fn new(url: &Url, runner: Runner) -> Pusher {
+    pub(crate) fn new(url: &Url, runner: Runner, secret: Option<String>) -> Pusher {
         Pusher {
             url: url.to_string(),
             runner,
             transport_url: url.clone(),
+            secret,
         }
     }
 
@@ -62,10 +65,13 @@ impl Pusher {
             .build()
             .map_err(|e| e.to_string())?;
         let user_agent = format!("rk6/{}", env!("CARGO_PKG_VERSION"));
-        let headers = [
+        let mut headers = vec![
             ("Content-Type".to_owned(), "application/json".to_owned()),
             ("Content-Encoding".to_owned(), "gzip".to_owned()),
         ];
+        if let Some(secret) = &self.secret {
+            headers.push(("Authorization".to_owned(), protocol::authorization(secret)));
+        }
         let transport = Transport::new(
             &self.transport_url,
             &headers,
@@ -79,6 +85,7 @@ impl Pusher {
         let mut done = false;
         let mut in_flight: Option<InFlight> = None;
         let mut unreachable_said = false;
+        let mut unauthorized_said = false;
         let mut last_sent = Instant::now();
         // The first push (empty) tells the aggregator this runner joined.
         let mut join = true;
@@ -143,20 +150,30 @@ impl Pusher {
                     }
                 }
                 Ok(answer) if answer.status.is_client_error() => {
-                    // The aggregator refuses this push for good (a bad body): sending it
-                    // again cannot help, and the next one must not wait behind it.
-                    log(
-                        "error",
-                        &format!(
-                            "aggregate: the aggregator at {} refused push {seq}",
-                            self.url
-                        ),
-                        Some(&format!(
-                            "{} {}",
-                            answer.status_text(),
-                            String::from_utf8_lossy(&answer.body)
-                        )),
-                    );
+                    // The aggregator refuses this push for good (a bad body, or no secret):
+                    // sending it again cannot help, and the next one must not wait behind
+                    // it. Refused for its secret, every push would be: that is said once.
+                    let unauthorized = answer.status.as_u16() == 401;
+                    if !unauthorized || !unauthorized_said {
+                        let msg = if unauthorized {
+                            unauthorized_said = true;
+                            self.unauthorized()
+                        } else {
+                            format!(
+                                "aggregate: the aggregator at {} refused push {seq}",
+                                self.url
+                            )
+                        };
+                        log(
+                            "error",
+                            &msg,
+                            Some(&format!(
+                                "{} {}",
+                                answer.status_text(),
+                                String::from_utf8_lossy(&answer.body)
+                            )),
+                        );
+                    }
                     let finished = push.done;
                     in_flight = None;
                     join = false;
@@ -179,6 +196,19 @@ impl Pusher {
                 }
             }
         }
+    }
+
+    fn unauthorized(&self) -> String {
+        let which = if self.secret.is_some() {
+            "a different secret in"
+        } else {
+            "no"
+        };
+        format!(
+            "aggregate: the aggregator at {} refuses this runner's pushes: it takes them only with the secret it shares with its runners, and this runner has {which} {}; none of its figures reach the whole test",
+            self.url,
+            protocol::SECRET_ENV
+        )
     }
 
     fn unreachable(&self) -> String {
@@ -236,17 +266,21 @@ mod tests {
     use std::net::TcpListener;
     use std::sync::mpsc::{channel, sync_channel};
 
-    /// One request as the server read it: the push and its raw body.
-    fn read_push(stream: &mut std::net::TcpStream) -> (Push, Vec<u8>) {
+    /// One request as the server read it: the push, its raw body and its `Authorization`.
+    fn read_push(stream: &mut std::net::TcpStream) -> (Push, Vec<u8>, Option<String>) {
         let mut reader = BufReader::new(stream);
         let mut length = 0usize;
         let mut gzip = false;
+        let mut authorization = None;
         loop {
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
             let lower = line.to_ascii_lowercase();
             if let Some(v) = lower.strip_prefix("content-length:") {
                 length = v.trim().parse().unwrap();
+            }
+            if lower.starts_with("authorization:") {
+                authorization = Some(line["authorization:".len()..].trim().to_owned());
             }
             gzip |= lower.starts_with("content-encoding: gzip");
             if line == "\r\n" {
@@ -260,7 +294,7 @@ mod tests {
         flate2::read::GzDecoder::new(&body[..])
             .read_to_end(&mut json)
             .unwrap();
-        (serde_json::from_slice(&json).unwrap(), body)
+        (serde_json::from_slice(&json).unwrap(), body, authorization)
     }
 
     fn iterations(n: f64) -> Delta {
@@ -290,7 +324,7 @@ mod tests {
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
                 let mut stream = stream.unwrap();
-                let (push, body) = read_push(&mut stream);
+                let (push, body, _) = read_push(&mut stream);
                 let last = push.done;
                 seen_tx.send((push, body)).unwrap();
                 // The second request is read and then left unanswered: as if the
@@ -310,7 +344,7 @@ mod tests {
             ..Runner::default()
         };
         let (tx, rx) = sync_channel(4);
-        let pusher = Pusher::new(&url, runner);
+        let pusher = Pusher::new(&url, runner, None);
         let worker = std::thread::spawn(move || pusher.run(rx));
         let (join, _) = seen.recv().unwrap();
         assert_eq!(
@@ -338,5 +372,47 @@ mod tests {
         assert_eq!(last.delta, waiting, "what waited, merged into one push");
         assert_eq!(last.elapsed_ms, 3000.0);
         assert_eq!(worker.join().unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn every_push_carries_the_shared_secret() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = Url::parse(&format!(
+            "http://{}/v1/push",
+            listener.local_addr().unwrap()
+        ))
+        .unwrap();
+        let (seen_tx, seen) = channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let mut stream = stream.unwrap();
+                let (push, _, authorization) = read_push(&mut stream);
+                let last = push.done;
+                seen_tx.send((push.seq, authorization)).unwrap();
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 15\r\nconnection: close\r\n\r\n{\"merged\":true}",
+                );
+                if last {
+                    break;
+                }
+            }
+        });
+        let (tx, rx) = sync_channel(4);
+        let pusher = Pusher::new(&url, Runner::default(), Some("s3cret".into()));
+        let worker = std::thread::spawn(move || pusher.run(rx));
+        let join = seen.recv().unwrap();
+        tx.send(Message::Done(iterations(1.0), Duration::from_secs(2)))
+            .unwrap();
+        assert_eq!(worker.join().unwrap(), Ok(()));
+        let seen: Vec<(u64, Option<String>)> =
+            std::iter::once(join).chain(seen.try_iter()).collect();
+        assert_eq!(seen.len(), 2, "the join and the last push: {seen:?}");
+        for (seq, authorization) in &seen {
+            assert_eq!(
+                authorization.as_deref(),
+                Some("Bearer s3cret"),
+                "push {seq}"
+            );
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! The run's one Chromium, started when a VU first needs it and shared by every browser VU
 //! of the process: each VU-iteration works in its own browser context (cookies, storage,
 //! cache, permissions), so isolation is kept without a browser start per iteration.
+//! A Chromium that crashed or was killed is started again by the next iteration that
+//! needs it, so one crash fails the iterations it was serving (as in k6, whose browser is
+//! per iteration), not the rest of the test.
 
 use std::sync::{Arc, Mutex};
 
@@ -28,6 +31,9 @@ impl Chromium {
     pub(crate) fn get(self: &Arc<Self>) -> oneshot::Receiver<Launched> {
         let (tx, rx) = oneshot::channel();
         let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(&*state, State::Done(Ok(b)) if !b.is_connected()) {
+            *state = State::Idle;
+        }
         match &mut *state {
             State::Done(r) => {
                 let _ = tx.send(r.clone());
@@ -58,10 +64,10 @@ impl Chromium {
         *state = State::Done(launched);
     }
 
-    /// The browser if it is up.
+    /// The browser if it is up and connected.
     pub(crate) fn running(&self) -> Option<Arc<Browser>> {
         match &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
-            State::Done(Ok(b)) => Some(b.clone()),
+            State::Done(Ok(b)) if b.is_connected() => Some(b.clone()),
             _ => None,
         }
     }

@@ -60,6 +60,10 @@ pub(super) const METRICS: [(&str, MetricType, ValueType); 10] = [
     ("browser_web_vital_ttfb", MetricType::Trend, ValueType::Time),
 ];
 
+/// A context's disposal under way.
+pub(super) type Disposal =
+    Pin<Box<dyn Future<Output = Result<serde_json::Value, rk6_cdp::CdpError>>>>;
+
 /// A VU's browser state.
 pub(crate) struct BrowserVu {
     calls: RefCell<Vec<Call>>,
@@ -72,6 +76,9 @@ pub(crate) struct BrowserVu {
     pub(super) waiters: Cell<u32>,
     /// Browser contexts this iteration created, closed when it ends.
     pub(super) contexts: RefCell<Vec<String>>,
+    /// The disposal of the last iteration's contexts, which the next context waits for:
+    /// one VU's renderers then do not overlap, which keeps the peak memory at one page's.
+    pub(super) disposing: RefCell<Vec<Disposal>>,
     /// Counts the iterations that ended, so the JS layer knows its objects are stale.
     pub(super) generation: Cell<u64>,
     pub(super) chromium: Arc<Chromium>,
@@ -93,6 +100,7 @@ impl ModuleInstance for BrowserVu {
             dispatcher: RefCell::new(None),
             waiters: Cell::new(0),
             contexts: RefCell::default(),
+            disposing: RefCell::default(),
             generation: Cell::new(0),
             chromium: host.shared.program.run_scoped().get::<Chromium>(),
             metric_ids,
@@ -228,13 +236,14 @@ impl Pending for BrowserVu {
         self.generation.set(self.generation.get() + 1);
         let contexts = std::mem::take(&mut *self.contexts.borrow_mut());
         if let Some(b) = self.browser() {
+            let mut disposing = self.disposing.borrow_mut();
             for id in contexts {
-                // Not awaited: the next iteration need not wait for the old one's teardown.
-                drop(b.call(
+                // Not awaited here: the iteration is over; the next context waits for it.
+                disposing.push(Box::pin(b.call(
                     None,
                     "Target.disposeBrowserContext",
                     json!({ "browserContextId": id }),
-                ));
+                )));
             }
         }
     }

@@ -154,6 +154,21 @@ fn send(vu: &Rc<BrowserVu>, _: &JsValue, a: &[JsValue], ctx: &mut Context) -> Js
     let Some(browser) = vu.browser() else {
         return rejected("browser has been closed", ctx);
     };
+    if method == "Target.createBrowserContext" {
+        // After the VU's last contexts are gone (see `BrowserVu::disposing`).
+        let pending = std::mem::take(&mut *vu.disposing.borrow_mut());
+        return Ok(promise(
+            vu,
+            async move {
+                for d in pending {
+                    let _ = d.await;
+                }
+                let call = browser.call(session.as_deref(), &method, params);
+                call.await.map_err(|e| e.to_string())
+            },
+            ctx,
+        ));
+    }
     let call = browser.call(session.as_deref(), &method, params);
     Ok(promise(
         vu,

@@ -13,6 +13,8 @@ use rk6_http::Response;
 use super::batch::Call;
 use super::instance::Http;
 use super::request::{finish, method_arg, prepare, Meta, Prep, Prepared};
+use crate::host::event_loop::Pending;
+use crate::host::instances::ModuleInstance;
 use crate::host::Host;
 use crate::modules::args::arg;
 
@@ -34,7 +36,7 @@ pub(super) fn async_request(
             let host = Host::of(ctx);
             let client = host.http.clone();
             let Prepared { req, meta } = p;
-            http.async_calls.start(
+            host.instance::<AsyncCalls>().start(
                 Box::pin(async move { client.send(req).await }),
                 meta,
                 resolvers,
@@ -74,10 +76,44 @@ pub(super) struct AsyncCall {
     resolvers: ResolvingFunctions,
 }
 
-/// The VU's pending `http.asyncRequest`s.
-#[derive(Default)]
+/// The VU's pending `http.asyncRequest`s, driven and settled by its event loop.
 pub(crate) struct AsyncCalls {
     calls: RefCell<Vec<AsyncCall>>,
+    /// The VU's k6/http, whose callback and URL cache the responses use.
+    http: Rc<Http>,
+}
+
+impl ModuleInstance for AsyncCalls {
+    fn make(host: &Host) -> Rc<Self> {
+        let calls = Rc::new(AsyncCalls {
+            calls: RefCell::new(Vec::new()),
+            http: host.instance::<Http>(),
+        });
+        host.event_loop.register(calls.clone());
+        calls
+    }
+}
+
+impl Pending for AsyncCalls {
+    fn what(&self) -> &'static str {
+        "http.asyncRequest"
+    }
+
+    fn in_flight(&self) -> bool {
+        !self.is_empty()
+    }
+
+    fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
+        AsyncCalls::poll(self, cx)
+    }
+
+    fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
+        self.settle_done(ctx)
+    }
+
+    fn clear(&self) {
+        self.calls.borrow_mut().clear();
+    }
 }
 
 impl AsyncCalls {
@@ -92,12 +128,12 @@ impl AsyncCalls {
     }
 
     /// No request pending.
-    pub(crate) fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.calls.borrow().is_empty()
     }
 
     /// Polls the requests still running; true when at least one is finished.
-    pub(crate) fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
+    fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
         let mut calls = self.calls.borrow_mut();
         let mut any = false;
         for c in calls.iter_mut() {
@@ -113,7 +149,7 @@ impl AsyncCalls {
     }
 
     /// Settles every finished request (samples, then its promise); true if any was.
-    pub(crate) fn settle(&self, http: &Http, ctx: &mut Context) -> JsResult<bool> {
+    fn settle_done(&self, ctx: &mut Context) -> JsResult<bool> {
         let done: Vec<AsyncCall> = {
             let mut calls = self.calls.borrow_mut();
             if !calls.iter().any(|c| c.done.is_some()) {
@@ -125,13 +161,8 @@ impl AsyncCalls {
         };
         for c in done {
             let resp = c.done.expect("partitioned on done");
-            settle_async(http, c.meta, resp, &c.resolvers, ctx)?;
+            settle_async(&self.http, c.meta, resp, &c.resolvers, ctx)?;
         }
         Ok(true)
-    }
-
-    /// Drops every pending request (the call they belong to ended with an error).
-    pub(crate) fn clear(&self) {
-        self.calls.borrow_mut().clear();
     }
 }

@@ -7,8 +7,6 @@ use boa_engine::object::ObjectInitializer;
 use boa_engine::{js_string, Context, JsData, JsNativeError, JsResult, JsValue};
 use boa_gc::{Finalize, Trace};
 
-use super::instance::Http;
-
 /// Inclusive ranges of HTTP statuses a response callback treats as expected.
 pub(crate) type StatusRanges = Rc<[(u16, u16)]>;
 
@@ -80,16 +78,4 @@ pub(super) fn callback_from_js(v: &JsValue) -> JsResult<Option<StatusRanges>> {
                 .with_message("unsupported response callback: expected the result of http.expectedStatuses() or null")
                 .into()
         })
-}
-
-/// `http.setResponseCallback(cb)`: this VU's callback for every later request.
-pub(super) fn set_response_callback(
-    http: &Rc<Http>,
-    _: &JsValue,
-    a: &[JsValue],
-    _: &mut Context,
-) -> JsResult<JsValue> {
-    let cb = callback_from_js(&a.first().cloned().unwrap_or_default())?;
-    *http.expected_statuses.borrow_mut() = cb;
-    Ok(JsValue::undefined())
 }

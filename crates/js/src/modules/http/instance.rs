@@ -1,22 +1,18 @@
-//! k6/http's per-VU state: its response callback, pending `asyncRequest`s, the objects its
-//! responses share, and the last URL it parsed.
+//! k6/http's per-VU state: its response callback (`http.setResponseCallback`) and the last
+//! URL it parsed. Its pending `asyncRequest`s are an instance of their own
+//! (`async_request::AsyncCalls`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::task::Context as TaskContext;
 
-use boa_engine::{Context, JsResult, JsString};
+use boa_engine::{Context, JsResult, JsString, JsValue};
 
-use super::async_request::AsyncCalls;
-use super::callback::StatusRanges;
-use crate::host::event_loop::Pending;
+use super::callback::{callback_from_js, StatusRanges};
 use crate::host::instances::ModuleInstance;
 use crate::host::Host;
 
 /// One VU's k6/http.
 pub(crate) struct Http {
-    /// `http.asyncRequest` calls not settled yet.
-    pub(super) async_calls: AsyncCalls,
     /// Prototype and getters shared by this VU's response objects, made on first use.
     /// The last URL string requested, as given and parsed (a script's URLs repeat).
     pub(super) last_url: RefCell<Option<(JsString, String, url::Url)>>,
@@ -36,35 +32,22 @@ impl Http {
 }
 
 impl ModuleInstance for Http {
-    fn make(host: &Host) -> Rc<Self> {
-        let http = Rc::new(Http {
-            async_calls: AsyncCalls::default(),
+    fn make(_: &Host) -> Rc<Self> {
+        Rc::new(Http {
             last_url: RefCell::new(None),
             expected_statuses: RefCell::new(Some(Rc::from([(200u16, 399u16)]))),
-        });
-        host.event_loop.register(http.clone());
-        http
+        })
     }
 }
 
-impl Pending for Http {
-    fn what(&self) -> &'static str {
-        "http.asyncRequest"
-    }
-
-    fn in_flight(&self) -> bool {
-        !self.async_calls.is_empty()
-    }
-
-    fn poll(&self, cx: &mut TaskContext<'_>) -> bool {
-        self.async_calls.poll(cx)
-    }
-
-    fn settle(&self, ctx: &mut Context) -> JsResult<bool> {
-        self.async_calls.settle(self, ctx)
-    }
-
-    fn clear(&self) {
-        self.async_calls.clear();
-    }
+/// `http.setResponseCallback(cb)`: this VU's callback for every later request.
+pub(super) fn set_response_callback(
+    http: &Rc<Http>,
+    _: &JsValue,
+    a: &[JsValue],
+    _: &mut Context,
+) -> JsResult<JsValue> {
+    let cb = callback_from_js(&a.first().cloned().unwrap_or_default())?;
+    *http.expected_statuses.borrow_mut() = cb;
+    Ok(JsValue::undefined())
 }

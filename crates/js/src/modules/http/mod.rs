@@ -21,12 +21,12 @@ mod url_tag;
 use boa_engine::{Context, JsObject, JsString, Module, NativeFunction};
 
 use crate::host::instances::native;
-use instance::Http;
+use instance::{set_response_callback, Http};
 
 use crate::modules::synthetic::{synthetic_with, Export};
 use async_request::async_request;
 use batch::batch;
-use callback::{expected_statuses, set_response_callback};
+use callback::expected_statuses;
 use cookie_jar::{cookie_jar, new_cookie_jar};
 use multipart::file;
 use request::{del, get, head, options, patch, post, put, request};

@@ -46,6 +46,15 @@
     while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
     return (i ? v.toFixed(1) : v.toFixed(0)) + " " + units[i];
   }
+  // The width of an axis label at the axis' 11px, in a chart's units: each character as
+  // wide as in DejaVu Sans (Linux's usual sans-serif, wider than most), so the room left
+  // for the labels fits narrower fonts too.
+  var EM = { ".": 0.318, "/": 0.337, "m": 0.974, "s": 0.521, "k": 0.579, "M": 0.863, "G": 0.779, "µ": 0.635, "–": 0.5 };
+  function labelWidth(text) {
+    var em = 0;
+    for (var i = 0; i < text.length; i++) em += EM[text[i]] || (/[0-9]/.test(text[i]) ? 0.636 : 0.75);
+    return em * 11;
+  }
   // A round step so an axis gets about `count` ticks.
   function niceStep(max, count) {
     var raw = max / count, mag = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / mag;
@@ -60,9 +69,10 @@
   var xs = tl.t.map(function (t, i) { return t + tl.span[i] / 2; });
   var rate = function (arr) { return arr.map(function (v, i) { return v / tl.span[i]; }); };
 
-  // Draws one chart into `box`; returns the number of points drawn.
-  function lineChart(box, opts) {
-    var W = 640, H = 230, L = 56, R = 14, T = 12, B = 28;
+  // Draws one chart into `box`; returns the number of points drawn. `left` is the room
+  // for the y-axis labels when the first drawing measured that they need more.
+  function lineChart(box, opts, left) {
+    var W = 640, H = 230, L = 56, R = 14, T = 12, B = 28, GAP = 6;
     var xmax = Math.max(data.duration, n ? tl.t[n - 1] + tl.span[n - 1] : 0, 1e-3);
     var ymax = 0, points = 0;
     opts.series.forEach(function (s) {
@@ -80,13 +90,18 @@
     var ystep = niceStep(ymax, 4);
     if (opts.integer) ystep = Math.max(1, Math.round(ystep));
     ymax = Math.ceil(ymax / ystep) * ystep;
+    var ticks = [];
+    for (var y = 0; y <= ymax + ystep / 2; y += ystep) ticks.push([y, opts.fmt(y)]);
+    // Room for the widest label (`150.00ms`), so none is cut at the chart's left edge.
+    ticks.forEach(function (t) { L = Math.max(L, Math.ceil(labelWidth(t[1])) + GAP + 4); });
+    if (left) L = Math.max(L, left);
     var X = function (x) { return L + (x / xmax) * (W - L - R); };
     var Y = function (y) { return T + (1 - y / ymax) * (H - T - B); };
     svg.push('<g class="grid axis">');
-    for (var y = 0; y <= ymax + ystep / 2; y += ystep) {
-      svg.push('<line x1="' + L + '" x2="' + (W - R) + '" y1="' + Y(y) + '" y2="' + Y(y) + '"/>');
-      svg.push('<text x="' + (L - 6) + '" y="' + (Y(y) + 4) + '" text-anchor="end">' + esc(opts.fmt(y)) + "</text>");
-    }
+    ticks.forEach(function (t) {
+      svg.push('<line x1="' + L + '" x2="' + (W - R) + '" y1="' + Y(t[0]) + '" y2="' + Y(t[0]) + '"/>');
+      svg.push('<text class="ylabel" x="' + (L - GAP) + '" y="' + (Y(t[0]) + 4) + '" text-anchor="end">' + esc(t[1]) + "</text>");
+    });
     var xstep = niceStep(xmax, 6);
     if (xmax > 120) { var steps = [30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400]; xstep = steps.find(function (s) { return xmax / s <= 8; }) || xstep; }
     for (var x = 0; x <= xmax + 1e-9; x += xstep) {
@@ -115,6 +130,14 @@
     }).join("");
     box.innerHTML = "<h2>" + esc(opts.title) + "</h2>" + svg.join("") + '<div class="legend">' + legend + '</div><div class="tip"></div>';
     var el = box.querySelector("svg"), tip = box.querySelector(".tip"), cursor = el.querySelector(".cursor");
+    // A font wider than the estimate: measured as drawn, and drawn once more with the room.
+    if (!left) {
+      var leftmost = Infinity;
+      el.querySelectorAll(".ylabel").forEach(function (t) {
+        try { leftmost = Math.min(leftmost, t.getBBox().x); } catch (e) { /* not laid out */ }
+      });
+      if (leftmost < 0) return lineChart(box, opts, L + Math.ceil(-leftmost) + 2);
+    }
     el.setAttribute("data-points", String(points));
     el.addEventListener("mousemove", function (ev) {
       var r = el.getBoundingClientRect(), px = (ev.clientX - r.left) * W / r.width;

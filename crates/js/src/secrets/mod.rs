@@ -7,16 +7,21 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
+mod url;
+
 /// What replaces a secret in the logs.
 pub const REDACTED: &str = "***SECRET_REDACTED***";
 
 /// k6's name for the source `secrets.get` reads.
 const DEFAULT: &str = "default";
 
-/// One source: its keys and values.
+/// One source: its keys and values, or where to fetch them.
 #[derive(Debug)]
-struct Source {
-    values: HashMap<String, String>,
+enum Source {
+    /// `mock` and `file`: read at the start.
+    Values(HashMap<String, String>),
+    /// `url` (k6 1.5): each fetched when asked for.
+    Url(url::UrlSource),
 }
 
 /// The secret sources of a run, by name, and the values read so far.
@@ -46,32 +51,48 @@ pub enum GetError {
     /// The source has no such key.
     #[error("no value")]
     NoValue,
+    /// A `url` source could not fetch it.
+    #[error("{0}")]
+    Fetch(String),
 }
 
 impl Secrets {
     /// The sources the `--secret-source` flags describe: `TYPE=CONFIG` with `mock`
     /// (`key=value,…`) or `file` (`path` or `filename=path`, lines of `key=value`), each
-    /// also taking `name=NAME` and `default`. Relative file paths are read from `cwd`.
-    pub fn from_flags(flags: &[String], cwd: &Path) -> Result<Secrets, SecretSourceError> {
+    /// also taking `name=NAME` and `default`, or `url` (k6 1.5: `urlTemplate=…{key}…` and
+    /// its other settings, also from `K6_SECRET_SOURCE_URL_*` looked up through `env`).
+    /// Relative file paths are read from `cwd`.
+    pub fn from_flags(
+        flags: &[String],
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Secrets, SecretSourceError> {
         let err = |m: String| SecretSourceError(m);
         let mut sources: HashMap<String, Arc<Source>> = HashMap::new();
         let mut default_set = false;
         for line in flags {
-            let Some((kind, config)) = line.split_once('=') else {
-                return Err(err(format!(
-                    "couldn't parse secret source configuration {line:?}"
-                )));
+            // A bare `url` takes its settings from the environment.
+            let (kind, config) = match line.split_once('=') {
+                Some(kc) => kc,
+                None if line == "url" => ("url", ""),
+                None => {
+                    return Err(err(format!(
+                        "couldn't parse secret source configuration {line:?}"
+                    )))
+                }
             };
-            if kind != "mock" && kind != "file" {
+            if kind != "mock" && kind != "file" && kind != "url" {
                 return Err(err(format!(
                     "no secret source for type {kind:?} for configuration {line:?}"
                 )));
             }
             let (name, is_default, config) = name_and_default(config);
-            let source = Arc::new(if kind == "mock" {
-                mock(&config)?
-            } else {
-                file(&config, cwd)?
+            let source = Arc::new(match kind {
+                "mock" => mock(&config)?,
+                "file" => file(&config, cwd)?,
+                _ => Source::Url(url::UrlSource::new(url::UrlConfig::parse(
+                    &config, cwd, env,
+                )?)),
             });
             if sources.contains_key(&name) {
                 // k6 names the type here, not the name.
@@ -116,7 +137,10 @@ impl Secrets {
             .sources
             .get(source)
             .ok_or_else(|| GetError::UnknownSource(source.to_string()))?;
-        let value = src.values.get(key).ok_or(GetError::NoValue)?.clone();
+        let value = match &**src {
+            Source::Values(values) => values.get(key).ok_or(GetError::NoValue)?.clone(),
+            Source::Url(u) => u.get(key).map_err(GetError::Fetch)?,
+        };
         if !value.is_empty() && !self.is_listed(&value) {
             let _first = self.first_reads.lock().unwrap_or_else(|e| e.into_inner());
             if !self.is_listed(&value) {
@@ -188,7 +212,7 @@ fn pairs<'a>(items: impl Iterator<Item = &'a str>) -> Result<Source, SecretSourc
         };
         values.insert(k.to_string(), v.to_string());
     }
-    Ok(Source { values })
+    Ok(Source::Values(values))
 }
 
 /// `mock=key=value,…`.
@@ -230,7 +254,7 @@ mod tests {
 
     fn flags(f: &[&str]) -> Result<Secrets, String> {
         let v: Vec<String> = f.iter().map(|s| s.to_string()).collect();
-        Secrets::from_flags(&v, &std::env::temp_dir()).map_err(|e| e.to_string())
+        Secrets::from_flags(&v, &std::env::temp_dir(), &|_| None).map_err(|e| e.to_string())
     }
 
     #[test]
