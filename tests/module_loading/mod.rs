@@ -2,7 +2,7 @@
 //! UMD and bundler wrappers, top-level `return`) imported with `import`, the entry script as
 //! CommonJS, one instance per file shared by `import` and `require()`, cycles, cached
 //! failures, k6's errors; and remote modules fetched over HTTPS once per test.
-//! The fixtures are small files written here; `docs/compatibility.md` has the rules.
+//! The fixtures are small files written here; `docs/scripting.md` has the rules.
 
 mod remote;
 pub(crate) mod server;
