@@ -824,3 +824,74 @@ export function handleSummary(data) {{
     let old: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(old.get("root_group").is_some(), "{text}");
 }
+
+/// k6 2.3's engine update (release notes v2.3.0, #6382): Uint8Array base64 and hex,
+/// the ES2025 Set methods, `JSON.rawJSON`, `Error.isError`; and `--log-ns-timestamps`
+/// (#6310): log times to the nanosecond, as Go's RFC3339Nano.
+#[test]
+fn engine_additions_and_nanosecond_log_times() {
+    let dir = Dir::new("k6x-engine");
+    let path = dir.write(
+        "script.js",
+        r#"
+import { check } from 'k6';
+export default function () {
+  check(null, {
+    'fromBase64': () => Uint8Array.fromBase64('AQL/').join() === '1,2,255',
+    'fromBase64 url, loose': () => Uint8Array.fromBase64('_-8', { alphabet: 'base64url' }).join() === '255,239',
+    'fromBase64 refuses junk': () => { try { Uint8Array.fromBase64('*'); return false; } catch (e) { return e instanceof SyntaxError; } },
+    'toBase64': () => new Uint8Array([1, 2, 255]).toBase64() === 'AQL/' && new Uint8Array([255]).toBase64({ omitPadding: true }) === '/w',
+    'hex': () => Uint8Array.fromHex('0aff').join() === '10,255' && new Uint8Array([10, 255]).toHex() === '0aff',
+    'Set methods': () => [...new Set([1, 2]).union(new Set([3]))].join() === '1,2,3',
+    'rawJSON': () => JSON.stringify({ a: JSON.rawJSON('12') }) === '{"a":12}',
+    'isError': () => Error.isError(new TypeError('x')) && !Error.isError({ message: 'x' }),
+  });
+  console.log('logged');
+}
+"#,
+    );
+    let run = rk6(
+        &["run", "-q", "--log-ns-timestamps", path.to_str().unwrap()],
+        &dir.0,
+    );
+    run.assert_code(0);
+    assert!(
+        run.stdout
+            .contains("checks_succeeded...................: 100.00% 8 out of 8"),
+        "{}",
+        run.stdout
+    );
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("msg=logged"))
+        .unwrap();
+    // `time="2026-12-07T12:00:08.123456789Z"`: a fraction unless the nanoseconds were 0.
+    let time = line.split('"').nth(1).unwrap();
+    assert!(
+        time.ends_with('Z') && time.len() > "2026-12-07T12:00:08Z".len(),
+        "{line}"
+    );
+    let run = rk6_env(
+        &["run", "-q", path.to_str().unwrap()],
+        &dir.0,
+        &[("K6_LOG_NS_TIMESTAMPS", "true")],
+    );
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("msg=logged"))
+        .unwrap();
+    assert!(line.split('"').nth(1).unwrap().contains('.'), "{line}");
+    let run = rk6(&["run", "-q", path.to_str().unwrap()], &dir.0);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("msg=logged"))
+        .unwrap();
+    assert_eq!(
+        line.split('"').nth(1).unwrap().len(),
+        "2026-12-07T12:00:08Z".len(),
+        "{line}"
+    );
+}

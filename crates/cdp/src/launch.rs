@@ -151,11 +151,6 @@ impl LaunchOptions {
             out.retain(|f| f.trim_start_matches("--").split('=').next() != Some(name));
             out.push(format!("--{a}"));
         }
-        // Without the sandbox (as root) the zygote processes, which exist to start
-        // sandboxed renderers, are two processes of nothing.
-        if out.iter().any(|f| f == "--no-sandbox") && !out.iter().any(|f| f == "--zygote") {
-            out.push("--no-zygote".into());
-        }
         out.push("about:blank".into());
         out
     }

@@ -31,6 +31,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Log times to the nanosecond (env K6_LOG_NS_TIMESTAMPS; k6 2.3).
+    #[arg(long = "log-ns-timestamps", global = true)]
+    pub log_ns_timestamps: bool,
 }
 
 /// rk6's commands.

@@ -67,6 +67,14 @@ fn main() {
     // Every VU keeps connections open: the usual soft limit of 1024 descriptors would stop a
     // test at about a thousand VUs although the hard limit allows far more.
     let _ = rlimit::increase_nofile_limit(u64::MAX);
+    let ns_env = std::env::var("K6_LOG_NS_TIMESTAMPS").ok();
+    rk6_js::log::set_nanosecond_timestamps(
+        cli.log_ns_timestamps
+            || matches!(
+                ns_env.as_deref(),
+                Some("1" | "t" | "T" | "true" | "TRUE" | "True")
+            ),
+    );
     let code = match cli.command {
         Command::Run(args) => run::run(*args),
         Command::Demo(args) => demo::run(args),

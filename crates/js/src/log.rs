@@ -136,7 +136,7 @@ fn format_line_bytes(
     msg: &[u8],
     fields: &[(&str, &str)],
 ) -> String {
-    let mut line = format!("time=\"{}\" level={}", rfc3339(time), level.as_str());
+    let mut line = format!("time=\"{}\" level={}", log_time(time), level.as_str());
     // logrus leaves the msg field out entirely when the message is empty.
     if !msg.is_empty() {
         line.push_str(" msg=");
@@ -198,6 +198,39 @@ fn quote_bytes(v: &[u8]) -> String {
 }
 
 /// UTC time as `2026-11-30T01:48:26Z`.
+/// `--log-ns-timestamps` / `K6_LOG_NS_TIMESTAMPS` (k6 2.3): log times to the nanosecond.
+static NANOSECOND_TIMES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns nanosecond log timestamps on for the rest of the process.
+pub fn set_nanosecond_timestamps(on: bool) {
+    NANOSECOND_TIMES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A log line's time: whole seconds as k6's logs, or to the nanosecond with
+/// `--log-ns-timestamps` in Go's RFC3339Nano form (trailing zeros of the fraction dropped).
+fn log_time(time: SystemTime) -> String {
+    if !NANOSECOND_TIMES.load(std::sync::atomic::Ordering::Relaxed) {
+        return rfc3339(time);
+    }
+    rfc3339_nano(time)
+}
+
+/// Go's `time.RFC3339Nano` of `time` in UTC.
+pub fn rfc3339_nano(time: SystemTime) -> String {
+    let text = humantime::format_rfc3339_nanos(time).to_string();
+    // `…T01:49:29.120000000Z` → `…T01:49:29.12Z`; no fraction at all when it is zero.
+    let Some((whole, fraction)) = text.trim_end_matches('Z').split_once('.') else {
+        return text;
+    };
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{whole}Z")
+    } else {
+        format!("{whole}.{fraction}Z")
+    }
+}
+
+/// RFC 3339 to the second, in UTC.
 pub fn rfc3339(time: SystemTime) -> String {
     humantime::format_rfc3339_seconds(time).to_string()
 }
@@ -206,6 +239,17 @@ pub fn rfc3339(time: SystemTime) -> String {
 mod tests {
     use super::*;
     use std::time::{Duration, UNIX_EPOCH};
+
+    /// k6 2.3's `--log-ns-timestamps` (release notes v2.3.0, #6310): RFC3339Nano.
+    #[test]
+    fn nanosecond_times_as_go_prints_them() {
+        let t = UNIX_EPOCH + Duration::new(1_796_003_369, 120_000_000);
+        assert_eq!(rfc3339_nano(t), "2026-11-30T01:49:29.12Z");
+        let t = UNIX_EPOCH + Duration::new(1_796_003_369, 5);
+        assert_eq!(rfc3339_nano(t), "2026-11-30T01:49:29.000000005Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_796_003_369);
+        assert_eq!(rfc3339_nano(t), "2026-11-30T01:49:29Z");
+    }
 
     #[test]
     fn formats_like_k6() {

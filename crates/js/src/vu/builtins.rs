@@ -56,6 +56,7 @@ fn build(shared: &Arc<Shared>) -> JsResult<Builtins> {
     let mut roots: Vec<_> = crate::json::parse::install(&mut template)?
         .into_iter()
         .collect();
+    crate::vu::es_additions::install(&mut template)?;
     let globals = Globals::make(&mut template, &shared.program.env)?;
     roots.extend(globals.objects());
     let intrinsics = SharedIntrinsics::freeze(&mut template, &roots)?;

@@ -3,6 +3,7 @@
 pub(crate) mod builtins;
 pub(crate) mod commonjs;
 mod console;
+mod es_additions;
 pub(crate) mod globals;
 pub(crate) mod lifecycle;
 pub(crate) mod loader;
