@@ -113,7 +113,9 @@ pub use response::{status_text, Hop, Response};
 pub use response_head::HeaderFields;
 pub use target::{Cidr, HostOverrides, HostnameBlocklist, RuleError};
 pub use timings::Timings;
-pub use tls::{ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion};
+pub use tls::{
+    AcceptAnyCert, ClientCertPem, TlsCache, TlsOptionError, TlsOptions, TlsSpec, TlsVersion,
+};
 pub use verify::{ServerVerifier, TrustedCerts};
 
 /// The property tests' case count: `default` in the normal test run (sized for CI), or

@@ -310,7 +310,7 @@ fn version_name(v: Option<ProtocolVersion>) -> &'static str {
 /// `insecureSkipTLSVerify`: trusts any certificate, but still checks handshake signatures
 /// against the presented key, as Go does.
 #[derive(Debug)]
-pub(crate) struct AcceptAnyCert(pub(crate) WebPkiSupportedAlgorithms);
+pub struct AcceptAnyCert(pub WebPkiSupportedAlgorithms);
 
 impl ServerCertVerifier for AcceptAnyCert {
     fn verify_server_cert(

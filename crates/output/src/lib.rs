@@ -53,6 +53,7 @@ mod sample_writer;
 mod spec;
 mod text;
 mod timestamp;
+pub(crate) mod transport;
 mod worker;
 
 pub use csv::{csv_header, TimeFormat};

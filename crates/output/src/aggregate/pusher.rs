@@ -12,8 +12,8 @@ use rk6_metrics::delta::Delta;
 use url::Url;
 
 use super::protocol::{self, Push, Runner};
-use crate::prometheus_rw::transport::Transport;
 use crate::timestamp::rfc3339;
+use crate::transport::Transport;
 
 /// How long one push may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);

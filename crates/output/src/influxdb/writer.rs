@@ -22,7 +22,7 @@ use url::Url;
 
 use super::config::InfluxConfig;
 use super::log::log;
-use crate::prometheus_rw::transport::Transport;
+use crate::transport::Transport;
 use crate::worker::Worker;
 
 /// Per-request timeout. k6's client has none (a server that accepts and never answers
@@ -360,7 +360,7 @@ impl Job {
 /// server's body for a refused write.
 fn failure(
     url: &str,
-    result: Result<crate::prometheus_rw::transport::Answer, String>,
+    result: Result<crate::transport::Answer, String>,
 ) -> Option<(String, String)> {
     match result {
         Err(e) => Some((e.clone(), format!("Post \"{url}\": {e}"))),
@@ -526,7 +526,7 @@ mod tests {
     fn failures_in_k6s_words() {
         let f = failure("http://h/write", Err("dial: connection refused".into())).unwrap();
         assert_eq!(f.1, "Post \"http://h/write\": dial: connection refused");
-        let answer = |status: u16, body: &str| crate::prometheus_rw::transport::Answer {
+        let answer = |status: u16, body: &str| crate::transport::Answer {
             status: http::StatusCode::from_u16(status).unwrap(),
             reason: None,
             body: Bytes::from(body.to_string()),

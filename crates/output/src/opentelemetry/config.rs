@@ -19,7 +19,7 @@ use rustls::pki_types::CertificateDer;
 
 use super::streams::RateEncoding;
 use crate::outputs::OutputError;
-use crate::prometheus_rw::transport::TlsMinimum;
+use crate::transport::TlsMinimum;
 
 /// The name the output was asked for by. k6 1.4 graduated the output as `opentelemetry`
 /// and kept `experimental-opentelemetry` with a warning; rk6 lets the name choose the k6

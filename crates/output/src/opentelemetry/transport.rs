@@ -18,28 +18,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::config::{Exporter, TlsSettings};
-use crate::prometheus_rw::transport::{describe, tls_builder};
-
-/// gRPC's status code names, by number.
-const GRPC_CODES: [&str; 17] = [
-    "OK",
-    "Canceled",
-    "Unknown",
-    "InvalidArgument",
-    "DeadlineExceeded",
-    "NotFound",
-    "AlreadyExists",
-    "PermissionDenied",
-    "ResourceExhausted",
-    "FailedPrecondition",
-    "Aborted",
-    "OutOfRange",
-    "Unimplemented",
-    "Internal",
-    "Unavailable",
-    "DataLoss",
-    "Unauthenticated",
-];
+use crate::transport::{describe, tls_builder};
 
 /// A client for one OTLP endpoint.
 pub(crate) struct Transport {
@@ -189,7 +168,7 @@ impl Transport {
                 Some(Ok(0)) => Ok(()),
                 Some(Ok(code)) => Err(format!(
                     "rpc error: code = {} desc = {message}",
-                    GRPC_CODES.get(code).copied().unwrap_or("Unknown")
+                    rk6_http::grpc::code::NAMES.get(code).copied().unwrap_or("Unknown")
                 )),
                 _ => Err("rpc error: code = Internal desc = server closed the stream without sending trailers".into()),
             }

@@ -7,8 +7,8 @@ use base64::Engine;
 use rk6_metrics::Stat;
 use url::Url;
 
-use super::transport::TlsMinimum;
 use crate::outputs::OutputError;
+use crate::transport::TlsMinimum;
 
 /// Where k6 pushes when `K6_PROMETHEUS_RW_SERVER_URL` is unset.
 pub const DEFAULT_URL: &str = "http://localhost:9090/api/v1/write";

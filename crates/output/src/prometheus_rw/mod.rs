@@ -12,7 +12,6 @@ pub mod histogram;
 mod log;
 pub mod pusher;
 pub mod series;
-pub(crate) mod transport;
 pub mod wire;
 
 use std::io;

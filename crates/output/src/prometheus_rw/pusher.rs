@@ -10,8 +10,8 @@ use bytes::Bytes;
 use url::Url;
 
 use super::log::log_error;
-use super::transport::{TlsMinimum, Transport};
 use super::wire::HEADERS;
+use crate::transport::{TlsMinimum, Transport};
 use crate::worker::Worker;
 
 /// Requests waiting to be sent.

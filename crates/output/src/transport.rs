@@ -1,6 +1,7 @@
-//! The HTTP client the pusher posts with: hyper's client over a rustls connector (http and
-//! https, HTTP/2 when ALPN picks it), no connection kept between pushes, and short texts for
-//! its failures in the words rk6's load-testing client uses.
+//! The HTTP client the outputs push with (remote write, OpenTelemetry over HTTP, InfluxDB,
+//! aggregate): hyper's client over a rustls connector (http and https, HTTP/2 when ALPN
+//! picks it), no connection kept between pushes, and short texts for its failures in the
+//! words rk6's load-testing client uses.
 
 use std::error::Error as StdError;
 use std::io;
@@ -17,10 +18,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::percent_decode_str;
 use rk6_http::TrustedCerts;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{ring, WebPkiSupportedAlgorithms};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::crypto::ring;
 use url::Url;
 
 /// A response the endpoint gave.
@@ -221,7 +219,7 @@ pub(crate) fn tls_builder(
     if insecure_skip_tls_verify {
         builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AcceptAnyCert(
+            .with_custom_certificate_verifier(Arc::new(rk6_http::AcceptAnyCert(
                 provider.signature_verification_algorithms,
             )))
     } else {
@@ -236,46 +234,6 @@ pub(crate) fn tls_builder(
         builder
             .dangerous()
             .with_custom_certificate_verifier(roots.verifier(&provider))
-    }
-}
-
-/// `K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY`: trusts any certificate, but still checks
-/// handshake signatures against the presented key, as Go does.
-#[derive(Debug)]
-struct AcceptAnyCert(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for AcceptAnyCert {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
     }
 }
 
@@ -448,7 +406,7 @@ mod tests {
                 .with_no_client_auth()
                 .with_cert_resolver(Arc::new(NoCert));
         let mut server = rustls::ServerConnection::new(Arc::new(server)).unwrap();
-        let name = ServerName::try_from("localhost").unwrap();
+        let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
         let config = Arc::new(tls_config(false, None, minimum));
         let mut client = rustls::ClientConnection::new(config, name).unwrap();
         let mut wire = Vec::new();
