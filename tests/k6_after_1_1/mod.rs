@@ -845,6 +845,9 @@ export default function () {
     'Set methods': () => [...new Set([1, 2]).union(new Set([3]))].join() === '1,2,3',
     'rawJSON': () => JSON.stringify({ a: JSON.rawJSON('12') }) === '{"a":12}',
     'isError': () => Error.isError(new TypeError('x')) && !Error.isError({ message: 'x' }),
+    'setFromBase64 fits': () => { const a = new Uint8Array(4); const r = a.setFromBase64('AQL/'); return r.read === 4 && r.written === 3 && a.join() === '1,2,255,0'; },
+    'setFromBase64 stops at whole groups': () => { const a = new Uint8Array(4); const r = a.setFromBase64('AQIDBAUG'); return r.read === 4 && r.written === 3 && a.join() === '1,2,3,0'; },
+    'setFromHex': () => { const a = new Uint8Array(2); const r = a.setFromHex('0aff01'); return r.read === 4 && r.written === 2 && a.join() === '10,255'; },
   });
   console.log('logged');
 }
@@ -857,7 +860,7 @@ export default function () {
     run.assert_code(0);
     assert!(
         run.stdout
-            .contains("checks_succeeded...................: 100.00% 8 out of 8"),
+            .contains("checks_succeeded...................: 100.00% 11 out of 11"),
         "{}",
         run.stdout
     );

@@ -1,6 +1,7 @@
 //! The ECMAScript additions k6 2.3 brought with its engine update (release notes v2.3.0,
 //! #6382) that Boa 0.22 lacks: `Uint8Array.fromBase64`/`fromHex` and
-//! `Uint8Array.prototype.toBase64`/`toHex` (TC39's ArrayBuffer base64 proposal, stage 4)
+//! `Uint8Array.prototype.toBase64`/`toHex`/`setFromBase64`/`setFromHex` (TC39's ArrayBuffer
+//! base64 proposal, stage 4)
 //! and `Error.isError`. Boa has the ES2025 `Set` methods and `JSON.rawJSON` already. Added
 //! to the thread's template built-ins before they are frozen and shared.
 
@@ -30,6 +31,8 @@ pub(crate) fn install(ctx: &mut Context) -> JsResult<()> {
     method(&u8, "fromHex", 1, from_hex, ctx)?;
     method(&proto, "toBase64", 0, to_base64, ctx)?;
     method(&proto, "toHex", 0, to_hex, ctx)?;
+    method(&proto, "setFromBase64", 1, set_from_base64, ctx)?;
+    method(&proto, "setFromHex", 1, set_from_hex, ctx)?;
     let error = ctx.intrinsics().constructors().error().constructor();
     method(&error, "isError", 1, is_error, ctx)?;
     Ok(())
@@ -117,29 +120,17 @@ fn bytes_to_array(bytes: Vec<u8>, ctx: &mut Context) -> JsResult<JsValue> {
     Ok(JsUint8Array::from_iter(bytes, ctx)?.into())
 }
 
-/// `Uint8Array.fromBase64(string, {alphabet, lastChunkHandling})`: ASCII whitespace is
-/// skipped; `loose` (the default) takes a last chunk without padding, `strict` wants it
-/// padded and its spare bits zero, `stop-before-partial` leaves a partial last chunk out.
-fn from_base64(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
-    let text = string_arg(args, "fromBase64")?;
-    let alphabet = option(
-        args.get(1),
-        "alphabet",
-        &["base64", "base64url"],
-        "base64",
-        ctx,
-    )?;
+/// Decodes base64 as `fromBase64` does.
+fn decode_base64(text: &str, options: Option<&JsValue>, ctx: &mut Context) -> JsResult<Vec<u8>> {
+    let alphabet = option(options, "alphabet", &["base64", "base64url"], "base64", ctx)?;
     let handling = option(
-        args.get(1),
+        options,
         "lastChunkHandling",
         &["loose", "strict", "stop-before-partial"],
         "loose",
         ctx,
     )?;
-    let mut clean: String = text
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '\t' | '\n' | '\x0C' | '\r'))
-        .collect();
+    let mut clean: String = text.chars().filter(|c| !is_ascii_space(*c)).collect();
     if handling == "stop-before-partial" && !clean.ends_with('=') {
         let whole = clean.len() / 4 * 4;
         clean.truncate(whole);
@@ -149,9 +140,87 @@ fn from_base64(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsV
     } else {
         DecodePaddingMode::Indifferent
     };
-    let bytes = engine(alphabet == "base64url", mode, true)
+    engine(alphabet == "base64url", mode, true)
         .decode(clean.as_bytes())
-        .map_err(|e| syntax(&format!("fromBase64: {e}")))?;
+        .map_err(|e| syntax(&format!("fromBase64: {e}")))
+}
+
+fn is_ascii_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0C' | '\r')
+}
+
+/// Writes `bytes` into `this` from index 0 and returns `{read, written}`.
+fn write_into(
+    this: &JsValue,
+    what: &str,
+    bytes: &[u8],
+    read: usize,
+    ctx: &mut Context,
+) -> JsResult<JsValue> {
+    let array = this
+        .as_object()
+        .and_then(|o| JsUint8Array::from_object(o.clone()).ok())
+        .ok_or_else(|| {
+            JsNativeError::typ().with_message(format!("{what}: this is not a Uint8Array"))
+        })?;
+    for (i, b) in bytes.iter().enumerate() {
+        array.set(i, JsValue::from(*b), true, ctx)?;
+    }
+    let result = boa_engine::object::ObjectInitializer::new(ctx)
+        .property(
+            js_string!("read"),
+            read as u32,
+            boa_engine::property::Attribute::all(),
+        )
+        .property(
+            js_string!("written"),
+            bytes.len() as u32,
+            boa_engine::property::Attribute::all(),
+        )
+        .build();
+    Ok(result.into())
+}
+
+/// `Uint8Array.prototype.setFromBase64(string, options)`: decodes into this array the
+/// whole 3-byte groups that fit (all of it when it fits); `read` counts the characters
+/// consumed.
+fn set_from_base64(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let text = string_arg(args, "setFromBase64")?;
+    let capacity = this_bytes(this, "setFromBase64", ctx)?.len();
+    let decoded = decode_base64(&text, args.get(1), ctx)?;
+    if decoded.len() <= capacity {
+        return write_into(this, "setFromBase64", &decoded, text.len(), ctx);
+    }
+    let groups = capacity / 3;
+    let mut significant = 0;
+    let mut read = 0;
+    for (i, c) in text.char_indices() {
+        if significant == groups * 4 {
+            read = i;
+            break;
+        }
+        if !is_ascii_space(c) {
+            significant += 1;
+        }
+    }
+    write_into(this, "setFromBase64", &decoded[..groups * 3], read, ctx)
+}
+
+/// `Uint8Array.prototype.setFromHex(string)`: the byte pairs that fit.
+fn set_from_hex(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let text = string_arg(args, "setFromHex")?;
+    let capacity = this_bytes(this, "setFromHex", ctx)?.len();
+    let bytes = hex::decode(&text).map_err(|e| syntax(&format!("setFromHex: {e}")))?;
+    let n = bytes.len().min(capacity);
+    write_into(this, "setFromHex", &bytes[..n], n * 2, ctx)
+}
+
+/// `Uint8Array.fromBase64(string, {alphabet, lastChunkHandling})`: ASCII whitespace is
+/// skipped; `loose` (the default) takes a last chunk without padding, `strict` wants it
+/// padded and its spare bits zero, `stop-before-partial` leaves a partial last chunk out.
+fn from_base64(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
+    let text = string_arg(args, "fromBase64")?;
+    let bytes = decode_base64(&text, args.get(1), ctx)?;
     bytes_to_array(bytes, ctx)
 }
 
