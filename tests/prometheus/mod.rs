@@ -269,10 +269,14 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
     // own pushes), counts and sums equal to the summary.
     let path = dir.write("native.js", &script(&srv.url(""), "native"));
     let export_path = dir.path("native-summary.json");
+    // Through k6 2.1's feature flag (release notes v2.1.0, #6055); the runners below use
+    // the legacy variable it replaced.
     let run = rk6_env(
         &[
             "run",
             "-q",
+            "--features",
+            "native-histograms",
             "-o",
             "experimental-prometheus-rw",
             "--summary-export",
@@ -283,7 +287,6 @@ fn remote_write_matches_the_summary_in_a_real_prometheus() {
         &[
             ("K6_PROMETHEUS_RW_SERVER_URL", url.as_str()),
             ("K6_PROMETHEUS_RW_PUSH_INTERVAL", "1s"),
-            ("K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", "true"),
         ],
     );
     run.assert_code(0);

@@ -101,19 +101,9 @@ impl Features {
         self.is_on("merge-run-tags")
     }
 
-    /// `freeze-env`.
-    pub fn freeze_env(&self) -> bool {
-        self.is_on("freeze-env")
-    }
-
     /// `native-histograms`.
     pub fn native_histograms(&self) -> bool {
         self.is_on("native-histograms")
-    }
-
-    /// `async-metric-context`.
-    pub fn async_metric_context(&self) -> bool {
-        self.is_on("async-metric-context")
     }
 
     /// The flags on, sorted by name.
@@ -248,7 +238,7 @@ mod tests {
             "nope",
             "nope",
         ]);
-        assert!(f.merge_run_tags() && f.freeze_env() && !f.native_histograms());
+        assert!(f.merge_run_tags() && f.is_on("freeze-env") && !f.native_histograms());
         assert_eq!(f.unknown(), ["nope"]);
         assert_eq!(f.env_value().as_deref(), Some("freeze-env,merge-run-tags"));
         assert_eq!(

@@ -102,6 +102,8 @@ struct Loaded {
     options: Options,
     /// `--new-machine-readable-summary` / `K6_NEW_MACHINE_READABLE_SUMMARY`.
     machine_readable_summary: bool,
+    /// The `native-histograms` feature flag.
+    native_histograms: bool,
 }
 
 fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
@@ -161,6 +163,7 @@ fn load(args: &RunArgs, logger: Logger) -> Result<Loaded, RunError> {
         functions: init.functions,
         options: loaded.options,
         machine_readable_summary,
+        native_histograms: features.native_histograms(),
     })
 }
 
@@ -349,14 +352,19 @@ fn execute_and_report(
         .iter()
         .find(|s| s.kind == OutputKind::Aggregate)
         .map(|s| s.arg.clone());
+    // The outputs read their settings from the environment; `native-histograms` (k6 2.1)
+    // is the remote-write output's trend setting, as k6's flag forces it.
+    let native_histograms = loaded.native_histograms;
+    let output_env = |k: &str| {
+        if native_histograms && k == "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM" {
+            return Some("true".to_string());
+        }
+        std::env::var(k).ok()
+    };
     let mut outputs: Vec<Box<dyn Output>> = Vec::new();
     for spec in &output_specs {
         let output = spec
-            .open(
-                aggregator.thresholds(),
-                &|k| std::env::var(k).ok(),
-                &run_info,
-            )
+            .open(aggregator.thresholds(), &output_env, &run_info)
             // k6 ends with its generic failure (255) when it cannot create an output: a bad
             // argument, or a file that cannot be opened (a read-only or missing directory);
             // with 104 when an output's own validation refuses its settings.

@@ -130,14 +130,9 @@ fn is_async_function(v: &JsValue, ctx: &mut Context) -> bool {
         .is_some_and(|n| n == "AsyncFunction")
 }
 
-/// Whether the run turned on the `async-metric-context` feature flag (k6 2.3), which the
-/// script's environment carries as `K6_FEATURES`.
+/// Whether the run turned on the `async-metric-context` feature flag (k6 2.3).
 fn async_metric_context(host: &Host) -> bool {
-    host.shared
-        .program
-        .env
-        .get("K6_FEATURES")
-        .is_some_and(|f| f.split(',').any(|n| n == "async-metric-context"))
+    crate::script::program::feature_on(&host.shared.program.env, "async-metric-context")
 }
 
 /// `group(name, fn)`: runs `fn` with the group tag `::name` appended; returns its result.

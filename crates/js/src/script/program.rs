@@ -98,6 +98,13 @@ pub(crate) struct Source {
 /// The environment variable naming the directory remote modules are read from.
 pub const MODULE_CACHE_ENV: &str = "RK6_MODULE_CACHE";
 
+/// Whether the run turned on the feature flag `name` (k6 2.1+): the run writes the flags
+/// on into the script's environment as `K6_FEATURES`, which is what the VUs read.
+pub(crate) fn feature_on(env: &BTreeMap<String, String>, name: &str) -> bool {
+    env.get("K6_FEATURES")
+        .is_some_and(|f| f.split(',').any(|n| n == name))
+}
+
 impl Program {
     /// Reads the entry script at `path`.
     pub fn load(path: &Path, env: BTreeMap<String, String>) -> Result<Arc<Program>, ScriptError> {

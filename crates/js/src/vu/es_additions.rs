@@ -157,12 +157,7 @@ fn write_into(
     read: usize,
     ctx: &mut Context,
 ) -> JsResult<JsValue> {
-    let array = this
-        .as_object()
-        .and_then(|o| JsUint8Array::from_object(o.clone()).ok())
-        .ok_or_else(|| {
-            JsNativeError::typ().with_message(format!("{what}: this is not a Uint8Array"))
-        })?;
+    let array = this_array(this, what)?;
     for (i, b) in bytes.iter().enumerate() {
         array.set(i, JsValue::from(*b), true, ctx)?;
     }
@@ -186,7 +181,7 @@ fn write_into(
 /// consumed.
 fn set_from_base64(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let text = string_arg(args, "setFromBase64")?;
-    let capacity = this_bytes(this, "setFromBase64", ctx)?.len();
+    let capacity = this_len(this, "setFromBase64", ctx)?;
     let decoded = decode_base64(&text, args.get(1), ctx)?;
     if decoded.len() <= capacity {
         return write_into(this, "setFromBase64", &decoded, text.len(), ctx);
@@ -209,7 +204,7 @@ fn set_from_base64(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsRes
 /// `Uint8Array.prototype.setFromHex(string)`: the byte pairs that fit.
 fn set_from_hex(this: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValue> {
     let text = string_arg(args, "setFromHex")?;
-    let capacity = this_bytes(this, "setFromHex", ctx)?.len();
+    let capacity = this_len(this, "setFromHex", ctx)?;
     let bytes = hex::decode(&text).map_err(|e| syntax(&format!("setFromHex: {e}")))?;
     let n = bytes.len().min(capacity);
     write_into(this, "setFromHex", &bytes[..n], n * 2, ctx)
@@ -231,14 +226,27 @@ fn from_hex(_: &JsValue, args: &[JsValue], ctx: &mut Context) -> JsResult<JsValu
     bytes_to_array(bytes, ctx)
 }
 
-/// The bytes of `this`, a Uint8Array.
-fn this_bytes(this: &JsValue, what: &str, ctx: &mut Context) -> JsResult<Vec<u8>> {
-    let array = this
-        .as_object()
+/// `this` as a Uint8Array.
+fn this_array(this: &JsValue, what: &str) -> JsResult<JsUint8Array> {
+    this.as_object()
         .and_then(|o| JsUint8Array::from_object(o.clone()).ok())
         .ok_or_else(|| {
-            JsNativeError::typ().with_message(format!("{what}: this is not a Uint8Array"))
-        })?;
+            JsNativeError::typ()
+                .with_message(format!("{what}: this is not a Uint8Array"))
+                .into()
+        })
+}
+
+/// The length of `this`, a Uint8Array.
+fn this_len(this: &JsValue, what: &str, ctx: &mut Context) -> JsResult<usize> {
+    let array = this_array(this, what)?;
+    let typed: &JsTypedArray = &array;
+    typed.length(ctx)
+}
+
+/// The bytes of `this`, a Uint8Array.
+fn this_bytes(this: &JsValue, what: &str, ctx: &mut Context) -> JsResult<Vec<u8>> {
+    let array = this_array(this, what)?;
     let typed: &JsTypedArray = &array;
     let len = typed.length(ctx)?;
     let mut out = Vec::with_capacity(len);

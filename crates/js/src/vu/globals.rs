@@ -192,11 +192,9 @@ fn data_property(value: impl Into<JsValue>) -> PropertyDescriptor {
         .build()
 }
 
-/// Whether the `freeze-env` feature flag is on (k6 2.2): the run writes the flags on into
-/// the script's environment as `K6_FEATURES`.
+/// Whether the `freeze-env` feature flag is on (k6 2.2).
 fn env_frozen(env: &BTreeMap<String, String>) -> bool {
-    env.get("K6_FEATURES")
-        .is_some_and(|f| f.split(',').any(|n| n == "freeze-env"))
+    crate::script::program::feature_on(env, "freeze-env")
 }
 
 /// Adds a scenario's `env` entries to `__ENV`.
