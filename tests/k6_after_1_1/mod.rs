@@ -898,3 +898,270 @@ export default function () {
         "{line}"
     );
 }
+
+/// k6 2.3's `execution_result` in `GET /v1/status` (release notes v2.3.0, #6388; docs
+/// k6-docs#2322 "REST API: status"): `null` while the test runs, then `{"exit_code": N}`
+/// while `--linger` keeps the process up: 108 after `exec.test.abort()`, 99 when a
+/// threshold fails, 0 for a clean run; the process then exits with that same code.
+#[test]
+fn the_status_reports_the_exit_code_while_lingering() {
+    let dir = Dir::new("k6x-execution-result");
+    let cases = [
+        (
+            "abort.js",
+            "import exec from 'k6/execution';\nimport { sleep } from 'k6';\nexport const options = { vus: 1, iterations: 3 };\nexport default function () { sleep(0.5); if (exec.scenario.iterationInTest === 1) { exec.test.abort('enough'); } }\n",
+            108,
+        ),
+        (
+            "thresholds.js",
+            "import { Counter } from 'k6/metrics';\nimport { sleep } from 'k6';\nconst c = new Counter('things');\nexport const options = { vus: 1, iterations: 2, thresholds: { things: ['count<1'] } };\nexport default function () { sleep(0.4); c.add(1); }\n",
+            99,
+        ),
+        (
+            "clean.js",
+            "import { sleep } from 'k6';\nexport const options = { vus: 1, iterations: 2, thresholds: { iterations: ['count>0'] } };\nexport default function () { sleep(0.4); }\n",
+            0,
+        ),
+    ];
+    for (name, script, want) in cases {
+        let path = dir.write(name, script);
+        let address = format!("127.0.0.1:{}", crate::support::free_port());
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rk6"))
+            .args([
+                "run",
+                "-q",
+                "--linger",
+                "--address",
+                &address,
+                path.to_str().unwrap(),
+            ])
+            .current_dir(&dir.0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let _reaper = crate::support::KillOnPanic(vec![child.id()]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = || loop {
+            assert!(std::time::Instant::now() < deadline, "{name}: no answer");
+            if std::net::TcpStream::connect(&address).is_ok() {
+                let (code, _, body) =
+                    crate::support::rest_call(&address, "GET", "/v1/status", None, None);
+                if code == 200 {
+                    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+                    return v["data"]["attributes"].clone();
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let first = status();
+        assert!(
+            first["execution_result"].is_null(),
+            "{name}: known before the end: {first}"
+        );
+        let last = loop {
+            let a = status();
+            if !a["execution_result"].is_null() {
+                break a;
+            }
+        };
+        assert_eq!(
+            last["execution_result"]["exit_code"], want,
+            "{name}: {last}"
+        );
+        let pid = child.id().to_string();
+        std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap();
+        let exit = child.wait().unwrap();
+        assert_eq!(
+            exit.code(),
+            Some(want),
+            "{name}: the process ends as announced"
+        );
+    }
+}
+
+/// A certificate chain as a CA hands it out: root → intermediate → leaf for `aia.test`,
+/// whose AIA extension names `issuer_url` as where its issuer can be downloaded.
+struct AiaChain {
+    root_pem: String,
+    intermediate_der: Vec<u8>,
+    leaf: rcgen::Certificate,
+    leaf_key: rcgen::KeyPair,
+}
+
+fn aia_chain(issuer_url: &str) -> AiaChain {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CustomExtension, DnType, IsCa, KeyPair,
+        KeyUsagePurpose,
+    };
+    let ca = |name: &str| {
+        let mut p = CertificateParams::new(Vec::<String>::new()).unwrap();
+        p.distinguished_name.push(DnType::CommonName, name);
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        p
+    };
+    let root_key = KeyPair::generate().unwrap();
+    let root = ca("rk6 test root").self_signed(&root_key).unwrap();
+    let int_key = KeyPair::generate().unwrap();
+    let intermediate = ca("rk6 test intermediate")
+        .signed_by(&int_key, &root, &root_key)
+        .unwrap();
+    // AuthorityInfoAccess: SEQUENCE { SEQUENCE { caIssuers OID, [6] URI } }.
+    let ca_issuers = [0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x30, 0x02];
+    let mut description = vec![0x06, 8];
+    description.extend(ca_issuers);
+    description.extend([0x86, issuer_url.len() as u8]);
+    description.extend(issuer_url.as_bytes());
+    let mut access = vec![0x30, description.len() as u8];
+    access.extend(description);
+    let mut aia = vec![0x30, access.len() as u8];
+    aia.extend(access);
+    let leaf_key = KeyPair::generate().unwrap();
+    let mut p = CertificateParams::new(vec!["aia.test".into()]).unwrap();
+    p.custom_extensions = vec![CustomExtension::from_oid_content(
+        &[1, 3, 6, 1, 5, 5, 7, 1, 1],
+        aia,
+    )];
+    let leaf = p.signed_by(&leaf_key, &intermediate, &int_key).unwrap();
+    AiaChain {
+        root_pem: root.pem(),
+        intermediate_der: intermediate.der().to_vec(),
+        leaf,
+        leaf_key,
+    }
+}
+
+/// k6 2.3's `tlsAIAFetch` / `K6_TLS_AIA_FETCH` (release notes v2.3.0, #6137; docs
+/// "Options: TLS AIA fetch"): a server that sends its leaf without the intermediate fails
+/// with 1310 by default; with the option the intermediate is fetched from the leaf's AIA URL
+/// (once for the test), the request succeeds, and an IP-literal target is refused with k6's
+/// message. An AIA URL that answers 404 leaves the chain incomplete: 1310 again.
+#[test]
+fn tls_aia_fetch_completes_a_chain_the_server_left_short() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = Dir::new("k6x-aia");
+    // The CA's download point: /int.der serves the intermediate, anything else 404.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let http_port = listener.local_addr().unwrap().port();
+    let chain = aia_chain(&format!("http://127.0.0.1:{http_port}/int.der"));
+    let broken = aia_chain(&format!("http://127.0.0.1:{http_port}/missing.der"));
+    let fetches = std::sync::Arc::new(AtomicUsize::new(0));
+    {
+        let fetches = fetches.clone();
+        let der = chain.intermediate_der.clone();
+        std::thread::spawn(move || {
+            for mut conn in listener.incoming().flatten().take(50) {
+                let mut req = [0u8; 2048];
+                let n = conn.read(&mut req).unwrap_or(0);
+                let head = String::from_utf8_lossy(&req[..n]).into_owned();
+                if head.starts_with("GET /int.der ") {
+                    fetches.fetch_add(1, Ordering::SeqCst);
+                    let _ = write!(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/pkix-cert\r\nContent-Length: {}\r\n\r\n", der.len());
+                    let _ = conn.write_all(&der);
+                } else {
+                    let _ = conn.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+                }
+            }
+        });
+    }
+    // Two HTTPS servers presenting only their leaf, as a misconfigured server does.
+    let serve = |c: &AiaChain| {
+        let tls = tokio_rustls::TlsAcceptor::from(crate::support::tls_server_config(
+            &c.leaf,
+            &c.leaf_key,
+            &[b"http/1.1"],
+        ));
+        crate::support::accept_loop(std::time::Duration::from_secs(60), move |tcp| {
+            let tls = tls.clone();
+            async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let Ok(mut s) = tls.accept(tcp).await else {
+                    return;
+                };
+                let mut buf = [0u8; 2048];
+                let _ = s.read(&mut buf).await;
+                let _ = s
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                    )
+                    .await;
+                let _ = s.shutdown().await;
+            }
+        })
+    };
+    let good = serve(&chain).port();
+    let bad = serve(&broken).port();
+    let roots = dir.write(
+        "roots.pem",
+        &format!("{}{}", chain.root_pem, broken.root_pem),
+    );
+    let script = dir.write(
+        "aia.js",
+        &format!(
+            "import http from 'k6/http';\n\
+             export const options = {{ iterations: 1, hosts: {{ 'aia.test': '127.0.0.1' }} }};\n\
+             const show = (what, url) => {{ const r = http.get(url); console.log(`${{what}} ${{r.status}} ${{r.error_code}} ${{r.error}}`); }};\n\
+             export default function () {{\n\
+               show('NAME', 'https://aia.test:{good}/');\n\
+               show('AGAIN', 'https://aia.test:{good}/again');\n\
+               show('IP', 'https://127.0.0.1:{good}/');\n\
+               show('BROKEN', 'https://aia.test:{bad}/');\n\
+             }}\n"
+        ),
+    );
+    let roots = roots.to_str().unwrap();
+    let off = crate::rk6_env(
+        &["run", "-q", script.to_str().unwrap()],
+        &dir.0,
+        &[("SSL_CERT_FILE", roots)],
+    );
+    assert!(
+        off.stderr.contains("NAME 0 1310 x509: unknown authority"),
+        "{}",
+        off.stderr
+    );
+    assert_eq!(fetches.load(Ordering::SeqCst), 0, "no fetch unless asked");
+    let on = crate::rk6_env(
+        &["run", "-q", script.to_str().unwrap()],
+        &dir.0,
+        &[("SSL_CERT_FILE", roots), ("K6_TLS_AIA_FETCH", "true")],
+    );
+    assert_eq!(on.code, 0, "{}", on.stderr);
+    assert!(on.stderr.contains("NAME 200 0"), "{}", on.stderr);
+    assert!(on.stderr.contains("AGAIN 200 0"), "{}", on.stderr);
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        1,
+        "fetched once for the test"
+    );
+    assert!(
+        on.stderr.contains("IP 0 1300 tls: failed to verify certificate: tlsAIAFetch: cannot verify hostname for IP-literal target"),
+        "{}",
+        on.stderr
+    );
+    assert!(
+        on.stderr.contains("BROKEN 0 1310 x509: unknown authority"),
+        "{}",
+        on.stderr
+    );
+    // The option in the script, as k6 reads it there too.
+    let in_script = dir.write(
+        "in_script.js",
+        &format!(
+            "import http from 'k6/http';\n\
+             export const options = {{ iterations: 1, tlsAIAFetch: true, hosts: {{ 'aia.test': '127.0.0.1' }} }};\n\
+             export default function () {{ const r = http.get('https://aia.test:{good}/'); console.log(`SCRIPT ${{r.status}}`); }}\n"
+        ),
+    );
+    let run = crate::rk6_env(
+        &["run", "-q", in_script.to_str().unwrap()],
+        &dir.0,
+        &[("SSL_CERT_FILE", roots)],
+    );
+    assert!(run.stderr.contains("SCRIPT 200"), "{}", run.stderr);
+}

@@ -5,7 +5,7 @@
 //! [`finish_outputs`] can hand them the end-of-test summary (the HTML report shows its
 //! checks and threshold verdicts) before closing them.
 
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -62,12 +62,23 @@ pub struct LiveMetrics {
     aggregator: Arc<Mutex<Option<Aggregator>>>,
     /// The start of the test run, the divisor of counters' rates in threshold passes.
     started: Arc<Mutex<Instant>>,
+    /// Requests for a verdict on every sample sent so far (see [`LiveMetrics::verdict`]).
+    verdicts: Sender<Sender<bool>>,
 }
 
 impl LiveMetrics {
     /// Locks the aggregator (`None` after the end of the test).
     pub fn lock(&self) -> MutexGuard<'_, Option<Aggregator>> {
         self.aggregator.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a threshold fails once every batch sent before this call is counted, judged
+    /// as at the end of the test: what the REST API's `execution_result` (k6 2.3) reports
+    /// while `--linger` keeps the process up before the summary. `None` after the end.
+    pub fn verdict(&self) -> Option<bool> {
+        let (tx, rx) = channel();
+        self.verdicts.send(tx).ok()?;
+        rx.recv().ok()
     }
 
     /// Moves the start of the test run (a `--paused` test starts when it is resumed).
@@ -102,15 +113,17 @@ impl Collector {
         // workers' lag probe then reports the generator as saturated) instead of memory
         // growing for as long as the test runs.
         let (tx, rx) = sync_channel(BATCH_BACKLOG);
+        let (verdicts, verdict_rx) = channel();
         let live = LiveMetrics {
             aggregator: Arc::new(Mutex::new(Some(aggregator))),
             started: Arc::new(Mutex::new(started)),
+            verdicts,
         };
         let thread = {
             let live = live.clone();
             std::thread::Builder::new()
                 .name("rk6-metrics".into())
-                .spawn(move || collect(live, outputs, rx, abort))
+                .spawn(move || collect(live, outputs, rx, verdict_rx, abort))
                 .expect("spawn metrics thread")
         };
         Collector { tx, thread, live }
@@ -135,36 +148,71 @@ impl Collector {
     }
 }
 
+/// How long the metrics thread waits for a batch before it looks at verdict requests.
+const VERDICT_POLL: Duration = Duration::from_millis(50);
+
+/// What one batch did to the metrics thread's loop.
+enum Received {
+    Batch,
+    Idle,
+    End,
+}
+
 fn collect(
     live: LiveMetrics,
     mut outputs: Vec<Box<dyn Output>>,
     rx: Receiver<Vec<Sample>>,
+    verdicts: Receiver<Sender<bool>>,
     abort: CancellationToken,
 ) -> Collected {
     let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
     let mut next_flush = Instant::now() + FLUSH_PERIOD;
     let mut aborted = false;
-    loop {
+    // Adds one batch to the aggregator, then hands it to the outputs.
+    let receive = |outputs: &mut Vec<Box<dyn Output>>, got| match got {
+        Ok(batch) if Vec::is_empty(&batch) => Received::End,
+        Ok(batch) => {
+            // Unlocked before the outputs write, so an API call never waits on a file.
+            let registry = match live.lock().as_mut() {
+                Some(agg) => {
+                    agg.add(&batch);
+                    agg.registry().clone()
+                }
+                None => return Received::End,
+            };
+            for o in outputs.iter_mut() {
+                o.add(&registry, &batch);
+            }
+            Received::Batch
+        }
+        Err(RecvTimeoutError::Timeout) => Received::Idle,
+        Err(RecvTimeoutError::Disconnected) => Received::End,
+    };
+    'run: loop {
         let wait = next_eval
             .min(next_flush)
-            .saturating_duration_since(Instant::now());
-        match rx.recv_timeout(wait) {
-            Ok(batch) if batch.is_empty() => break,
-            Ok(batch) => {
-                // Unlocked before the outputs write, so an API call never waits on a file.
-                let registry = match live.lock().as_mut() {
-                    Some(agg) => {
-                        agg.add(&batch);
-                        agg.registry().clone()
-                    }
-                    None => break,
-                };
-                for o in &mut outputs {
-                    o.add(&registry, &batch);
+            .saturating_duration_since(Instant::now())
+            .min(VERDICT_POLL);
+        if let Received::End = receive(&mut outputs, rx.recv_timeout(wait)) {
+            break;
+        }
+        // A verdict counts every batch sent before it was asked for: those are queued now.
+        while let Ok(reply) = verdicts.try_recv() {
+            loop {
+                let got = rx.try_recv().map_err(|e| match e {
+                    std::sync::mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
+                    std::sync::mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+                });
+                match receive(&mut outputs, got) {
+                    Received::Batch => {}
+                    Received::Idle => break,
+                    Received::End => break 'run,
                 }
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+            let elapsed = live.elapsed();
+            if let Some(agg) = live.lock().as_mut() {
+                let _ = reply.send(agg.evaluate(elapsed, Pass::Final).failed);
+            }
         }
         let now = Instant::now();
         if now >= next_flush {

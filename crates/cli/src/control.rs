@@ -106,6 +106,8 @@ pub struct Control {
     setup_data: Mutex<Option<String>>,
     hooks: OnceLock<Hooks>,
     clock: Mutex<RunClock>,
+    /// The exit code the run will end with, once known (k6 2.3's `execution_result`).
+    exit_code: OnceLock<i32>,
 }
 
 impl Control {
@@ -121,12 +123,18 @@ impl Control {
             setup_data: Mutex::new(None),
             hooks: OnceLock::new(),
             clock: Mutex::default(),
+            exit_code: OnceLock::new(),
         })
     }
 
     /// Gives the API the test's lifecycle and metrics (before it serves them).
     pub fn attach(&self, hooks: Hooks) {
         let _ = self.hooks.set(hooks);
+    }
+
+    /// Records the exit code the run will end with, for `GET /v1/status` (k6 2.3).
+    pub fn set_exit_code(&self, code: i32) {
+        let _ = self.exit_code.set(code);
     }
 
     /// Records the test's phase.
@@ -218,6 +226,8 @@ impl Control {
             "stopped": self.stop.is_cancelled(),
             "running": self.running(),
             "tainted": self.tainted(),
+            // k6 2.3 (#6388): null until the run's exit code is known.
+            "execution_result": self.exit_code.get().map(|code| json!({"exit_code": code})),
         }}})
     }
 

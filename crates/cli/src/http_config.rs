@@ -41,6 +41,7 @@ pub fn build(
         // k6 sizes the idle pool by batchPerHost.
         max_idle_per_host: run.batch_per_host,
         h2c: flag(options.h2c),
+        tls_aia_fetch: flag(options.tls_aia_fetch),
         ..defaults
     });
     crate::net_options::apply(options, &mut http)?;

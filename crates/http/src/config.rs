@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::aia::AiaFetcher;
 use crate::debug::HttpDebug;
 use crate::dns::DnsOptions;
 use crate::local_ips::LocalIps;
@@ -30,6 +31,8 @@ pub struct ClientConfig {
     pub max_idle_per_host: usize,
     /// Send plain `http://` requests as HTTP/2 with prior knowledge (h2c, rk6's `h2c` option).
     pub h2c: bool,
+    /// Fetch missing intermediate certificates from AIA URLs (`tlsAIAFetch`, k6 2.3).
+    pub tls_aia_fetch: bool,
     /// Extra trusted root certificates, PEM encoded (for tests and private CAs).
     pub extra_root_certs_pem: Vec<Vec<u8>>,
     /// `tlsVersion`, `tlsCipherSuites` and `tlsAuth`, validated.
@@ -61,6 +64,7 @@ impl Default for ClientConfig {
             http_debug: HttpDebug::Off,
             max_idle_per_host: 6,
             h2c: false,
+            tls_aia_fetch: false,
             extra_root_certs_pem: Vec::new(),
             tls: TlsOptions::default(),
             tls_cache: TlsCache::default(),
@@ -82,8 +86,24 @@ impl ClientConfig {
                 &self.tls,
                 self.insecure_skip_tls_verify,
                 &self.extra_root_certs_pem,
+                self.aia_fetcher(),
             )
         })
+    }
+
+    /// A fetcher of missing intermediates when `tlsAIAFetch` is on (and certificates are
+    /// checked at all): it connects where a request would, by `hosts`, `blockHostnames` and
+    /// `blacklistIPs`, through the system resolver.
+    pub(crate) fn aia_fetcher(&self) -> Option<Arc<AiaFetcher>> {
+        if !self.tls_aia_fetch || self.insecure_skip_tls_verify {
+            return None;
+        }
+        let hosts = self.hosts.clone();
+        let blocked = self.block_hostnames.clone();
+        let blacklist = self.blacklist_ips.clone();
+        Some(AiaFetcher::new(Box::new(move |host, port| {
+            crate::target::resolve_blocking(&hosts, &blocked, &blacklist, host, port)
+        })))
     }
 
     /// The rules that decide where a request connects.

@@ -211,6 +211,18 @@ fn from_rustls(e: &rustls::Error) -> HttpError {
     use rustls::CertificateError as C;
     match e {
         rustls::Error::InvalidCertificate(C::UnknownIssuer) => unknown_authority(),
+        rustls::Error::InvalidCertificate(C::Other(o))
+            if o.0.downcast_ref::<crate::verify::AiaIncomplete>().is_some() =>
+        {
+            unknown_authority().with_detail(format!(
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority ({})",
+                crate::aia::INCOMPLETE
+            ))
+        }
+        rustls::Error::General(text) if text == crate::aia::IP_LITERAL => HttpError::new(
+            TLS_GENERIC,
+            format!("tls: failed to verify certificate: {text}"),
+        ),
         // `openssl req -x509` makes self-signed certificates with CA:TRUE; webpki rejects
         // those as leaves before looking for an issuer, where Go reports an unknown authority.
         rustls::Error::InvalidCertificate(C::Other(o))

@@ -291,9 +291,10 @@ impl Client {
                 trusted.add(c);
             }
         }
-        let wants = builder
-            .dangerous()
-            .with_custom_certificate_verifier(trusted.verifier(&provider));
+        // k6 makes a fetcher per connect() given `tls` params: its cache is that connection's.
+        let wants = builder.dangerous().with_custom_certificate_verifier(
+            trusted.verifier_fetching(&provider, self.config().aia_fetcher()),
+        );
         let mut tls = match &opts.client_cert {
             Some((cert, key)) => {
                 let chain: Vec<CertificateDer<'static>> =

@@ -59,6 +59,7 @@
 
 #![warn(missing_docs)]
 
+mod aia;
 mod auth;
 mod body;
 mod client;
@@ -67,6 +68,7 @@ mod connect;
 mod cookies;
 mod debug;
 mod decode;
+mod der;
 mod dns;
 mod encode;
 pub mod error;
@@ -93,6 +95,7 @@ mod tls_suites;
 pub mod trust;
 mod verify;
 
+pub use aia::AiaFetcher;
 pub use auth::Auth;
 pub use client::Client;
 pub use config::ClientConfig;

@@ -368,6 +368,31 @@ pub(crate) async fn resolve_target(
     Ok(SocketAddr::new(ip, port))
 }
 
+/// Where `host:port` connects by the same rules, resolved with the system resolver and
+/// blocking: for fetches made inside a certificate check (`tlsAIAFetch`). `None` when a rule
+/// refuses it or the name does not resolve.
+pub(crate) fn resolve_blocking(
+    hosts: &HostOverrides,
+    blocked: &HostnameBlocklist,
+    blacklist: &[Cidr],
+    host: &str,
+    port: u16,
+) -> Option<SocketAddr> {
+    use std::net::ToSocketAddrs;
+    if blocked.blocking(host).is_some() {
+        return None;
+    }
+    let (dest, port) = match hosts.lookup(host, port) {
+        Some(t) => t.address(port).ok()?,
+        None => (Dest::Name(host), port),
+    };
+    let ip = match dest {
+        Dest::Ip(ip) => ip,
+        Dest::Name(name) => (name, port).to_socket_addrs().ok()?.next()?.ip(),
+    };
+    (!blacklist.iter().any(|c| c.contains(ip))).then(|| SocketAddr::new(ip, port))
+}
+
 impl Target {
     /// The address or name, and the port, this target stands for.
     fn address(&self, port: u16) -> Result<(Dest<'_>, u16), HttpError> {

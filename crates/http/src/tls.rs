@@ -255,6 +255,7 @@ pub(crate) fn build(
     opts: &TlsOptions,
     insecure: bool,
     extra_roots_pem: &[Vec<u8>],
+    aia: Option<Arc<crate::aia::AiaFetcher>>,
 ) -> rustls::ClientConfig {
     let provider = opts.provider.clone();
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
@@ -275,7 +276,7 @@ pub(crate) fn build(
         }
         builder
             .dangerous()
-            .with_custom_certificate_verifier(trusted.verifier(&provider))
+            .with_custom_certificate_verifier(trusted.verifier_fetching(&provider, aia))
     };
     let mut tls = match &opts.client_certs {
         Some(certs) => wants_cert.with_client_cert_resolver(certs.clone()),

@@ -29,6 +29,9 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::ParsedCertificate;
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 
+use crate::aia::AiaFetcher;
+use crate::der::{Certificate, Der};
+
 /// The certificates a TLS client trusts: trust anchors for chains, and each certificate added
 /// itself, trusted as a leaf when a server presents exactly it (Go's rule).
 #[derive(Clone, Debug)]
@@ -82,10 +85,20 @@ impl TrustedCerts {
 
     /// The verifier for a rustls client config of `provider`.
     pub fn verifier(self, provider: &CryptoProvider) -> Arc<ServerVerifier> {
+        self.verifier_fetching(provider, None)
+    }
+
+    /// The verifier, completing chains through `aia` when given (`tlsAIAFetch`).
+    pub fn verifier_fetching(
+        self,
+        provider: &CryptoProvider,
+        aia: Option<Arc<AiaFetcher>>,
+    ) -> Arc<ServerVerifier> {
         Arc::new(ServerVerifier {
             anchors: Arc::new(self.anchors),
             exact: self.exact,
             algorithms: provider.signature_verification_algorithms,
+            aia,
         })
     }
 }
@@ -97,7 +110,21 @@ pub struct ServerVerifier {
     anchors: Arc<RootCertStore>,
     exact: HashSet<Vec<u8>>,
     algorithms: WebPkiSupportedAlgorithms,
+    aia: Option<Arc<AiaFetcher>>,
 }
+
+/// The chain was still incomplete after fetching intermediates (`tlsAIAFetch`): an unknown
+/// authority, reported with k6's warning.
+#[derive(Debug)]
+pub(crate) struct AiaIncomplete;
+
+impl std::fmt::Display for AiaIncomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::aia::INCOMPLETE)
+    }
+}
+
+impl std::error::Error for AiaIncomplete {}
 
 impl ServerCertVerifier for ServerVerifier {
     fn verify_server_cert(
@@ -108,6 +135,9 @@ impl ServerCertVerifier for ServerVerifier {
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        if self.aia.is_some() && matches!(server_name, ServerName::IpAddress(_)) {
+            return Err(rustls::Error::General(crate::aia::IP_LITERAL.to_owned()));
+        }
         let cert = ParsedCertificate::try_from(end_entity)?;
         let leaf = Leaf::read(end_entity).ok_or(CertificateError::BadEncoding)?;
         leaf.check_time(now)?;
@@ -118,14 +148,29 @@ impl ServerCertVerifier for ServerVerifier {
             }
             return Ok(ServerCertVerified::assertion());
         }
-        verify_server_cert_signed_by_trust_anchor(
-            &cert,
-            &self.anchors,
-            intermediates,
-            now,
-            self.algorithms.all,
-        )?;
-        Ok(ServerCertVerified::assertion())
+        let chain = |intermediates: &[CertificateDer<'_>]| {
+            verify_server_cert_signed_by_trust_anchor(
+                &cert,
+                &self.anchors,
+                intermediates,
+                now,
+                self.algorithms.all,
+            )
+        };
+        match (chain(intermediates), &self.aia) {
+            // Only a missing issuer sends k6 to the AIA URLs; any other failure stands.
+            (
+                Err(rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer)),
+                Some(aia),
+            ) => {
+                if aia.complete(end_entity, intermediates, |c| chain(c).is_ok()) {
+                    Ok(ServerCertVerified::assertion())
+                } else {
+                    Err(CertificateError::Other(rustls::OtherError(Arc::new(AiaIncomplete))).into())
+                }
+            }
+            (result, _) => result.map(|()| ServerCertVerified::assertion()),
+        }
     }
 
     fn verify_tls12_signature(
@@ -175,48 +220,23 @@ const SERVER_PURPOSES: &[&[u8]] = &[
 impl Leaf {
     /// Reads the fields from a DER certificate; `None` when it is malformed.
     fn read(der: &[u8]) -> Option<Leaf> {
-        let cert = Der(der).expect(0x30)?;
-        let mut tbs = Der(Der(cert).expect(0x30)?);
-        let (tag, _) = tbs.next()?;
-        if tag == 0xa0 {
-            tbs.expect(0x02)?; // the serial number after the version
-        } else if tag != 0x02 {
-            return None;
-        }
-        tbs.expect(0x30)?; // signature algorithm
-        tbs.expect(0x30)?; // issuer
-        let mut validity = Der(tbs.expect(0x30)?);
-        let not_before = validity.next().and_then(time)?;
-        let not_after = validity.next().and_then(time)?;
-        tbs.expect(0x30)?; // subject
-        tbs.expect(0x30)?; // subject public key info
-        let mut serves_tls = true;
-        while let Some((tag, value)) = tbs.next() {
-            if tag != 0xa3 {
-                continue; // issuer and subject unique IDs
-            }
-            let mut extensions = Der(Der(value).expect(0x30)?);
-            while let Some(extension) = extensions.expect(0x30) {
-                let mut extension = Der(extension);
-                let id = extension.expect(0x06)?;
-                let (mut tag, mut value) = extension.next()?;
-                if tag == 0x01 {
-                    (tag, value) = extension.next()?; // past `critical`
-                }
-                if id != EXT_KEY_USAGE || tag != 0x04 {
-                    continue;
-                }
+        let cert = Certificate::read(der)?;
+        let not_before = time(cert.not_before)?;
+        let not_after = time(cert.not_after)?;
+        let serves_tls = match cert.extension(EXT_KEY_USAGE) {
+            None => true,
+            Some(value) => {
                 let mut purposes = Der(Der(value).expect(0x30)?);
                 let mut any = false;
-                serves_tls = false;
+                let mut serves = false;
                 while let Some(purpose) = purposes.expect(0x06) {
                     any = true;
-                    serves_tls |= SERVER_PURPOSES.contains(&purpose);
+                    serves |= SERVER_PURPOSES.contains(&purpose);
                 }
                 // An empty list restricts nothing, as in Go.
-                serves_tls |= !any;
+                serves || !any
             }
-        }
+        };
         Some(Leaf {
             not_before,
             not_after,
@@ -242,40 +262,6 @@ impl Leaf {
             });
         }
         Ok(())
-    }
-}
-
-/// A DER reader over the rest of one constructed value.
-struct Der<'a>(&'a [u8]);
-
-impl<'a> Der<'a> {
-    /// The next element's tag and contents.
-    fn next(&mut self) -> Option<(u8, &'a [u8])> {
-        let (&tag, rest) = self.0.split_first()?;
-        let (&first, rest) = rest.split_first()?;
-        let (len, rest) = if first < 0x80 {
-            (usize::from(first), rest)
-        } else {
-            let n = usize::from(first & 0x7f);
-            if n == 0 || n > 4 || rest.len() < n {
-                return None;
-            }
-            let len = rest[..n]
-                .iter()
-                .fold(0usize, |len, &b| len << 8 | usize::from(b));
-            (len, &rest[n..])
-        };
-        if rest.len() < len {
-            return None;
-        }
-        let (value, tail) = rest.split_at(len);
-        self.0 = tail;
-        Some((tag, value))
-    }
-
-    /// The next element's contents when its tag is `tag`.
-    fn expect(&mut self, tag: u8) -> Option<&'a [u8]> {
-        self.next().filter(|(t, _)| *t == tag).map(|(_, v)| v)
     }
 }
 

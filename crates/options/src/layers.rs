@@ -136,6 +136,7 @@ pub fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Options, Option
     o.batch_per_host = count("K6_BATCH_PER_HOST")?;
     o.http_debug = string("K6_HTTP_DEBUG");
     o.insecure_skip_tls_verify = boolean("K6_INSECURE_SKIP_TLS_VERIFY")?;
+    o.tls_aia_fetch = boolean("K6_TLS_AIA_FETCH")?;
     o.tls_cipher_suites = list("K6_TLS_CIPHER_SUITES");
     if let Some(v) = env("K6_TLSAUTH") {
         let auth: Vec<TlsAuth> = serde_json::from_str(&v).map_err(|e| bad("K6_TLSAUTH", &e))?;

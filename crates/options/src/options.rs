@@ -154,6 +154,15 @@ pub struct Options {
     /// one layer's list replaces the lower ones', as k6 does not merge them.
     #[serde(default, skip_serializing, deserialize_with = "de::strings")]
     pub features: Option<Vec<String>>,
+    /// Fetch a server's missing intermediate certificates from the AIA URLs of its chain
+    /// (k6 2.3: `tlsAIAFetch`, `K6_TLS_AIA_FETCH`, no flag).
+    #[serde(
+        default,
+        rename = "tlsAIAFetch",
+        skip_serializing,
+        deserialize_with = "de::boolean"
+    )]
+    pub tls_aia_fetch: Option<bool>,
 }
 
 /// The option keys k6 1.1 accepts in a script's `options`, in the order `k6 inspect` prints
@@ -210,6 +219,7 @@ pub const OTHER_KEYS: &[&str] = &[
     "h2c",
     "handleSummaryTimeout",
     "features",
+    "tlsAIAFetch",
 ];
 
 /// Whether rk6 knows the option key.
@@ -447,6 +457,7 @@ impl Options {
             h2c,
             handle_summary_timeout,
             features,
+            tls_aia_fetch,
         );
         // As k6: stages without a duration are dropped.
         if let Some(stages) = higher.stages {

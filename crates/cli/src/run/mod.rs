@@ -413,6 +413,7 @@ fn execute_and_report(
             || !loaded.functions.iter().any(|f| f == "teardown"),
         timeouts,
         linger: crate::options::linger(args, |k| std::env::var(k).ok()),
+        judges_thresholds: aggregator_url.is_none(),
         api,
     };
 

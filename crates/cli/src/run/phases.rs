@@ -42,6 +42,35 @@ pub(super) struct Outcome {
     pub(super) api_stopped: bool,
 }
 
+/// What the thresholds and `--compare-to` made of a run, in the order k6's exit codes
+/// rank them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Judgement {
+    Held,
+    /// A threshold (or a `--max-regression` limit) failed: exit 99.
+    Failed,
+    /// `--compare-to` could not be judged: exit 104.
+    Unusable,
+}
+
+impl Outcome {
+    /// The exit code of a run that reached its summary, as k6 ranks the causes.
+    pub(super) fn exit_code(&self, judgement: Judgement) -> ExitCode {
+        if let Some(failure) = &self.failure {
+            return failure.code;
+        }
+        match self.end {
+            RunEnd::Stopped if self.api_stopped => ExitCode::StoppedFromRestApi,
+            _ if judgement == Judgement::Failed => ExitCode::ThresholdsFailed,
+            _ if judgement == Judgement::Unusable => ExitCode::InvalidConfig,
+            RunEnd::Aborted => ExitCode::ScriptAborted,
+            RunEnd::Stopped => ExitCode::ExternalAbort,
+            _ if self.marked_failed => ExitCode::MarkedAsFailed,
+            RunEnd::Finished => ExitCode::Success,
+        }
+    }
+}
+
 /// k6's error for a test stopped through the REST API.
 pub(super) const STOPPED_FROM_API: &str = "test run stopped from REST API";
 
@@ -53,6 +82,9 @@ pub(super) struct Flow {
     pub(super) timeouts: LifecycleTimeouts,
     /// `--linger`: keep the API up after the test until a signal.
     pub(super) linger: bool,
+    /// This run's thresholds decide its exit code (not with `-o aggregate`, where the
+    /// aggregator judges the whole test).
+    pub(super) judges_thresholds: bool,
     /// Where the REST API listens.
     pub(super) api: ApiPlan,
 }
@@ -135,7 +167,21 @@ pub(super) async fn execute(
     let result = test.run(output_names, abort, started).await;
     // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
     // a signal; the summary comes after, so a teardown run through the API counts in it.
+    // Meanwhile `GET /v1/status` reports the exit code the run will end with (k6 2.3).
     if flow.linger && serving && !signalled.is_cancelled() {
+        let code = match &result {
+            Err(e) => e.code,
+            Ok(outcome) => {
+                let failed = flow.judges_thresholds
+                    && tokio::task::block_in_place(|| test.live.verdict()).unwrap_or(false);
+                outcome.exit_code(if failed {
+                    Judgement::Failed
+                } else {
+                    Judgement::Held
+                })
+            }
+        };
+        test.control.set_exit_code(code as i32);
         lingering.store(true, Ordering::Relaxed);
         signalled.cancelled().await;
     }

@@ -11,7 +11,6 @@ use rk6_output::{
     handle_summary_data, k6_summary, machine_readable_summary, machine_readable_text, render_text,
     summary_export, MachineReadableMeta, TextOptions,
 };
-use rk6_scheduler::RunEnd;
 use serde_json::Value;
 
 use crate::args::RunArgs;
@@ -20,7 +19,7 @@ use crate::compare::Gate;
 use crate::exit::ExitCode;
 use crate::plan::SummaryPlan;
 
-use super::phases::{aborted_by, Outcome, STOPPED_FROM_API};
+use super::phases::{aborted_by, Judgement, Outcome, STOPPED_FROM_API};
 
 /// Worker event-loop lag at p(99) from which the end of the test says the generator was
 /// saturated.
@@ -310,16 +309,15 @@ impl Report {
         } else if outcome.api_stopped {
             logger.log(Level::Error, STOPPED_FROM_API, &[]);
         }
-        match outcome.end {
-            RunEnd::Stopped if outcome.api_stopped => ExitCode::StoppedFromRestApi,
-            _ if verdict.failed || threshold_abort => ExitCode::ThresholdsFailed,
-            _ if regression == Some(Gated::Exceeded) => ExitCode::ThresholdsFailed,
-            _ if regression == Some(Gated::Unusable) => ExitCode::InvalidConfig,
-            RunEnd::Aborted => ExitCode::ScriptAborted,
-            RunEnd::Stopped => ExitCode::ExternalAbort,
-            _ if outcome.marked_failed => ExitCode::MarkedAsFailed,
-            RunEnd::Finished => ExitCode::Success,
-        }
+        let judgement = if verdict.failed || threshold_abort || regression == Some(Gated::Exceeded)
+        {
+            Judgement::Failed
+        } else if regression == Some(Gated::Unusable) {
+            Judgement::Unusable
+        } else {
+            Judgement::Held
+        };
+        outcome.exit_code(judgement)
     }
 }
 
