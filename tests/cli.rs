@@ -23,6 +23,7 @@ mod layering;
 pub(crate) mod module_loading;
 mod modules;
 mod net_options;
+mod open_model;
 mod opentelemetry;
 mod operator;
 pub(crate) mod parity;

@@ -163,6 +163,9 @@ impl Aggregator {
                 }
             }
             self.connections.add(s);
+            if s.metric == builtin::ITERATIONS_UNSERVED {
+                self.add_unserved(s);
+            }
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     self.groups.add_check(group, check, s.value != 0.0);
@@ -209,6 +212,25 @@ impl Aggregator {
         }
         self.connections.absorb(&delta.connections);
         Ok(())
+    }
+
+    /// An `iterations_unserved` sample: that many arrivals count as unserved in each
+    /// corrected Trend and its sub-metrics whose tags the sample has.
+    fn add_unserved(&mut self, s: &Sample) {
+        let n = s.value.max(0.0) as u64;
+        for metric in builtin::CORRECTED {
+            let i = metric.index();
+            if i >= self.sinks.len() {
+                continue;
+            }
+            self.sinks[i].add_unserved(n);
+            for &sub in &self.subs_by_metric[i] {
+                let sub = &mut self.subs[sub];
+                if sub.tags.iter().all(|(k, v)| s.tags.get(k) == Some(&**v)) {
+                    sub.sink.add_unserved(n);
+                }
+            }
+        }
     }
 
     /// Evaluates every threshold now: every 2 s during the run ([`Pass::During`], where a

@@ -60,8 +60,22 @@ pub const WS_CONNECTING: MetricId = MetricId(24);
 /// opened, tagged as the request that opened it.
 pub const HTTP_CONNS_OPENED: MetricId = MetricId(25);
 
+/// `iteration_duration_corrected` (rk6 only): Trend (time) of open-model iterations
+/// measured from their scheduled start, so a late start counts as the wait it was; every
+/// arrival that found no VU counts as unserved (see [`ITERATIONS_UNSERVED`]).
+pub const ITERATION_DURATION_CORRECTED: MetricId = MetricId(26);
+/// `first_response_corrected` (rk6 only): Trend (time) from an open-model iteration's
+/// scheduled start to the end of its first HTTP response; unserved arrivals as above.
+pub const FIRST_RESPONSE_CORRECTED: MetricId = MetricId(27);
+/// `iterations_unserved` (rk6 only): Counter of open-model arrivals dropped for want of a
+/// VU; each counts as an unserved value in the two corrected Trends.
+pub const ITERATIONS_UNSERVED: MetricId = MetricId(28);
+
+/// The corrected Trends an unserved arrival counts in.
+pub const CORRECTED: [MetricId; 2] = [ITERATION_DURATION_CORRECTED, FIRST_RESPONSE_CORRECTED];
+
 /// Name, type and value type of every built-in metric, indexed by its id.
-pub const ALL: [(&str, MetricType, ValueType); 26] = [
+pub const ALL: [(&str, MetricType, ValueType); 29] = [
     ("vus", MetricType::Gauge, ValueType::Default),
     ("vus_max", MetricType::Gauge, ValueType::Default),
     ("iterations", MetricType::Counter, ValueType::Default),
@@ -96,4 +110,19 @@ pub const ALL: [(&str, MetricType, ValueType); 26] = [
     ("ws_session_duration", MetricType::Trend, ValueType::Time),
     ("ws_connecting", MetricType::Trend, ValueType::Time),
     ("http_conns_opened", MetricType::Counter, ValueType::Default),
+    (
+        "iteration_duration_corrected",
+        MetricType::Trend,
+        ValueType::Time,
+    ),
+    (
+        "first_response_corrected",
+        MetricType::Trend,
+        ValueType::Time,
+    ),
+    (
+        "iterations_unserved",
+        MetricType::Counter,
+        ValueType::Default,
+    ),
 ];

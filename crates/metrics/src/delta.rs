@@ -16,7 +16,7 @@ use thiserror::Error;
 
 use crate::builtin;
 use crate::connections::ConnectionTally;
-use crate::metric::{MetricInfo, MetricType, ValueType};
+use crate::metric::{MetricId, MetricInfo, MetricType, ValueType};
 use crate::registry::Registry;
 use crate::sample::Sample;
 use crate::sink::{CounterSink, GaugeSink, RateSink, Sink};
@@ -168,12 +168,12 @@ impl SinkState {
         }
     }
 
-    /// Whether it holds no sample.
+    /// Whether it holds no sample (nor, for a Trend, an unserved arrival).
     pub fn is_empty(&self) -> bool {
         match self {
             SinkState::Counter { samples, .. } | SinkState::Gauge { samples, .. } => *samples == 0,
             SinkState::Rate { total, .. } => *total == 0,
-            SinkState::Trend(t) => t.count == 0,
+            SinkState::Trend(t) => t.count == 0 && t.unserved == 0,
         }
     }
 
@@ -362,38 +362,71 @@ impl Recorder {
         me
     }
 
+    /// The record of metric `id`, made on its first sample; `None` for an id of another
+    /// registry.
+    fn record(&mut self, registry: &Registry, id: MetricId) -> Option<&mut MetricRecord> {
+        let i = id.index();
+        if i >= self.metrics.len() {
+            if i >= registry.len() {
+                return None;
+            }
+            self.metrics.resize_with(i + 1, || None);
+        }
+        Some(self.metrics[i].get_or_insert_with(|| {
+            let info = registry.info(id);
+            let mut sink = Sink::new(info.kind);
+            if let (Sink::Trend(t), Some(bounds)) = (&mut sink, self.metric_pivots.get(&info.name))
+            {
+                for &b in bounds {
+                    t.add_pivot(b);
+                }
+            }
+            let subs = self
+                .subs_by_name
+                .get(&info.name)
+                .cloned()
+                .unwrap_or_default();
+            MetricRecord {
+                info,
+                sink,
+                sent: 0,
+                subs,
+            }
+        }))
+    }
+
+    /// An `iterations_unserved` sample: that many arrivals count as unserved in each
+    /// corrected Trend and its sub-metrics whose tags the sample has (as the aggregator).
+    fn add_unserved(&mut self, registry: &Registry, s: &Sample) {
+        let n = s.value.max(0.0) as u64;
+        for metric in builtin::CORRECTED {
+            let Some(record) = self.record(registry, metric) else {
+                continue;
+            };
+            record.sink.add_unserved(n);
+            let subs = record.subs.clone();
+            for sub in subs {
+                let sub = &mut self.subs[sub];
+                if sub
+                    .tags
+                    .iter()
+                    .all(|(k, v)| s.tags.get(k) == Some(v.as_str()))
+                {
+                    sub.sink.add_unserved(n);
+                }
+            }
+        }
+    }
+
     /// Routes samples as [`crate::Aggregator::add`] does.
     pub fn add(&mut self, registry: &Registry, samples: &[Sample]) {
         for s in samples {
-            let i = s.metric.index();
-            if i >= self.metrics.len() {
-                if i >= registry.len() {
-                    continue; // an id from another registry
-                }
-                self.metrics.resize_with(i + 1, || None);
+            if self.record(registry, s.metric).is_none() {
+                continue; // an id from another registry
             }
-            let record = self.metrics[i].get_or_insert_with(|| {
-                let info = registry.info(s.metric);
-                let mut sink = Sink::new(info.kind);
-                if let (Sink::Trend(t), Some(bounds)) =
-                    (&mut sink, self.metric_pivots.get(&info.name))
-                {
-                    for &b in bounds {
-                        t.add_pivot(b);
-                    }
-                }
-                let subs = self
-                    .subs_by_name
-                    .get(&info.name)
-                    .cloned()
-                    .unwrap_or_default();
-                MetricRecord {
-                    info,
-                    sink,
-                    sent: 0,
-                    subs,
-                }
-            });
+            let Some(record) = self.metrics[s.metric.index()].as_mut() else {
+                continue;
+            };
             record.sink.add(s.value);
             for &sub in &record.subs {
                 let sub = &mut self.subs[sub];
@@ -406,6 +439,9 @@ impl Recorder {
                 }
             }
             self.connections.add(s);
+            if s.metric == builtin::ITERATIONS_UNSERVED {
+                self.add_unserved(registry, s);
+            }
             if s.metric == builtin::CHECKS {
                 if let Some(check) = s.tags.get("check") {
                     let group = s.tags.get("group").unwrap_or("");
@@ -457,7 +493,7 @@ impl Recorder {
     pub fn take(&mut self) -> Delta {
         let mut delta = Delta::default();
         for record in self.metrics.iter_mut().flatten() {
-            if record.sink.is_empty() {
+            if record.sink.holds_nothing() {
                 continue;
             }
             let histograms = trend_past_limit(&record.sink, &mut record.sent);
@@ -470,7 +506,7 @@ impl Recorder {
             record.sink = empty_like(&record.sink);
         }
         for sub in &mut self.subs {
-            if sub.sink.is_empty() {
+            if sub.sink.holds_nothing() {
                 continue;
             }
             let histograms = trend_past_limit(&sub.sink, &mut sub.sent);
@@ -645,6 +681,16 @@ mod tests {
             if i % 50 == 0 {
                 out.push(s(builtin::HTTP_CONNS_OPENED, 1.0, t));
             }
+            // Open-model arrivals: served ones, and now and then two that found no VU.
+            out.push(s(
+                builtin::ITERATION_DURATION_CORRECTED,
+                5.0 + x * 0.02,
+                &tags(&[]),
+            ));
+            if i % 40 == 0 {
+                let scenario = tags(&[("scenario", "default")]);
+                out.push(s(builtin::ITERATIONS_UNSERVED, 2.0, &scenario));
+            }
         }
         out
     }
@@ -701,7 +747,7 @@ mod tests {
                     || w.name == "vus";
                 let tol = if exact { 1e-9 } else { rel };
                 // The last gauge value depends on which part merged last.
-                if w.name == "vus" && k == "value" {
+                if w.name == "vus" && k == "value" || a == b {
                     continue;
                 }
                 assert!(
@@ -729,6 +775,11 @@ mod tests {
         assert_eq!(d.value("count"), Some(3_000.0));
         let sub = merged.metric("http_req_duration{name:slow}").unwrap();
         assert_eq!(sub.value("count"), Some(300.0));
+        // 75 pushes of 2 unserved arrivals travelled with the corrected Trend's values.
+        let corrected = merged.metric("iteration_duration_corrected").unwrap();
+        assert_eq!(corrected.value("count"), Some(3_150.0));
+        assert_eq!(corrected.value("p(99)"), Some(f64::INFINITY));
+        assert!(corrected.value("p(90)").unwrap().is_finite());
         assert!(merged
             .metric("http_req_duration{expected_response:true}")
             .is_some());

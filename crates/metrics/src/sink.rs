@@ -89,6 +89,19 @@ impl Sink {
         }
     }
 
+    /// Counts `n` unserved arrivals in a Trend (rk6's corrected Trends); other kinds have
+    /// no such value.
+    pub fn add_unserved(&mut self, n: u64) {
+        if let Sink::Trend(t) = self {
+            t.add_unserved(n);
+        }
+    }
+
+    /// Whether there is nothing at all to pass on: no sample and no unserved arrival.
+    pub fn holds_nothing(&self) -> bool {
+        self.is_empty() && !matches!(self, Sink::Trend(t) if t.unserved() > 0)
+    }
+
     /// Whether no sample arrived yet (k6 lets thresholds on such sinks pass).
     pub fn is_empty(&self) -> bool {
         match self {

@@ -11,6 +11,10 @@
 //! also counts exactly how many values fell below and on its boundary (a [`Pivot`]), which
 //! decides `p(95) < 200` exactly whenever the ranks around the percentile lie on one side of
 //! the boundary — which is every case except a percentile interpolated across it.
+//!
+//! A sink also counts *unserved* values: arrivals that were never served (rk6's corrected
+//! open-model Trends). They rank above every value, so a percentile that reaches them, the
+//! mean and the maximum are +∞ ("unserved" in the summary) and fail any `<` threshold.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -27,7 +31,10 @@ const MAX_SCALED: u64 = (i64::MAX / 2) as u64;
 /// Distribution of a Trend metric's values.
 #[derive(Debug, Clone)]
 pub struct TrendSink {
+    /// Values added (the unserved ones aside).
     count: u64,
+    /// Unserved arrivals: values of +∞ kept out of the store.
+    unserved: u64,
     sum: f64,
     min: f64,
     max: f64,
@@ -56,6 +63,7 @@ impl Default for TrendSink {
     fn default() -> Self {
         TrendSink {
             count: 0,
+            unserved: 0,
             sum: 0.0,
             min: 0.0,
             max: 0.0,
@@ -106,12 +114,24 @@ impl TrendSink {
         }
     }
 
-    /// Number of values added.
-    pub fn count(&self) -> u64 {
-        self.count
+    /// Counts `n` unserved arrivals (values of +∞).
+    pub fn add_unserved(&mut self, n: u64) {
+        self.unserved += n;
     }
 
-    /// Whether no value was added.
+    /// Unserved arrivals counted.
+    pub fn unserved(&self) -> u64 {
+        self.unserved
+    }
+
+    /// Number of values added, unserved ones included.
+    pub fn count(&self) -> u64 {
+        self.count + self.unserved
+    }
+
+    /// Whether no value was served: unserved arrivals alone neither show a Trend in the
+    /// summary nor get it judged during the run (a script without requests has no first
+    /// response to miss); its final threshold pass still counts them.
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -123,17 +143,25 @@ impl TrendSink {
 
     /// Exact minimum (0 when empty).
     pub fn min(&self) -> f64 {
+        if self.count == 0 && self.unserved > 0 {
+            return f64::INFINITY;
+        }
         self.min
     }
 
     /// Exact maximum (0 when empty).
     pub fn max(&self) -> f64 {
+        if self.unserved > 0 {
+            return f64::INFINITY;
+        }
         self.max
     }
 
     /// Mean (0 when empty).
     pub fn avg(&self) -> f64 {
-        if self.count == 0 {
+        if self.unserved > 0 {
+            f64::INFINITY
+        } else if self.count == 0 {
             0.0
         } else {
             self.sum / self.count as f64
@@ -148,7 +176,7 @@ impl TrendSink {
     /// The `pct` percentile (`0..=100`), interpolated linearly between the values at the
     /// ranks around `pct/100·(n−1)` like k6, and clamped to the exact min and max.
     pub fn percentile(&self, pct: f64) -> f64 {
-        let n = self.count;
+        let n = self.count();
         if n == 0 {
             return 0.0;
         }
@@ -156,6 +184,11 @@ impl TrendSink {
         let lo = pos.floor() as u64;
         let hi = pos.ceil() as u64;
         let frac = pos - lo as f64;
+        // Unserved arrivals rank last: a percentile that reaches one is unserved too.
+        if hi >= self.count && (lo >= self.count || frac > 0.0) {
+            return f64::INFINITY;
+        }
+        let hi = hi.min(self.count - 1);
         let v = match &self.store {
             Store::Exact(values) => {
                 let mut sorted = values.clone();
@@ -198,7 +231,8 @@ impl TrendSink {
             return None;
         }
         let p = self.pivots.iter().find(|p| p.boundary == boundary)?;
-        let pos = (pct / 100.0).clamp(0.0, 1.0) * (self.count - 1) as f64;
+        // Unserved ranks lie above every boundary, past `below + equal`.
+        let pos = (pct / 100.0).clamp(0.0, 1.0) * (self.count() - 1) as f64;
         let lo = pos.floor() as u64;
         let hi = pos.ceil() as u64;
         let exact_lo = lo as f64 == pos;
@@ -285,8 +319,11 @@ fn bucket_at_rank(h: &Histogram<u64>, rank: u64) -> f64 {
 /// of its histograms, each as (a value in the bucket, count) over `value × 1_000_000`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrendState {
-    /// Values added.
+    /// Values added (unserved ones aside).
     pub count: u64,
+    /// Unserved arrivals (rk6's corrected Trends), not among the values or buckets.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unserved: u64,
     /// Exact sum.
     pub sum: f64,
     /// Exact minimum.
@@ -344,6 +381,7 @@ impl TrendSink {
     /// only when `other` still has its values; otherwise it is dropped, so a verdict never
     /// rests on a partial count.
     pub fn merge(&mut self, other: &TrendSink) {
+        self.unserved += other.unserved;
         if other.count == 0 {
             return;
         }
@@ -439,6 +477,7 @@ impl TrendSink {
     pub fn to_state(&self, histograms: bool) -> TrendState {
         let mut state = TrendState {
             count: self.count,
+            unserved: self.unserved,
             sum: self.sum,
             min: self.min,
             max: self.max,
@@ -518,6 +557,7 @@ impl TrendSink {
         };
         Ok(TrendSink {
             count: state.count,
+            unserved: state.unserved,
             sum: state.sum,
             min: state.min,
             max: state.max,
@@ -536,6 +576,10 @@ impl TrendSink {
     }
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Adds `from`'s counts to `into`, bucket by bucket (same precision, auto-resizing).
 fn add_histogram(into: &mut Histogram<u64>, from: &Histogram<u64>) {
     if into.add(from).is_err() {
@@ -548,6 +592,49 @@ fn add_histogram(into: &mut Histogram<u64>, from: &Histogram<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unserved_arrivals_rank_above_every_value() {
+        use std::cmp::Ordering;
+        // 90 served arrivals of 1..=90 ms, 10 unserved: up to p(89) the values, from the
+        // rank of the first unserved one on, unserved; the mean and the max too.
+        for histograms in [false, true] {
+            let mut t = TrendSink::new();
+            t.add_pivot(95.0);
+            let served = if histograms { 20_000 } else { 90 };
+            for i in 0..served {
+                t.add((i % 90 + 1) as f64);
+            }
+            t.add_unserved(served / 9);
+            assert_eq!(t.count(), served + served / 9);
+            assert_eq!(t.unserved(), served / 9);
+            assert!(t.percentile(50.0).is_finite());
+            assert!(t.percentile(89.0).is_finite(), "{histograms}");
+            assert_eq!(t.percentile(95.0), f64::INFINITY);
+            assert_eq!(t.percentile(100.0), f64::INFINITY);
+            assert_eq!((t.avg(), t.max()), (f64::INFINITY, f64::INFINITY));
+            assert_eq!(t.min(), 1.0);
+            if histograms {
+                assert_eq!(t.percentile_vs(95.0, 95.0), Some(Ordering::Greater));
+            }
+            // Through a state (a distributed runner's delta) and a merge, unchanged.
+            let back = TrendSink::from_state(&t.to_state(histograms)).unwrap();
+            assert_eq!(back.unserved(), served / 9);
+            let mut merged = TrendSink::new();
+            merged.merge(&back);
+            merged.merge(&back);
+            assert_eq!(merged.unserved(), 2 * (served / 9));
+        }
+        // Only unserved arrivals: nothing was served at all.
+        let mut t = TrendSink::new();
+        t.add_unserved(3);
+        assert!(t.is_empty(), "nothing served: not shown");
+        assert_eq!((t.min(), t.percentile(0.0)), (f64::INFINITY, f64::INFINITY));
+        // None: the sink is the plain one it always was.
+        let mut t = TrendSink::new();
+        t.add(2.0);
+        assert_eq!((t.avg(), t.max(), t.percentile(95.0)), (2.0, 2.0, 2.0));
+    }
 
     #[test]
     fn pivots_decide_boundaries_the_histograms_blur() {

@@ -10,7 +10,13 @@ use rk6_metrics::{builtin, MetricId, Registry, Sample, SummaryData};
 use crate::outputs::Output;
 
 /// Built-in metrics k6 does not have.
-const RK6_ONLY: [MetricId; 2] = [builtin::ITERATION_START_DELAY, builtin::HTTP_CONNS_OPENED];
+const RK6_ONLY: [MetricId; 5] = [
+    builtin::ITERATION_START_DELAY,
+    builtin::HTTP_CONNS_OPENED,
+    builtin::ITERATION_DURATION_CORRECTED,
+    builtin::FIRST_RESPONSE_CORRECTED,
+    builtin::ITERATIONS_UNSERVED,
+];
 
 /// Whether `name` (a metric or a `metric{tags}` sub-metric) is one of rk6's own metrics.
 pub fn is_rk6_only(name: &str) -> bool {

@@ -310,6 +310,15 @@ impl Scenario {
         self.start_time + self.run_time() + self.graceful_stop
     }
 
+    /// Whether iterations arrive on a schedule, whoever is free to run them (the
+    /// arrival-rate executors): an iteration can then start late or be dropped.
+    pub fn is_open_model(&self) -> bool {
+        matches!(
+            self.executor,
+            Executor::ConstantArrivalRate(_) | Executor::RampingArrivalRate(_)
+        )
+    }
+
     /// The executor name as k6 spells it.
     pub fn executor_name(&self) -> &'static str {
         each!(&self.executor, c => c.name())

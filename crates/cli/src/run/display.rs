@@ -178,6 +178,16 @@ impl Drops {
                     time: now,
                 });
             }
+            // An open-model drop is an arrival nobody served: rk6's corrected Trends count
+            // it (one sample carries them all; the aggregator spreads it over the Trends).
+            if s.scenario.is_open_model() {
+                batch.push(Sample {
+                    metric: builtin::ITERATIONS_UNSERVED,
+                    tags: tags.clone(),
+                    value: new as f64,
+                    time: now,
+                });
+            }
             *sent = dropped;
         }
         if !batch.is_empty() {

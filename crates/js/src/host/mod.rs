@@ -66,6 +66,9 @@ pub(crate) struct Host {
     /// Bytes the VU's requests sent and received in the current iteration.
     pub(crate) data_sent: Cell<u64>,
     pub(crate) data_received: Cell<u64>,
+    /// The scheduled start of the current open-model iteration until its first HTTP
+    /// response ends (`first_response_corrected`); `None` otherwise.
+    pub(crate) first_response_due: Cell<Option<tokio::time::Instant>>,
 }
 
 impl Drop for Host {
@@ -95,6 +98,7 @@ impl Host {
             tags: RefCell::new(tags),
             data_sent: Cell::new(0),
             data_received: Cell::new(0),
+            first_response_due: Cell::new(None),
         })
     }
 

@@ -207,8 +207,12 @@ impl Runtime {
             vu_iteration,
             vu_iteration_in_scenario: it.vu_iteration_in_scenario,
         });
-        if let Some(planned) = it.planned_start {
-            let late = tokio::time::Instant::now().saturating_duration_since(planned);
+        // Open-model iterations are also measured from their scheduled start (rk6's
+        // corrected Trends): a late start is a wait the arriving user had.
+        let late = it
+            .planned_start
+            .map(|planned| tokio::time::Instant::now().saturating_duration_since(planned));
+        if let Some(late) = late {
             host.sample(
                 rk6_metrics::builtin::ITERATION_START_DELAY,
                 late.as_secs_f64() * 1000.0,
@@ -216,6 +220,7 @@ impl Runtime {
                 &[],
             );
         }
+        host.first_response_due.set(it.planned_start);
         host.tags
             .borrow_mut()
             .set_iteration(host.vu_id, vu_iteration);
@@ -235,6 +240,7 @@ impl Runtime {
             }
         }
         host.event_loop.end_iteration();
+        host.first_response_due.set(None);
         let outcome = match result {
             Err(u) if is_interrupted(&u.error) => IterationOutcome::Interrupted,
             Err(u) if abort_reason(&u.error).is_some() => {
@@ -275,13 +281,19 @@ impl Runtime {
             outcome,
             IterationOutcome::Completed | IterationOutcome::AbortTest
         ) {
-            self.emit_iteration(start.elapsed().as_secs_f64() * 1000.0);
+            let duration = start.elapsed();
+            self.emit_iteration(
+                duration.as_secs_f64() * 1000.0,
+                late.map(|late| (late + duration).as_secs_f64() * 1000.0),
+            );
         }
         host.samples.borrow_mut().flush_due(&host.shared.samples);
         outcome
     }
 
-    fn emit_iteration(&mut self, duration_ms: f64) {
+    /// The iteration's samples; `corrected_ms` is its duration from the scheduled start
+    /// (open-model iterations only).
+    fn emit_iteration(&mut self, duration_ms: f64, corrected_ms: Option<f64>) {
         let host = &self.host;
         // As k6: the VU's tags as the iteration ends.
         let tags = host.tag_set(&[], &[]);
@@ -300,6 +312,14 @@ impl Runtime {
             now,
         );
         samples.push(builtin::ITERATION_DURATION, tags.clone(), duration_ms, now);
+        if let Some(corrected) = corrected_ms {
+            samples.push(
+                builtin::ITERATION_DURATION_CORRECTED,
+                tags.clone(),
+                corrected,
+                now,
+            );
+        }
         samples.push(builtin::ITERATIONS, tags, 1.0, now);
     }
 

@@ -149,6 +149,8 @@ fn worse_when(metric: &str, stat: &str) -> Option<Direction> {
             | "http_req_receiving"
             | "iteration_duration"
             | "iteration_start_delay"
+            | "iteration_duration_corrected"
+            | "first_response_corrected"
             | "group_duration"
             | "grpc_req_duration"
             | "ws_connecting"
@@ -157,7 +159,9 @@ fn worse_when(metric: &str, stat: &str) -> Option<Direction> {
     match (base, stat) {
         (_, "avg" | "min" | "med" | "max") if time_trend => Some(Direction::Rise),
         (_, s) if time_trend && s.starts_with("p(") => Some(Direction::Rise),
-        ("http_req_failed" | "dropped_iterations", "rate" | "count") => Some(Direction::Rise),
+        ("http_req_failed" | "dropped_iterations" | "iterations_unserved", "rate" | "count") => {
+            Some(Direction::Rise)
+        }
         ("checks" | "http_reqs" | "iterations", "rate" | "count") => Some(Direction::Drop),
         ("http_conns_opened", "count" | "rate") => Some(Direction::Rise),
         _ => None,

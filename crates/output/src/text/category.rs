@@ -31,7 +31,10 @@ pub fn of(name: &str) -> &'static str {
         | "iterations"
         | "iteration_duration"
         | "dropped_iterations"
-        | "iteration_start_delay" => "EXECUTION",
+        | "iteration_start_delay"
+        | "iteration_duration_corrected"
+        | "first_response_corrected"
+        | "iterations_unserved" => "EXECUTION",
         "data_sent" | "data_received" => "NETWORK",
         "browser_data_sent"
         | "browser_data_received"

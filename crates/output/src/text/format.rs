@@ -78,6 +78,10 @@ pub fn percent(rate: f64) -> String {
 /// Formats a metric value by the metric's type and value type, like k6's summary.
 /// `time_unit` is `summaryTimeUnit` (`None` or an unknown unit = automatic).
 pub fn value(v: f64, kind: MetricType, contains: ValueType, time_unit: Option<&str>) -> String {
+    // Only rk6's corrected Trends hold infinite values: arrivals never served.
+    if v == f64::INFINITY {
+        return "unserved".into();
+    }
     if kind == MetricType::Rate {
         return percent(v);
     }

@@ -45,6 +45,26 @@ pub(super) fn emit_refused(
     let now = SystemTime::now();
     let timings = rk6_http::Timings::default();
     push_hop(&mut samples, &tags, &timings, ok, now);
+    first_response(host, &mut samples, &tags, now);
+}
+
+/// `first_response_corrected` (rk6's own): the first request an open-model iteration made
+/// ended (a response or an error), measured from the iteration's scheduled start.
+fn first_response(
+    host: &crate::host::Host,
+    samples: &mut crate::host::samples::SampleBuffer,
+    tags: &rk6_metrics::TagSet,
+    now: SystemTime,
+) {
+    if let Some(planned) = host.first_response_due.take() {
+        let waited = tokio::time::Instant::now().saturating_duration_since(planned);
+        samples.push(
+            builtin::FIRST_RESPONSE_CORRECTED,
+            tags.clone(),
+            waited.as_secs_f64() * 1000.0,
+            now,
+        );
+    }
 }
 
 /// Whether `status` falls in one of the callback's inclusive ranges.
@@ -123,6 +143,9 @@ pub(super) fn emit(
         );
         let tags = samples.tags(&pairs);
         push_hop(&mut samples, &tags, &hop.timings, ok, now);
+        if i + 1 == resp.hops.len() {
+            first_response(host, &mut samples, &tags, now);
+        }
         // rk6's own: once per connection, not per request, tagged as the hop that opened it
         // (the interned set is shared, so this costs no tags of its own).
         if hop.conns_opened > 0 {
