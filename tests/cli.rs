@@ -27,6 +27,7 @@ mod open_model;
 mod opentelemetry;
 mod operator;
 pub(crate) mod parity;
+mod portable;
 mod prometheus;
 mod report;
 mod scenarios;
