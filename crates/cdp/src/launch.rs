@@ -31,7 +31,9 @@ const KNOWN_PATHS: &[&str] = &[
 /// UI, no background work that would skew timings, no throttling of hidden pages), and two
 /// that save a process each (docs/design/006: the network service and the GPU's software
 /// compositor run inside the browser process; Chromium 156 reads the network service's
-/// switch as `NetworkServiceInProcess2`); each can be dropped with
+/// switch as `NetworkServiceInProcess2`), and the WebUI omnibox popups each window
+/// preloads in a renderer of its own (~150 MiB a window, which a headless run never shows;
+/// `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`); each can be dropped with
 /// `K6_BROWSER_IGNORE_DEFAULT_ARGS`.
 const DEFAULT_ARGS: &[&str] = &[
     "disable-background-networking",
@@ -45,7 +47,7 @@ const DEFAULT_ARGS: &[&str] = &[
     "disable-default-apps",
     "disable-dev-shm-usage",
     "disable-extensions",
-    "disable-features=ImprovedCookieControls,LazyFrameLoading,GlobalMediaControls,DestroyProfileOnBrowserClose,MediaRouter,AcceptCHFrame,BackForwardCache",
+    "disable-features=ImprovedCookieControls,LazyFrameLoading,GlobalMediaControls,DestroyProfileOnBrowserClose,MediaRouter,AcceptCHFrame,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
     "disable-hang-monitor",
     "disable-ipc-flooding-protection",
     "disable-popup-blocking",
