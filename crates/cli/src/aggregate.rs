@@ -148,6 +148,8 @@ enum End {
     Signal,
 }
 
+/// Listens, waits for the runners (starting them with `--setup-once`), closes the test,
+/// and reports the whole of it.
 async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> ExitCode {
     let Judging {
         program,
@@ -160,266 +162,401 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         shown,
         setup_once,
     } = judging;
-    let listener = match crate::control::bind(&args.address).await {
-        Ok(l) => l,
-        Err(e) => {
+    let session = match Session::open(args, Aggregator::new(registry, thresholds), logger).await
+    {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let mut wait = Wait::new(args, &session, setup_once.map(Arc::new), logger);
+    let end = wait.until_the_end().await;
+    let closed = wait.close(&end).await;
+    let report = Report {
+        program,
+        handle_summary,
+        trend_stats,
+        summary_mode,
+        time_unit,
+        shown,
+    };
+    report.print(args, &session, end, closed, logger)
+}
+
+/// The aggregator's endpoint and what reaches it.
+struct Session {
+    hub: SharedHub,
+    /// Whether pushes must carry `RK6_AGGREGATE_SECRET`.
+    secured: bool,
+}
+
+impl Session {
+    /// Binds `--address` and serves the runners' pushes; warns when anyone beyond this
+    /// machine may push, and says how to start the runners.
+    async fn open(
+        args: &AggregateArgs,
+        aggregator: Aggregator,
+        logger: Logger,
+    ) -> Result<Session, ExitCode> {
+        let listener = crate::control::bind(&args.address).await.map_err(|e| {
             logger.log(
                 Level::Error,
                 &format!("cannot listen on {}: {e}", args.address),
                 &[],
             );
-            return ExitCode::Failure;
+            ExitCode::Failure
+        })?;
+        let local = listener
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_else(|_| args.address.clone());
+        let secret = protocol::secret(&|k| std::env::var(k).ok());
+        let secured = secret.is_some();
+        if open_to_others(listener.local_addr().ok(), secured) {
+            logger.log(Level::Warning, &open_to_all(&local), &[]);
         }
-    };
-    let local = listener
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|_| args.address.clone());
-    let secret = protocol::secret(&|k| std::env::var(k).ok());
-    let secured = secret.is_some();
-    if open_to_others(listener.local_addr().ok(), secured) {
-        logger.log(Level::Warning, &open_to_all(&local), &[]);
+        let hub: SharedHub = Arc::new(Mutex::new(Hub::new(aggregator)));
+        hub::serve(listener, hub.clone(), secret);
+        if !args.quiet {
+            let paused = if args.setup_once {
+                "--paused --no-setup --no-teardown "
+            } else {
+                ""
+            };
+            let with_secret = if secured {
+                format!(" and {SECRET_ENV}")
+            } else {
+                String::new()
+            };
+            println!(
+                "rk6 aggregate: waiting for {} runners on http://{local} (runners: {paused}-o aggregate=http://{local}{with_secret})",
+                args.instances
+            );
+        }
+        Ok(Session { hub, secured })
     }
-    let hub: SharedHub = Arc::new(Mutex::new(Hub::new(Aggregator::new(registry, thresholds))));
-    hub::serve(listener, hub.clone(), secret);
-    let setup_once = setup_once.map(Arc::new);
-    // setup()'s and teardown()'s own requests count in the whole test, as in k6.
-    let samples_thread = setup_once
-        .as_ref()
-        .and_then(|s| s.merge_samples_into(hub.clone()));
-    if !args.quiet {
-        let paused = if setup_once.is_some() {
-            "--paused --no-setup --no-teardown "
-        } else {
-            ""
-        };
-        let with_secret = if secured {
-            format!(" and {SECRET_ENV}")
-        } else {
-            String::new()
-        };
-        println!(
-            "rk6 aggregate: waiting for {} runners on http://{local} (runners: {paused}-o aggregate=http://{local}{with_secret})",
-            args.instances
-        );
+}
+
+/// The wait for the runners: what has happened so far, looked at every [`TICK`].
+struct Wait<'a> {
+    args: &'a AggregateArgs,
+    hub: SharedHub,
+    logger: Logger,
+    /// `--setup-once`: the aggregator's own setup/teardown VU.
+    setup_once: Option<Arc<SetupOnce>>,
+    /// The thread that merges setup()'s and teardown()'s samples.
+    samples_thread: Option<std::thread::JoinHandle<()>>,
+    /// Set by SIGINT/SIGTERM: the wait ends, the summary of what arrived is still printed.
+    signalled: Arc<std::sync::atomic::AtomicBool>,
+    /// Cancelled by the same signal: interrupts a running setup().
+    interrupt: rk6_scheduler::CancellationToken,
+    started: Instant,
+    next_eval: Instant,
+    /// An abortOnFail threshold crossed on the whole test.
+    aborted: bool,
+    /// Runners already told to stop.
+    stopped: Vec<String>,
+    /// `--setup-once`: the start in progress, the runners it starts, whether it
+    /// succeeded, and what kept the test from starting (every runner is then stopped).
+    starting: Option<tokio::task::JoinHandle<Result<(), RunError>>>,
+    targets: Vec<String>,
+    test_started: bool,
+    failure: Option<(RunError, Instant)>,
+    said_cannot_start: bool,
+    said_refused: bool,
+}
+
+/// What closing the test left for the report.
+struct Closed {
+    /// `teardown()` failed (`--setup-once`).
+    teardown_failure: Option<RunError>,
+    /// `setup()`'s data, for `handleSummary()`.
+    setup_data: Option<Value>,
+    /// What kept the test from starting (`--setup-once`).
+    failure: Option<RunError>,
+}
+
+impl<'a> Wait<'a> {
+    fn new(
+        args: &'a AggregateArgs,
+        session: &Session,
+        setup_once: Option<Arc<SetupOnce>>,
+        logger: Logger,
+    ) -> Self {
+        // setup()'s and teardown()'s own requests count in the whole test, as in k6.
+        let samples_thread = setup_once
+            .as_ref()
+            .and_then(|s| s.merge_samples_into(session.hub.clone()));
+        let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let interrupt = rk6_scheduler::CancellationToken::new();
+        {
+            let (signalled, interrupt) = (signalled.clone(), interrupt.clone());
+            tokio::spawn(async move {
+                signal().await;
+                signalled.store(true, std::sync::atomic::Ordering::Relaxed);
+                interrupt.cancel();
+            });
+        }
+        let started = Instant::now();
+        Wait {
+            args,
+            hub: session.hub.clone(),
+            logger,
+            setup_once,
+            samples_thread,
+            signalled,
+            interrupt,
+            started,
+            next_eval: started + THRESHOLD_PERIOD,
+            aborted: false,
+            stopped: Vec::new(),
+            starting: None,
+            targets: Vec::new(),
+            test_started: false,
+            failure: None,
+            said_cannot_start: false,
+            said_refused: false,
+        }
     }
-    // A signal ends the wait; the summary of what arrived is still printed.
-    let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // And interrupts a setup() that is running.
-    let interrupt = rk6_scheduler::CancellationToken::new();
-    {
-        let (signalled, interrupt) = (signalled.clone(), interrupt.clone());
-        tokio::spawn(async move {
-            signal().await;
-            signalled.store(true, std::sync::atomic::Ordering::Relaxed);
-            interrupt.cancel();
-        });
-    }
-    let started = Instant::now();
-    let mut next_eval = Instant::now() + THRESHOLD_PERIOD;
-    let mut aborted = false;
-    let mut stopped: Vec<String> = Vec::new();
-    // --setup-once: the start in progress, the runners it starts, whether it succeeded, and
-    // what kept the test from starting (every runner is then stopped).
-    let mut starting: Option<tokio::task::JoinHandle<Result<(), RunError>>> = None;
-    let mut targets: Vec<String> = Vec::new();
-    let mut test_started = false;
-    let mut failure: Option<(RunError, Instant)> = None;
-    let mut said_cannot_start = false;
-    let mut said_refused = false;
-    let end = loop {
-        tokio::time::sleep(TICK).await;
-        if let Some(handle) = starting.take_if(|h| h.is_finished()) {
-            let result = handle
-                .await
-                .unwrap_or_else(|e| Err(RunError::generic(e.to_string())));
-            match result {
-                Ok(()) => {
-                    test_started = true;
-                    if !args.quiet {
-                        let ran = if setup_once.as_ref().is_some_and(|s| s.has_setup()) {
-                            "setup() ran once; "
-                        } else {
-                            ""
-                        };
-                        println!("rk6 aggregate: {ran}started {} runners", targets.len());
-                    }
+
+    /// Looks at the hub every [`TICK`] until the wait ends.
+    async fn until_the_end(&mut self) -> End {
+        loop {
+            tokio::time::sleep(TICK).await;
+            self.collect_start().await;
+            let (to_stop, end) = {
+                let shared = self.hub.clone();
+                let mut h = hub::lock(&shared);
+                self.announce(&mut h);
+                self.judge(&mut h);
+                self.start_when_all_joined(&h);
+                (self.runners_to_stop(&h), self.end(&h))
+            };
+            if self.failure.is_some() && !self.said_cannot_start {
+                self.said_cannot_start = true;
+                if !self.args.quiet {
+                    println!("rk6 aggregate: the test cannot start; stopping every runner");
                 }
-                Err(f) => failure = Some((f, Instant::now())),
+            }
+            for (label, api) in to_stop {
+                tokio::spawn(stop_runner(label, api, self.logger));
+            }
+            if let Some(end) = end {
+                return end;
             }
         }
+    }
+
+    /// `--setup-once`: how the start went, once it has finished.
+    async fn collect_start(&mut self) {
+        let Some(handle) = self.starting.take_if(|h| h.is_finished()) else {
+            return;
+        };
+        let result = handle
+            .await
+            .unwrap_or_else(|e| Err(RunError::generic(e.to_string())));
+        match result {
+            Ok(()) => {
+                self.test_started = true;
+                if !self.args.quiet {
+                    let ran = if self.setup_once.as_ref().is_some_and(|s| s.has_setup()) {
+                        "setup() ran once; "
+                    } else {
+                        ""
+                    };
+                    println!(
+                        "rk6 aggregate: {ran}started {} runners",
+                        self.targets.len()
+                    );
+                }
+            }
+            Err(f) => self.failure = Some((f, Instant::now())),
+        }
+    }
+
+    /// Says once that pushes were refused, and names each runner as it joins.
+    fn announce(&mut self, h: &mut Hub) {
+        if h.refused > 0 && !self.said_refused {
+            self.said_refused = true;
+            self.logger.log(
+                Level::Warning,
+                &format!(
+                    "refused a push without the aggregator's secret ({SECRET_ENV}); it changes nothing, and the summary counts every such push"
+                ),
+                &[],
+            );
+        }
+        for r in h.runners.iter_mut().filter(|r| !r.announced) {
+            r.announced = true;
+            if !self.args.quiet {
+                println!("rk6 aggregate: {} joined", r.runner.label());
+            }
+        }
+    }
+
+    /// Judges the thresholds on the whole test every [`THRESHOLD_PERIOD`]; an abortOnFail
+    /// crossing stops every runner.
+    fn judge(&mut self, h: &mut Hub) {
+        if Instant::now() < self.next_eval {
+            return;
+        }
+        self.next_eval += THRESHOLD_PERIOD;
+        let elapsed = h.elapsed;
+        let verdict = h.aggregator.evaluate(elapsed, Pass::During);
+        if verdict.abort && !self.aborted {
+            self.aborted = true;
+            self.logger.log(
+                Level::Error,
+                &format!(
+                    "thresholds on metrics '{}' were crossed on the whole test; at least one has abortOnFail enabled, stopping every runner",
+                    verdict.crossed.join(", ")
+                ),
+                &[],
+            );
+        }
+    }
+
+    /// `--setup-once`: once `--instances` runners joined, the first of them are the test's
+    /// and it starts; too few by `--join-timeout`, it cannot.
+    fn start_when_all_joined(&mut self, h: &Hub) {
+        let Some(s) = self.setup_once.as_ref().filter(|_| {
+            self.starting.is_none() && self.targets.is_empty() && self.failure.is_none()
+        }) else {
+            return;
+        };
+        let (args, joined) = (self.args, h.runners.len());
+        if joined >= args.instances {
+            let runners = &h.runners[..args.instances];
+            if let Some(r) = runners.iter().find(|r| r.runner.api.is_none()) {
+                let f = RunError::generic(format!(
+                    "cannot start {}: it runs without a REST API (--address), which --setup-once needs",
+                    r.runner.label()
+                ));
+                self.failure = Some((f, Instant::now()));
+                return;
+            }
+            self.targets = runners.iter().map(|r| r.runner.id.clone()).collect();
+            let list: Vec<Target> = runners
+                .iter()
+                .map(|r| Target {
+                    label: r.runner.label(),
+                    api: r.runner.api.clone().unwrap_or_default(),
+                })
+                .collect();
+            let (s, interrupt, logger) = (s.clone(), self.interrupt.clone(), self.logger);
+            let wait = args.join_timeout.saturating_sub(self.started.elapsed());
+            self.starting = Some(tokio::spawn(async move {
+                s.start(&list, wait, interrupt, logger).await
+            }));
+        } else if self.started.elapsed() >= args.join_timeout && joined > 0 {
+            let f = RunError::generic(format!(
+                "only {joined} of {} runners joined within {}s; the test cannot start",
+                args.instances,
+                args.join_timeout.as_secs_f64()
+            ));
+            self.failure = Some((f, Instant::now()));
+        }
+    }
+
+    /// The runners to stop now: all after an abort or a failed start, and with
+    /// `--setup-once` one that joins after the test's runners were chosen (it would wait
+    /// paused for ever); each once.
+    fn runners_to_stop(&mut self, h: &Hub) -> Vec<(String, String)> {
+        let stop_all = self.aborted || self.failure.is_some();
         let mut to_stop = Vec::new();
-        let end = {
-            let mut h = hub::lock(&hub);
-            if h.refused > 0 && !said_refused {
-                said_refused = true;
-                logger.log(
+        for r in h.runners.iter().filter(|r| !r.done) {
+            if self.stopped.contains(&r.runner.id) {
+                continue;
+            }
+            let late = self.setup_once.is_some()
+                && !self.targets.is_empty()
+                && !self.targets.contains(&r.runner.id);
+            if !stop_all && !late {
+                continue;
+            }
+            if late && !stop_all {
+                self.logger.log(
                     Level::Warning,
                     &format!(
-                        "refused a push without the aggregator's secret ({SECRET_ENV}); it changes nothing, and the summary counts every such push"
+                        "{} joined after the test's {} runners; stopping it",
+                        r.runner.label(),
+                        self.args.instances
                     ),
                     &[],
                 );
             }
-            for r in h.runners.iter_mut().filter(|r| !r.announced) {
-                r.announced = true;
-                if !args.quiet {
-                    println!("rk6 aggregate: {} joined", r.runner.label());
-                }
-            }
-            if Instant::now() >= next_eval {
-                next_eval += THRESHOLD_PERIOD;
-                let elapsed = h.elapsed;
-                let verdict = h.aggregator.evaluate(elapsed, Pass::During);
-                if verdict.abort && !aborted {
-                    aborted = true;
-                    logger.log(
-                        Level::Error,
-                        &format!(
-                            "thresholds on metrics '{}' were crossed on the whole test; at least one has abortOnFail enabled, stopping every runner",
-                            verdict.crossed.join(", ")
-                        ),
-                        &[],
-                    );
-                }
-            }
-            let joined = h.runners.len();
-            if let Some(s) = setup_once
-                .as_ref()
-                .filter(|_| starting.is_none() && targets.is_empty() && failure.is_none())
-            {
-                if joined >= args.instances {
-                    // The first N to join are the test's runners.
-                    let runners = &h.runners[..args.instances];
-                    match runners.iter().find(|r| r.runner.api.is_none()) {
-                        Some(r) => {
-                            let f = RunError::generic(format!(
-                                "cannot start {}: it runs without a REST API (--address), which --setup-once needs",
-                                r.runner.label()
-                            ));
-                            failure = Some((f, Instant::now()));
-                        }
-                        None => {
-                            targets = runners.iter().map(|r| r.runner.id.clone()).collect();
-                            let list: Vec<Target> = runners
-                                .iter()
-                                .map(|r| Target {
-                                    label: r.runner.label(),
-                                    api: r.runner.api.clone().unwrap_or_default(),
-                                })
-                                .collect();
-                            let (s, interrupt) = (s.clone(), interrupt.clone());
-                            let wait = args.join_timeout.saturating_sub(started.elapsed());
-                            starting = Some(tokio::spawn(async move {
-                                s.start(&list, wait, interrupt, logger).await
-                            }));
-                        }
-                    }
-                } else if started.elapsed() >= args.join_timeout && joined > 0 {
-                    let f = RunError::generic(format!(
-                        "only {joined} of {} runners joined within {}s; the test cannot start",
-                        args.instances,
-                        args.join_timeout.as_secs_f64()
-                    ));
-                    failure = Some((f, Instant::now()));
-                }
-            }
-            let stop_all = aborted || failure.is_some();
-            for r in h.runners.iter().filter(|r| !r.done) {
-                if stopped.contains(&r.runner.id) {
-                    continue;
-                }
-                // Runners that join after the abort are stopped too; with --setup-once, so
-                // is one that joins once the test's N runners are chosen (it would wait
-                // paused for ever).
-                let late =
-                    setup_once.is_some() && !targets.is_empty() && !targets.contains(&r.runner.id);
-                if !stop_all && !late {
-                    continue;
-                }
-                if late && !stop_all {
-                    logger.log(
-                        Level::Warning,
-                        &format!(
-                            "{} joined after the test's {} runners; stopping it",
-                            r.runner.label(),
-                            args.instances
-                        ),
-                        &[],
-                    );
-                }
-                stopped.push(r.runner.id.clone());
-                match &r.runner.api {
-                    Some(api) => to_stop.push((r.runner.label(), api.clone())),
-                    None => logger.log(
-                        Level::Error,
-                        &format!(
-                            "cannot stop {}: it runs without a REST API (--address)",
-                            r.runner.label()
-                        ),
-                        &[],
+            self.stopped.push(r.runner.id.clone());
+            match &r.runner.api {
+                Some(api) => to_stop.push((r.runner.label(), api.clone())),
+                None => self.logger.log(
+                    Level::Error,
+                    &format!(
+                        "cannot stop {}: it runs without a REST API (--address)",
+                        r.runner.label()
                     ),
-                }
+                    &[],
+                ),
             }
-            let all_done = joined > 0 && h.done() == joined;
-            if signalled.load(std::sync::atomic::Ordering::Relaxed) {
-                Some(End::Signal)
-            } else if let Some((_, at)) = &failure {
-                // Stopped while paused, every runner says done at once.
-                (all_done || at.elapsed() >= STOP_GRACE).then_some(End::NotStarted)
-            } else if joined >= args.instances && all_done {
-                Some(End::AllDone)
-            } else if h.last_push.is_some_and(|t| t.elapsed() >= args.timeout) {
-                Some(End::Silent)
-            } else if joined == 0 && started.elapsed() >= args.join_timeout {
-                Some(End::NobodyJoined)
-            } else {
-                None
-            }
+        }
+        to_stop
+    }
+
+    /// Whether (and how) the wait is over.
+    fn end(&self, h: &Hub) -> Option<End> {
+        let args = self.args;
+        let joined = h.runners.len();
+        let all_done = joined > 0 && h.done() == joined;
+        if self.signalled.load(std::sync::atomic::Ordering::Relaxed) {
+            Some(End::Signal)
+        } else if let Some((_, at)) = &self.failure {
+            // Stopped while paused, every runner says done at once.
+            (all_done || at.elapsed() >= STOP_GRACE).then_some(End::NotStarted)
+        } else if joined >= args.instances && all_done {
+            Some(End::AllDone)
+        } else if h.last_push.is_some_and(|t| t.elapsed() >= args.timeout) {
+            Some(End::Silent)
+        } else if joined == 0 && self.started.elapsed() >= args.join_timeout {
+            Some(End::NobodyJoined)
+        } else {
+            None
+        }
+    }
+
+    /// `--setup-once`: a test that never started has its waiting runners stopped; one that
+    /// ran gets its `teardown()` once every runner is done or missing (a signal leaves
+    /// runners running, so no teardown then).
+    async fn close(mut self, end: &End) -> Closed {
+        let mut closed = Closed {
+            teardown_failure: None,
+            setup_data: None,
+            failure: self.failure.take().map(|(f, _)| f),
         };
-        if failure.is_some() && !said_cannot_start {
-            said_cannot_start = true;
-            if !args.quiet {
-                println!("rk6 aggregate: the test cannot start; stopping every runner");
-            }
-        }
-        for (label, api) in to_stop {
-            tokio::spawn(stop_runner(label, api, logger));
-        }
-        if let Some(end) = end {
-            break end;
-        }
-    };
-    let mut teardown_failure = None;
-    let mut setup_data = None;
-    if let Some(s) = setup_once {
-        if let Some(handle) = starting.take() {
+        let Some(s) = self.setup_once.take() else {
+            return closed;
+        };
+        if let Some(handle) = self.starting.take() {
             // A signal came while the test was starting: a running setup() is interrupted
             // (and its VU left behind if it does not stop), which ends the start.
             let _ = tokio::time::timeout(Duration::from_secs(1), handle).await;
         }
-        if !test_started {
-            // Runners still waiting paused would wait for ever.
+        if !self.test_started {
             let waiting: Vec<(String, String)> = {
-                let h = hub::lock(&hub);
+                let h = hub::lock(&self.hub);
                 h.runners
                     .iter()
-                    .filter(|r| !r.done && !stopped.contains(&r.runner.id))
+                    .filter(|r| !r.done && !self.stopped.contains(&r.runner.id))
                     .filter_map(|r| r.runner.api.clone().map(|a| (r.runner.label(), a)))
                     .collect()
             };
             let mut set = tokio::task::JoinSet::new();
             for (label, api) in waiting {
-                set.spawn(stop_runner(label, api, logger));
+                set.spawn(stop_runner(label, api, self.logger));
             }
             while set.join_next().await.is_some() {}
-        } else if end != End::Signal {
-            // Once every runner is done or missing (a signal leaves runners running).
-            teardown_failure = s.teardown(&logger).await.err();
+        } else if *end != End::Signal {
+            closed.teardown_failure = s.teardown(&self.logger).await.err();
         }
-        setup_data = s.data();
+        closed.setup_data = s.data();
         drop(s);
-        if let Some(t) = samples_thread {
+        if let Some(t) = self.samples_thread.take() {
             // The thread ends once the lifecycle VUs are gone; one left behind by a
             // timeout may never let it.
             let deadline = Instant::now() + SAMPLES_GRACE;
@@ -427,93 +564,119 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         }
+        closed
     }
-    let mut h = hub::lock(&hub);
-    let elapsed = h.elapsed;
-    let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
-    let data = h.aggregator.summary(elapsed, &trend_stats);
-    // As `rk6 run`: the script's handleSummary() (on a VU of its own), else the text summary.
-    let printed = shown
-        && handle_summary
-        && summarise(
-            program,
-            data.clone(),
-            &trend_stats,
-            time_unit.as_deref(),
-            args.no_color,
-            setup_data,
-            &logger,
-        );
-    let refused = h.refused;
-    if shown && !printed {
-        let color = crate::compare::color(args.no_color);
-        let mut text = render_text(
-            &data,
-            &TextOptions {
-                mode: summary_mode,
-                color,
-                time_unit,
-            },
-        );
-        if refused > 0 {
-            text.push_str(&refused_note(refused));
-        }
-        let _ = std::io::stdout().write_all(text.as_bytes());
-    }
-    if refused > 0 {
-        logger.log(Level::Warning, &refused_line(refused), &[]);
-    }
-    if let Some(path) = &args.summary_export {
-        let mut export = summary_export(&k6_summary(&data));
-        // rk6's own: what the aggregator refused, beside k6's keys.
-        if let Some(doc) = export.as_object_mut() {
-            doc.insert(
-                "aggregate".into(),
-                json!({"secret": secured, "refused_pushes": refused}),
+}
+
+/// How the whole test is shown and exported.
+struct Report {
+    program: Arc<rk6_js::Program>,
+    handle_summary: bool,
+    trend_stats: Vec<String>,
+    summary_mode: SummaryMode,
+    time_unit: Option<String>,
+    shown: bool,
+}
+
+impl Report {
+    /// The final threshold pass, `handleSummary()` or the text summary, the export, then
+    /// the exit code as k6 ranks the causes.
+    fn print(
+        self,
+        args: &AggregateArgs,
+        session: &Session,
+        end: End,
+        closed: Closed,
+        logger: Logger,
+    ) -> ExitCode {
+        let mut h = hub::lock(&session.hub);
+        let elapsed = h.elapsed;
+        let verdict = h.aggregator.evaluate(elapsed, Pass::Final);
+        let data = h.aggregator.summary(elapsed, &self.trend_stats);
+        // As `rk6 run`: the script's handleSummary() (on a VU of its own), else the text
+        // summary.
+        let printed = self.shown
+            && self.handle_summary
+            && summarise(
+                self.program,
+                data.clone(),
+                &self.trend_stats,
+                self.time_unit.as_deref(),
+                args.no_color,
+                closed.setup_data,
+                &logger,
             );
+        let refused = h.refused;
+        if self.shown && !printed {
+            let color = crate::compare::color(args.no_color);
+            let mut text = render_text(
+                &data,
+                &TextOptions {
+                    mode: self.summary_mode,
+                    color,
+                    time_unit: self.time_unit,
+                },
+            );
+            if refused > 0 {
+                text.push_str(&refused_note(refused));
+            }
+            let _ = std::io::stdout().write_all(text.as_bytes());
         }
-        let json = serde_json::to_string_pretty(&export).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, json) {
+        if refused > 0 {
+            logger.log(Level::Warning, &refused_line(refused), &[]);
+        }
+        if let Some(path) = &args.summary_export {
+            let mut export = summary_export(&k6_summary(&data));
+            // rk6's own: what the aggregator refused, beside k6's keys.
+            if let Some(doc) = export.as_object_mut() {
+                doc.insert(
+                    "aggregate".into(),
+                    json!({"secret": session.secured, "refused_pushes": refused}),
+                );
+            }
+            let json = serde_json::to_string_pretty(&export).unwrap_or_default();
+            if let Err(e) = std::fs::write(path, json) {
+                logger.log(
+                    Level::Error,
+                    &format!("cannot write the summary export {}: {e}", path.display()),
+                    &[],
+                );
+            }
+        }
+        if let Some(f) = closed.failure {
+            // As k6 reports a failed setup: after the summary, with its own exit code.
+            h.runners.clear();
+            return f.log(&logger);
+        }
+        let missing = report_coverage(&h.runners, args.instances, &end, args, &logger);
+        h.runners.clear();
+        if let Some(f) = closed.teardown_failure {
+            return f.log(&logger);
+        }
+        if verdict.failed {
             logger.log(
                 Level::Error,
-                &format!("cannot write the summary export {}: {e}", path.display()),
+                &format!(
+                    "thresholds on metrics '{}' have been crossed on the whole test",
+                    verdict.crossed.join(", ")
+                ),
                 &[],
             );
+            return ExitCode::ThresholdsFailed;
         }
+        if end == End::Signal {
+            logger.log(
+                Level::Error,
+                "the aggregator was stopped by a signal before every runner was done",
+                &[],
+            );
+            return ExitCode::ExternalAbort;
+        }
+        if missing {
+            return ExitCode::Failure;
+        }
+        ExitCode::Success
     }
-    if let Some((f, _)) = failure {
-        // As k6 reports a failed setup: after the summary, with its own exit code.
-        h.runners.clear();
-        return f.log(&logger);
-    }
-    let missing = report_coverage(&h.runners, args.instances, &end, args, &logger);
-    h.runners.clear();
-    if let Some(f) = teardown_failure {
-        return f.log(&logger);
-    }
-    if verdict.failed {
-        logger.log(
-            Level::Error,
-            &format!(
-                "thresholds on metrics '{}' have been crossed on the whole test",
-                verdict.crossed.join(", ")
-            ),
-            &[],
-        );
-        return ExitCode::ThresholdsFailed;
-    }
-    if end == End::Signal {
-        logger.log(
-            Level::Error,
-            "the aggregator was stopped by a signal before every runner was done",
-            &[],
-        );
-        return ExitCode::ExternalAbort;
-    }
-    if missing {
-        return ExitCode::Failure;
-    }
-    ExitCode::Success
 }
 
 /// Whether anyone beyond this machine may push: the aggregator listens beyond loopback
