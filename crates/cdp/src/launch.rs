@@ -33,8 +33,9 @@ const KNOWN_PATHS: &[&str] = &[
 /// compositor run inside the browser process; Chromium 156 reads the network service's
 /// switch as `NetworkServiceInProcess2`), and the WebUI omnibox popups each window
 /// preloads in a renderer of its own (~150 MiB a window, which a headless run never shows;
-/// `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`); each can be dropped with
-/// `K6_BROWSER_IGNORE_DEFAULT_ARGS`.
+/// `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`) and the spare renderer kept warm for the
+/// next site (`SpareRendererForSitePerProcess`), which a VU that navigates once per fresh
+/// context pays for without using; each can be dropped with `K6_BROWSER_IGNORE_DEFAULT_ARGS`.
 const DEFAULT_ARGS: &[&str] = &[
     "disable-background-networking",
     "enable-features=NetworkService,NetworkServiceInProcess,NetworkServiceInProcess2",
@@ -47,7 +48,7 @@ const DEFAULT_ARGS: &[&str] = &[
     "disable-default-apps",
     "disable-dev-shm-usage",
     "disable-extensions",
-    "disable-features=ImprovedCookieControls,LazyFrameLoading,GlobalMediaControls,DestroyProfileOnBrowserClose,MediaRouter,AcceptCHFrame,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    "disable-features=ImprovedCookieControls,LazyFrameLoading,GlobalMediaControls,DestroyProfileOnBrowserClose,MediaRouter,AcceptCHFrame,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess",
     "disable-hang-monitor",
     "disable-ipc-flooding-protection",
     "disable-popup-blocking",
