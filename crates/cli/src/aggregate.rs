@@ -162,8 +162,7 @@ async fn aggregate(args: &AggregateArgs, judging: Judging, logger: Logger) -> Ex
         shown,
         setup_once,
     } = judging;
-    let session = match Session::open(args, Aggregator::new(registry, thresholds), logger).await
-    {
+    let session = match Session::open(args, Aggregator::new(registry, thresholds), logger).await {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -362,10 +361,7 @@ impl<'a> Wait<'a> {
                     } else {
                         ""
                     };
-                    println!(
-                        "rk6 aggregate: {ran}started {} runners",
-                        self.targets.len()
-                    );
+                    println!("rk6 aggregate: {ran}started {} runners", self.targets.len());
                 }
             }
             Err(f) => self.failure = Some((f, Instant::now())),
