@@ -106,6 +106,19 @@ impl BrowserRun {
 
 /// Runs `script` (in `dir`) with `bin` (k6's path, or None for rk6) and `env` added.
 fn run_with(bin: Option<&str>, dir: &Dir, script: &Path, env: &[(String, String)]) -> BrowserRun {
+    let run = run_once(bin, dir, script, env);
+    // k6 1.1 sometimes fails to start its per-iteration Chromium when the machine is loaded
+    // (the whole test suite runs at once): the reference gets a second try, rk6 none.
+    let k6_failed_to_launch = run
+        .stderr
+        .contains("error building browser on IterStart: canceled");
+    if bin.is_some() && k6_failed_to_launch {
+        return run_once(bin, dir, script, env);
+    }
+    run
+}
+
+fn run_once(bin: Option<&str>, dir: &Dir, script: &Path, env: &[(String, String)]) -> BrowserRun {
     let tag = if bin.is_some() { "k6" } else { "rk6" };
     let export = dir.path(&format!("{tag}-summary.json"));
     let points = dir.path(&format!("{tag}-points.json"));

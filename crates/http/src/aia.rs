@@ -75,7 +75,7 @@ impl AiaFetcher {
 
     /// Fetches issuers breadth-first from the CA Issuers URLs of `leaf` and `presented`,
     /// then of what was fetched, until `verifies` accepts the chain or the fetch budget is
-    /// spent; returns the chain's intermediates when it verified.
+    /// spent; returns whether it did.
     pub(crate) fn complete(
         &self,
         leaf: &CertificateDer<'_>,
