@@ -642,18 +642,29 @@ fn grpc_request_errors_agree_with_k6() {
     let k = run(&k6, "k6", &dir, &server.addr);
     let r = run(env!("CARGO_BIN_EXE_rk6"), "rk6", &dir, &server.addr);
     assert_eq!(r.code, k.code, "exit codes");
+    // When maxDuration ends the iteration, the stream left open sometimes logs a `Deadline
+    // Exceeded` error before the VU stops and sometimes not (a race in k6 under a loaded
+    // suite): that last line is left out on both sides.
+    let settled = |replies: &[String]| -> Vec<String> {
+        replies
+            .iter()
+            .filter(|l| !(l.starts_with("stream error") && l.contains("DeadlineExceeded")))
+            .cloned()
+            .collect()
+    };
+    let (k_replies, r_replies) = (settled(&k.replies), settled(&r.replies));
     assert_eq!(
-        k.replies.len(),
+        k_replies.len(),
         15,
         "k6 logged every reply: {:?}",
         k.replies
     );
     assert!(
-        k.replies[0].contains("proto:\u{a0}(line 1:13): unknown field \\\"nope\\\""),
+        k_replies[0].contains("proto:\u{a0}(line 1:13): unknown field \\\"nope\\\""),
         "{:?}",
-        k.replies[0]
+        k_replies[0]
     );
-    assert_eq!(r.replies, k.replies, "replies");
+    assert_eq!(r_replies, k_replies, "replies");
 }
 
 const AFTER_1_1_SCRIPT: &str = r#"
