@@ -87,6 +87,18 @@ struct BoaGc {
     weak_maps: Vec<ErasedWeakMapBoxPointer>,
 }
 
+impl BoaGc {
+    fn empty() -> Self {
+        Self {
+            config: GcConfig::default(),
+            runtime: GcRuntimeData::default(),
+            strongs: Vec::new(),
+            weaks: Vec::new(),
+            weak_maps: Vec::new(),
+        }
+    }
+}
+
 impl Drop for BoaGc {
     fn drop(&mut self) {
         Collector::dump(self);
@@ -276,6 +288,7 @@ impl Collector {
     fn collect_inner(gc: &mut BoaGc) {
         gc.runtime.collections += 1;
 
+        Self::enter_collection(gc);
         Self::trace_non_roots(gc);
 
         let mut tracer = Tracer::new();
@@ -326,6 +339,19 @@ impl Collector {
         gc.strongs.shrink_to(gc.strongs.len() >> 2);
         gc.weaks.shrink_to(gc.weaks.len() >> 2);
         gc.weak_maps.shrink_to(gc.weak_maps.len() >> 2);
+    }
+
+    /// Flags the nodes of the heap being collected; the rest of the thread's heaps (see
+    /// [`Heap`]) are left alone by this collection.
+    fn enter_collection(gc: &BoaGc) {
+        for node in &gc.strongs {
+            // SAFETY: node must be valid as this phase cannot drop any node.
+            unsafe { node.as_ref() }.header.enter_collection();
+        }
+        for eph in &gc.weaks {
+            // SAFETY: node must be valid as this phase cannot drop any node.
+            unsafe { eph.as_ref() }.header().enter_collection();
+        }
     }
 
     fn trace_non_roots(gc: &BoaGc) {
@@ -506,6 +532,7 @@ impl Collector {
             let node_ref = unsafe { node.as_ref() };
             if node_ref.is_marked() {
                 node_ref.header.unmark();
+                node_ref.header.leave_collection();
                 node_ref.reset_non_root_count();
 
                 true
@@ -531,6 +558,7 @@ impl Collector {
             let header = eph_ref.header();
             if header.is_marked() {
                 header.unmark();
+                header.leave_collection();
                 header.reset_non_root_count();
 
                 true
@@ -579,6 +607,71 @@ impl Collector {
             let _unmarked_node = unsafe { Box::from_raw(node.as_ptr()) };
         }
     }
+}
+
+/// A garbage-collected heap of its own, for a group of values that reference each other but
+/// little else: a thread can hold many, and a collection walks only the active one.
+///
+/// Values are allocated in, and collections run on, the thread's active heap;
+/// [`swap_heap`] makes another one active. A node referenced from outside the heap being
+/// collected (a Rust handle, or a value of another heap) counts as a root there, and the
+/// collector neither marks nor traces through a node of another heap, so values may
+/// reference across heaps safely; only a cycle that spans heaps is never freed. A
+/// weak reference whose key lives in another heap counts that key as live: such keys must
+/// outlive the weak reference (values shared by the heaps, kept by the host).
+///
+/// Dropping a `Heap` does not free its values, which other heaps may still reference: they
+/// join the thread's active heap, to be collected with it.
+#[derive(Debug)]
+pub struct Heap {
+    gc: BoaGc,
+}
+
+impl Heap {
+    /// An empty heap with the default collection threshold.
+    #[must_use]
+    pub fn new() -> Self {
+        Self { gc: BoaGc::empty() }
+    }
+
+    /// Bytes of the `Gc` boxes in this heap (while it is not the active one).
+    #[must_use]
+    pub fn bytes_allocated(&self) -> usize {
+        self.gc.runtime.bytes_allocated
+    }
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        let mut gc = mem::replace(&mut self.gc, BoaGc::empty());
+        let moved = BOA_GC.try_with(|current| {
+            let mut current = current.borrow_mut();
+            current.strongs.append(&mut gc.strongs);
+            current.weaks.append(&mut gc.weaks);
+            current.weak_maps.append(&mut gc.weak_maps);
+            current.runtime.bytes_allocated += gc.runtime.bytes_allocated;
+        });
+        if moved.is_err() {
+            // The thread is ending and its own heap is gone: what the other heaps still
+            // reference cannot be told apart, so nothing is freed.
+            mem::forget(gc);
+        }
+    }
+}
+
+/// Makes `heap` the thread's active heap, and leaves the one that was active in `heap`.
+///
+/// # Panics
+///
+/// During a collection of the active heap (from a finalizer).
+pub fn swap_heap(heap: &mut Heap) {
+    BOA_GC.with(|current| mem::swap(&mut *current.borrow_mut(), &mut heap.gc));
 }
 
 /// Forcefully runs a garbage collection of all inaccessible nodes.

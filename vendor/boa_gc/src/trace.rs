@@ -43,7 +43,9 @@ impl Tracer {
     pub(crate) unsafe fn trace_until_empty(&mut self) {
         while let Some(node) = self.queue.pop_front() {
             let node_ref = unsafe { node.as_ref() };
-            if node_ref.is_marked() {
+            // A node of another heap is neither marked nor traced through: that heap's
+            // collection decides about it, and what it references stays rooted here.
+            if node_ref.is_marked() || !node_ref.header.is_member() {
                 continue;
             }
             node_ref.header.mark();

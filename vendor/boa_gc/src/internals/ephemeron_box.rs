@@ -152,7 +152,8 @@ impl<K: Trace + ?Sized, V: Trace> ErasedEphemeronBox for EphemeronBox<K, V> {
         // `key` when it is unreachable, making `key` always valid.
         let key = unsafe { data.key.as_ref() };
 
-        let is_key_marked = key.is_marked();
+        // A key in another heap is live as far as this collection can tell.
+        let is_key_marked = key.is_marked() || !key.header.is_member();
 
         if is_key_marked {
             // SAFETY: this is safe to call, since we want to trace all reachable objects

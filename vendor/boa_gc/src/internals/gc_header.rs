@@ -1,7 +1,11 @@
 use std::{cell::Cell, fmt};
 
 const MARK_MASK: u32 = 1 << (u32::BITS - 1);
-const NON_ROOTS_MASK: u32 = !MARK_MASK;
+/// Set while the node's heap is being collected: the collector only counts, marks and traces
+/// nodes of the heap it collects, so a reference to a node of another heap of the thread
+/// (see [`crate::Heap`]) is left alone, and a reference from one keeps a node alive.
+const MEMBER_MASK: u32 = 1 << (u32::BITS - 2);
+const NON_ROOTS_MASK: u32 = !(MARK_MASK | MEMBER_MASK);
 const NON_ROOTS_MAX: u32 = NON_ROOTS_MASK;
 
 /// The `Gcheader` contains the `GcBox`'s and `EphemeronBox`'s current state for the `Collector`'s
@@ -38,6 +42,9 @@ impl GcHeader {
 
     /// Increments [`GcHeader`]'s non-roots count.
     pub(crate) fn inc_non_root_count(&self) {
+        if !self.is_member() {
+            return;
+        }
         let non_root_count = self.non_root_count.get() & NON_ROOTS_MASK;
 
         // `non_root_count` must not exceed `ref_count`.
@@ -109,10 +116,29 @@ impl GcHeader {
         self.non_root_count() < self.ref_count()
     }
 
-    /// Sets [`GcHeader`]'s mark bit to 1.
+    /// Sets [`GcHeader`]'s mark bit to 1, if the node is in the heap being collected.
     pub(crate) fn mark(&self) {
+        if self.is_member() {
+            self.non_root_count
+                .set(self.non_root_count.get() | MARK_MASK);
+        }
+    }
+
+    /// Flags the node as part of the heap about to be collected.
+    pub(crate) fn enter_collection(&self) {
         self.non_root_count
-            .set(self.non_root_count.get() | MARK_MASK);
+            .set(self.non_root_count.get() | MEMBER_MASK);
+    }
+
+    /// Clears the flag of [`Self::enter_collection`].
+    pub(crate) fn leave_collection(&self) {
+        self.non_root_count
+            .set(self.non_root_count.get() & !MEMBER_MASK);
+    }
+
+    /// Whether the node is part of the heap being collected.
+    pub(crate) fn is_member(&self) -> bool {
+        self.non_root_count.get() & MEMBER_MASK != 0
     }
 
     /// Sets [`GcHeader`]'s mark bit to 0.
@@ -136,9 +162,41 @@ impl fmt::Debug for GcHeader {
 mod tests {
     use super::*;
 
+    /// A header of the heap being collected: the only kind the collector counts and marks.
+    fn collecting() -> GcHeader {
+        let header = GcHeader::new();
+        header.enter_collection();
+        header
+    }
+
+    #[test]
+    fn a_node_of_another_heap_is_neither_counted_nor_marked() {
+        let header = GcHeader::new();
+        header.inc_non_root_count();
+        header.mark();
+        assert_eq!(header.non_root_count(), 0);
+        assert!(!header.is_marked());
+        assert!(header.is_rooted());
+    }
+
+    #[test]
+    fn the_member_flag_is_not_part_of_the_count() {
+        let header = collecting();
+        header.inc_ref_count();
+        header.inc_non_root_count();
+        header.mark();
+        assert_eq!(header.non_root_count(), 1);
+        header.unmark();
+        header.leave_collection();
+        header.reset_non_root_count();
+        assert_eq!(header.non_root_count(), 0);
+        assert!(!header.is_member());
+        assert!(!header.is_marked());
+    }
+
     #[test]
     fn mark_bit_preserved() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.mark();
         assert!(header.is_marked());
 
@@ -153,7 +211,7 @@ mod tests {
 
     #[test]
     fn reset_preserves_mark() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.inc_non_root_count();
         header.mark();
 
@@ -165,7 +223,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "too many references to a gc allocation")]
     fn inc_ref_panics() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.ref_count.set(NON_ROOTS_MAX);
 
         header.inc_ref_count();
@@ -173,7 +231,7 @@ mod tests {
 
     #[test]
     fn is_rooted_before_saturation() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.inc_ref_count();
 
         header.inc_non_root_count();
@@ -185,7 +243,7 @@ mod tests {
 
     #[test]
     fn saturation_at_higher_ref_count() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.inc_ref_count();
         header.inc_ref_count();
 
@@ -199,7 +257,7 @@ mod tests {
 
     #[test]
     fn unmark_preserves_non_root_count() {
-        let header = GcHeader::new();
+        let header = collecting();
         header.inc_ref_count();
         header.inc_non_root_count();
         header.mark();
@@ -212,9 +270,9 @@ mod tests {
     #[cfg(debug_assertions)]
     #[should_panic(expected = "non_root_count exceeded ref_count: state corruption detected")]
     fn debug_assert_fires_when_non_root_exceeds_ref_count() {
-        let header = GcHeader::new();
+        let header = collecting();
         // Corrupt the state to bypass the cap.
-        header.non_root_count.set(2);
+        header.non_root_count.set(2 | MEMBER_MASK);
         header.inc_non_root_count(); // triggers debug_assert_eq!
     }
 }
