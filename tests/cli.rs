@@ -37,6 +37,7 @@ mod support;
 mod tags;
 mod tls_options;
 mod webcrypto;
+mod worker_threads;
 mod ws;
 
 use std::path::{Path, PathBuf};

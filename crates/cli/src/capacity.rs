@@ -4,23 +4,21 @@
 //! (exit 2). rk6 estimates what the VUs need from their measured cost
 //! (docs/design/004-memory-per-vu.md) and refuses, with the figures, a test that cannot
 //! fit: in memory (available RAM and swap, the cgroup's limit), in address space
-//! (`ulimit -v`), or in memory mappings (`vm.max_map_count`: a worker thread's stack, and
-//! the VU stacks' share of their pooled reservations, or two per VU where the kernel lacks
-//! `MADV_GUARD_INSTALL`).
+//! (`ulimit -v`), or in memory mappings (`vm.max_map_count`: the VU stacks' share of their
+//! pooled reservations, or two per VU where the kernel lacks `MADV_GUARD_INSTALL`; the
+//! worker threads, one a core, add a handful whatever the VU count).
 
 use std::fs;
 
 /// Resident memory one VU takes at least: its realm on the worker's shared built-ins, its
-/// module records and its stack at rest. bench/ (2026-12-06) measures 38 KiB for a VU that
-/// only sleeps and ~123 KiB with a request; a lower bound refuses only what cannot run (it
-/// was 280 KiB before the built-ins were shared, which refused 100,000 VUs on 24 GiB).
-const RSS_PER_VU: u64 = 36 << 10;
-/// Address space one VU reserves: its 8 MiB coroutine stack, plus its share of a worker
-/// thread's 64 MiB stack (48 VUs per worker).
-const VIRTUAL_PER_VU: u64 = (8 << 20) + (64 << 20) / 48 + RSS_PER_VU;
-/// VUs on one worker thread (the JS VU factory's profile), whose stack and guard page are
-/// two mappings.
-const VUS_PER_WORKER: u64 = 48;
+/// module records and its stack at rest. bench/ (2026-12-07, GC domains) measures 27 KiB
+/// for a VU that only sleeps and ~86 KiB with a request; a lower bound refuses only what
+/// cannot run (it was 280 KiB before the built-ins were shared, which refused 100,000 VUs
+/// on 24 GiB).
+const RSS_PER_VU: u64 = 24 << 10;
+/// Address space one VU reserves: its 8 MiB coroutine stack (the worker threads are one a
+/// core, whatever the VU count).
+const VIRTUAL_PER_VU: u64 = (8 << 20) + RSS_PER_VU;
 
 /// What bounds how many VUs fit, as read from the system; `None` where unknown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,7 +80,7 @@ impl Limits {
         if self.guard_splits {
             "2 per VU, as this kernel lacks MADV_GUARD_INSTALL"
         } else {
-            "a worker thread's stack per 48 VUs, and pooled VU stacks"
+            "pooled VU stacks"
         }
     }
 }
@@ -123,9 +121,7 @@ pub(crate) fn check(vus: u64, limits: &Limits) -> Result<(), String> {
             format!("{} under the address-space limit (ulimit -v)", bytes(have)),
         );
     }
-    let need_maps = limits
-        .stack_mappings(vus)
-        .saturating_add(vus.div_ceil(VUS_PER_WORKER).saturating_mul(2));
+    let need_maps = limits.stack_mappings(vus);
     if let Some(have) = limits.maps_left.filter(|&a| need_maps > a) {
         return refuse(
             &format!("memory mappings ({})", limits.maps_per_vu_text()),
@@ -200,13 +196,13 @@ mod tests {
         assert!(check(30_000, &roomy).is_ok());
         let e = check(1_000_000_000_000, &roomy).unwrap_err();
         assert!(e.contains("1000000000000 VUs"), "{e}");
-        assert!(e.contains("32.7 PiB of memory (≈36.0 KiB per VU)"), "{e}");
+        assert!(e.contains("21.8 PiB of memory (≈24.0 KiB per VU)"), "{e}");
         assert!(e.contains("16.0 GiB (available RAM and free swap)"), "{e}");
         let e = check(40_000, &roomy).unwrap_err();
-        // 2 a stack and 2 a worker thread of 48 VUs.
-        assert!(e.contains("81668 of memory mappings (2 per VU"), "{e}");
+        // 2 a stack.
+        assert!(e.contains("80000 of memory mappings (2 per VU"), "{e}");
         assert!(e.contains("65000 under vm.max_map_count"), "{e}");
-        // Pooled stacks: 100,000 VUs take 3125 reservations and 2084 worker threads.
+        // Pooled stacks: 100,000 VUs take 3125 reservations.
         let pooled = Limits {
             maps_left: Some(65_000),
             ..Limits::default()
@@ -215,12 +211,15 @@ mod tests {
         let e = check(
             100_000,
             &Limits {
-                maps_left: Some(5_000),
+                maps_left: Some(3_000),
                 ..pooled
             },
         )
         .unwrap_err();
-        assert!(e.contains("7293 of memory mappings (a worker"), "{e}");
+        assert!(
+            e.contains("3125 of memory mappings (pooled VU stacks"),
+            "{e}"
+        );
         let small_as = Limits {
             address_space_left: Some(GIB),
             ..Limits::default()
@@ -228,7 +227,7 @@ mod tests {
         assert!(check(100, &small_as).is_ok());
         let e = check(200, &small_as).unwrap_err();
         assert!(e.contains("ulimit -v"), "{e}");
-        assert!(e.contains("(≈9.4 MiB per VU"), "{e}");
+        assert!(e.contains("(≈8.0 MiB per VU"), "{e}");
         let cgroup = Limits {
             cgroup_left: Some(100 << 20),
             ..Limits::default()

@@ -4,6 +4,7 @@
 
 pub(crate) mod coroutine;
 pub(crate) mod event_loop;
+pub(crate) mod gc_domains;
 pub(crate) mod gc_pacing;
 pub(crate) mod gc_pauses;
 pub(crate) mod instances;

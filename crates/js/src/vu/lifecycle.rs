@@ -11,7 +11,7 @@ use crate::log::Logger;
 use crate::script::program::{Program, ScriptError, ScriptErrorKind};
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
-use crate::vu::{JsVu, THREAD_STACK};
+use crate::vu::{CreateError, JsVu, THREAD_STACK};
 
 /// What the init context tells before a test starts.
 #[derive(Debug, Clone)]
@@ -87,16 +87,13 @@ impl Lifecycle {
             .name("rk6-lifecycle".into())
             .stack_size(THREAD_STACK)
             .spawn(move || {
-                let rt = match Runtime::init(0, shared) {
-                    Ok(rt) => rt,
-                    Err(e) => {
+                let mut vu = match JsVu::create(0, shared) {
+                    Ok(vu) => vu,
+                    Err(CreateError::Init(e)) => {
                         let _ = ready_tx.send(Err(e));
                         return;
                     }
-                };
-                let mut vu = match JsVu::new(rt) {
-                    Ok(vu) => vu,
-                    Err(e) => {
+                    Err(CreateError::Stack(e)) => {
                         let _ = ready_tx.send(Err(ScriptError::new(
                             ScriptErrorKind::Io,
                             format!("{} for the setup/teardown VU: {e}", super::STACK_FAILURE),

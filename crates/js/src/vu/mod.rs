@@ -16,6 +16,7 @@ use rk6_scheduler::{Iteration, IterationOutcome, Vu, VuFactory, WorkerProfile};
 use tokio_util::sync::CancellationToken;
 
 use crate::host::coroutine::CoCell;
+use crate::host::gc_domains::{self, DomainId};
 use crate::host::stack::StackError;
 use crate::shared::Shared;
 use crate::vu::runtime::Runtime;
@@ -23,12 +24,11 @@ use crate::vu::runtime::Runtime;
 /// The native stack of every thread a [`Runtime`] is built on: Boa's parser is recursive.
 pub(crate) const THREAD_STACK: usize = 64 << 20;
 
-/// The worker threads JS VUs need. At most 48 VUs a thread: Boa's GC stops the whole thread,
-/// so its pause grows with the VUs on it. Re-measured with shared built-ins (design 004, "How
-/// many VUs a worker holds"): 128 a thread saved a quarter of the memory but paused workers
-/// up to 185 ms at 20,000 VUs, where 48 a thread stays near 10 ms.
+/// The worker threads JS VUs need: one a core, whatever the VU count. A worker's VUs are
+/// split into GC domains of a heap each (`host::gc_domains`), which bound the pauses that
+/// once bounded the VUs a thread held (48, design 004).
 const WORKER_PROFILE: WorkerProfile = WorkerProfile {
-    max_vus_per_worker: 48,
+    max_vus_per_worker: u64::MAX,
     stack_size: THREAD_STACK,
 };
 
@@ -53,8 +53,10 @@ impl VuFactory for JsVuFactory {
 
     fn create(&self, id: u64) -> Result<JsVu, String> {
         crate::host::gc_pauses::watch(&self.shared.gc_pauses);
-        let runtime = Runtime::init(id, self.shared.clone()).map_err(|e| e.message)?;
-        JsVu::new(runtime).map_err(|e| format!("{STACK_FAILURE} for VU {id}: {e}"))
+        JsVu::create(id, self.shared.clone()).map_err(|e| match e {
+            CreateError::Init(e) => e.message,
+            CreateError::Stack(e) => format!("{STACK_FAILURE} for VU {id}: {e}"),
+        })
     }
 
     fn worker_profile(&self) -> WorkerProfile {
@@ -62,22 +64,47 @@ impl VuFactory for JsVuFactory {
     }
 }
 
+/// Why a VU could not be created.
+pub(crate) enum CreateError {
+    /// Its init context failed.
+    Init(crate::script::program::ScriptError),
+    /// It got no coroutine stack.
+    Stack(StackError),
+}
+
 /// A VU running k6 JavaScript.
 pub struct JsVu {
-    cell: CoCell<Runtime>,
+    /// Dropped inside the VU's GC domain (see `Drop`).
+    cell: std::mem::ManuallyDrop<CoCell<Runtime>>,
+    domain: DomainId,
     iterations: u64,
 }
 
 impl JsVu {
-    pub(crate) fn new(runtime: Runtime) -> Result<JsVu, StackError> {
-        let cell = CoCell::new(runtime, |rt, suspender| {
-            *rt.host.suspender.borrow_mut() = Some(suspender);
-        })?;
-        crate::host::gc_pacing::vu_added();
-        Ok(JsVu {
-            cell,
-            iterations: 0,
-        })
+    /// Builds VU `id` in a GC domain of the calling thread.
+    pub(crate) fn create(id: u64, shared: Arc<Shared>) -> Result<JsVu, CreateError> {
+        let domain = gc_domains::place();
+        gc_domains::enter(domain);
+        crate::host::gc_pacing::vu_added(domain);
+        let built = Runtime::init(id, shared)
+            .map_err(CreateError::Init)
+            .and_then(|runtime| {
+                CoCell::new(runtime, |rt, suspender| {
+                    *rt.host.suspender.borrow_mut() = Some(suspender);
+                })
+                .map_err(CreateError::Stack)
+            });
+        match built {
+            Ok(cell) => Ok(JsVu {
+                cell: std::mem::ManuallyDrop::new(cell),
+                domain,
+                iterations: 0,
+            }),
+            Err(e) => {
+                gc_domains::leave(domain);
+                Err(e)
+            }
+        }
     }
 
     /// Runs `f` on the runtime inside the coroutine (blocking calls allowed).
@@ -86,7 +113,15 @@ impl JsVu {
         interrupt: Option<CancellationToken>,
         f: impl FnOnce(&mut Runtime) -> R + 'static,
     ) -> R {
-        self.cell.run(interrupt, f).await
+        // A VU's coroutine allocates only while it is resumed, which only happens inside
+        // these polls: its domain's heap is active for each of them.
+        let domain = self.domain;
+        let mut inner = std::pin::pin!(self.cell.run(interrupt, f));
+        std::future::poll_fn(|cx| {
+            gc_domains::enter(domain);
+            std::future::Future::poll(inner.as_mut(), cx)
+        })
+        .await
     }
 }
 
@@ -99,11 +134,11 @@ impl Vu for JsVu {
         self.iterations += 1;
         let interrupt = it.interrupt.clone();
         async move {
+            let domain = self.domain;
             let out = self
-                .cell
-                .run(Some(interrupt), move |rt| rt.run_iteration(&it, n))
+                .with(Some(interrupt), move |rt| rt.run_iteration(&it, n))
                 .await;
-            crate::host::gc_pacing::collect_if_due();
+            crate::host::gc_pacing::collect_if_due(domain);
             out
         }
     }
@@ -111,7 +146,10 @@ impl Vu for JsVu {
 
 impl Drop for JsVu {
     fn drop(&mut self) {
-        crate::host::gc_pacing::vu_removed();
+        gc_domains::enter(self.domain);
+        // SAFETY: dropped once, here; the field is not used again.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.cell) };
+        gc_domains::leave(self.domain);
     }
 }
 
@@ -122,8 +160,8 @@ mod tests {
     #[test]
     fn js_workers_hold_48_vus_on_64_mib_stacks() {
         assert_eq!(WORKER_PROFILE.stack_size, 64 << 20);
-        assert_eq!(WORKER_PROFILE.workers_for(48, 1), 1);
-        assert_eq!(WORKER_PROFILE.workers_for(49, 1), 2);
-        assert_eq!(WORKER_PROFILE.workers_for(1000, 2), 21);
+        assert_eq!(WORKER_PROFILE.workers_for(1, 2), 1);
+        assert_eq!(WORKER_PROFILE.workers_for(1000, 2), 2);
+        assert_eq!(WORKER_PROFILE.workers_for(250_000, 2), 2, "a thread a core");
     }
 }
