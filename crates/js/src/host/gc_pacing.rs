@@ -8,8 +8,8 @@
 //!
 //! So each GC domain (a worker's VUs in groups with a heap each, `gc_domains`) also counts
 //! the native bytes its responses hold and collects once they pass a budget: 32 KiB per VU
-//! of the domain, at least 1 MiB. A collection marks every realm of the domain (~0.1 ms per
-//! VU), so the floor keeps a busy domain with few VUs on Boa's own pace, and the count starts
+//! of the domain, at least 2 MiB (what a worker had when it was one heap). A collection marks
+//! every realm of the domain, so the floor keeps a busy domain with few VUs on Boa's own pace, and the count starts
 //! at a different point in each domain, so domains under the same load do not all stop at the
 //! same moment.
 
@@ -21,7 +21,7 @@ use crate::host::gc_domains::{self, DomainId};
 /// Native bytes allowed per VU of a domain between collections.
 const PER_VU: u64 = 32 * 1024;
 /// The least budget of a domain, whatever its VU count.
-const FLOOR: u64 = 1024 * 1024;
+const FLOOR: u64 = 2 * 1024 * 1024;
 /// How full a domain's heap may stay after one of Boa's own collections before the next
 /// threshold is raised (Boa's default 70). At 50 a JS-heavy worker collects half as often:
 /// the 50-VU journey 41–44 collections in 10 s instead of 82–87, −3.3 % instructions, ~35 KiB
