@@ -846,9 +846,10 @@ export default function () {}
     let whole = read_json(&dir.path("whole.json"));
     assert_eq!(whole["metrics"]["iterations"]["count"], 60, "{whole}");
     assert_eq!(whole["aggregate"]["secret"], true, "{whole}");
-    // The two forged pushes and at least the intruder's first and last.
+    // The two forged pushes and the intruder's: at least its last one (a run as short as
+    // this one can end within its first push period, so its first push is its last).
     let refused = whole["aggregate"]["refused_pushes"].as_u64().unwrap();
-    assert!(refused >= 4, "{whole}");
+    assert!(refused >= 3, "{whole}");
     assert!(
         agg.stdout.contains(&format!(
             "The aggregator refused {refused} pushes without its secret (RK6_AGGREGATE_SECRET); what they carried is not in these figures."
