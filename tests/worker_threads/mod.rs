@@ -24,9 +24,9 @@ fn peak_threads(child: &mut std::process::Child) -> u64 {
     peak
 }
 
-/// 1500 VUs (31 domains of 48) that each keep a private object graph across iterations and
-/// make garbage enough for their domains to collect many times. Every VU finds its own
-/// graph intact at every iteration, and the process holds a handful of threads: it used to
+/// 1500 VUs (31 domains of 48) that each keep a private object graph and a `WeakMap` keyed
+/// on shared built-ins across iterations, and make garbage enough for their domains to
+/// collect many times. Every VU finds its own graph and weak entries intact at every iteration, and the process holds a handful of threads: it used to
 /// start a worker thread per 48 VUs (32 here), so the thread count grew with the VUs until
 /// 250,000 VUs ran out of file descriptors for their event loops.
 #[cfg(target_os = "linux")]
@@ -38,6 +38,9 @@ import { check } from 'k6';
 import { Counter } from 'k6/metrics';
 const mine = { vu: __VU, items: [] };
 const seen = new Counter('intact');
+// Keys shared by the VUs of a thread (built-ins live in one domain's heap): a weak entry a
+// VU keys on them lives as long as the key, across the collections of the VU's own domain.
+const weak = new WeakMap([[Math, __VU], [JSON, -__VU]]);
 export const options = {
   scenarios: { many: { executor: 'per-vu-iterations', vus: 1500, iterations: 4, maxDuration: '2m' } },
 };
@@ -46,26 +49,38 @@ export default function () {
     const junk = { i, s: 'x'.repeat(16) + i, a: [i, i + 1, { vu: __VU }] };
     if (i % 50 === 0) mine.items.push({ vu: __VU, n: mine.items.length, junk });
   }
-  const ok = mine.vu === __VU && mine.items.every((it, n) => it.vu === __VU && it.n === n && it.junk.a[2].vu === __VU);
+  const ok = weak.get(Math) === __VU && weak.get(JSON) === -__VU && mine.vu === __VU && mine.items.every((it, n) => it.vu === __VU && it.n === n && it.junk.a[2].vu === __VU);
   if (ok && mine.items.length === 4 * (__ITER + 1)) seen.add(1);
 }
 "#;
     dir.write("script.js", script);
     let export = dir.path("summary.json");
+    // `-v` reports the collections (into a file: a pipe nobody reads could fill up).
+    let log = dir.path("stderr.log");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rk6"))
-        .args(["run", "-q", "--address", "", "--summary-export"])
+        .args(["run", "-v", "-q", "--address", "", "--summary-export"])
         .arg(&export)
         .arg("script.js")
         .current_dir(&dir.0)
         .env("NO_COLOR", "1")
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
         .spawn()
         .unwrap();
     let peak = peak_threads(&mut child);
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let collections: u64 = stderr
+        .split_once("garbage-collection pauses up to ")
+        .and_then(|(_, rest)| rest.split_once(" over "))
+        .and_then(|(_, rest)| rest.split_once(' '))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no collection report: {stderr}"));
+    assert!(
+        collections > 31,
+        "more collections than domains, so VUs ran beside collections of other domains: {collections}"
+    );
     let export: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     assert_eq!(metric(&export, "iterations")["count"], 6000, "{export}");
