@@ -8,10 +8,10 @@
 //!
 //! So each GC domain (a worker's VUs in groups with a heap each, `gc_domains`) also counts
 //! the native bytes its responses hold and collects once they pass a budget: 32 KiB per VU
-//! of the domain, at least 2 MiB (what a worker had when it was one heap). A collection marks
-//! every realm of the domain, so the floor keeps a busy domain with few VUs on Boa's own pace, and the count starts
-//! at a different point in each domain, so domains under the same load do not all stop at the
-//! same moment.
+//! of the domain, at least 2 MiB (what a worker had when it was one heap). A collection
+//! marks every realm of the domain, so the floor keeps a busy domain with few VUs on Boa's
+//! own pace, and the count starts at a different point in each domain, so domains under the
+//! same load do not all stop at the same moment.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
