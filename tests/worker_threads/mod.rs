@@ -26,9 +26,10 @@ fn peak_threads(child: &mut std::process::Child) -> u64 {
 
 /// 1500 VUs (31 domains of 48) that each keep a private object graph and a `WeakMap` keyed
 /// on shared built-ins across iterations, and make garbage enough for their domains to
-/// collect many times. Every VU finds its own graph and weak entries intact at every iteration, and the process holds a handful of threads: it used to
-/// start a worker thread per 48 VUs (32 here), so the thread count grew with the VUs until
-/// 250,000 VUs ran out of file descriptors for their event loops.
+/// collect many times. Every VU finds its own graph and weak entries intact at every
+/// iteration, and the process holds a handful of threads: it used to start a worker thread
+/// per 48 VUs (32 here), so the thread count grew with the VUs until 250,000 VUs ran out of
+/// file descriptors for their event loops.
 #[cfg(target_os = "linux")]
 #[test]
 fn vus_share_a_thread_a_core_and_keep_their_state_apart() {
