@@ -67,7 +67,7 @@ pub(crate) fn place() -> DomainId {
 
 /// A VU of the domain was dropped.
 pub(crate) fn leave(id: DomainId) {
-    DOMAINS.with(|d| {
+    let _ = DOMAINS.try_with(|d| {
         if let Some(domain) = d.borrow_mut().get_mut(id.0) {
             domain.vus = domain.vus.saturating_sub(1);
         }
@@ -90,7 +90,11 @@ pub(crate) fn active() -> Option<DomainId> {
 /// what the thread allocates between polls (nothing of a VU's) is as safe in one heap as in
 /// another.
 pub(crate) fn enter(id: DomainId) {
-    let active = ACTIVE.with(Cell::get);
+    // `try_with`: a VU dropped while the thread's locals are being destroyed allocates
+    // nothing, and has no heap left to enter.
+    let Ok(active) = ACTIVE.try_with(Cell::get) else {
+        return;
+    };
     if active != id.0 {
         switch(active, id.0);
     }
@@ -99,7 +103,7 @@ pub(crate) fn enter(id: DomainId) {
 /// Takes `from`'s heap out of the active slot (putting the thread's own heap back), then
 /// puts `to`'s in; either may be [`NONE`].
 fn switch(from: usize, to: usize) {
-    DOMAINS.with(|d| {
+    let _ = DOMAINS.try_with(|d| {
         let mut domains = d.borrow_mut();
         if let Some(domain) = domains.get_mut(from) {
             boa_gc::swap_heap(&mut domain.heap);
@@ -108,7 +112,7 @@ fn switch(from: usize, to: usize) {
             boa_gc::swap_heap(&mut domain.heap);
         }
     });
-    ACTIVE.with(|a| a.set(to));
+    let _ = ACTIVE.try_with(|a| a.set(to));
 }
 
 #[cfg(test)]
