@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runner as common  # noqa: E402
@@ -76,7 +77,6 @@ def main():
         os.chmod(root, 0o755)
         nginx = start_nginx(root, h2, h1)
         try:
-            import time
             time.sleep(1)
             for r in range(args.repeats):
                 tools = [("rk6", rk6), ("k6", k6)]
@@ -108,7 +108,7 @@ def main():
         "",
         f"`bench/https.py`: scripts/tight.js, {args.vus} VUs, {args.duration} s, {args.repeats} repeats, "
         "medians; nginx on 127.0.0.1 with TLS 1.3 (P-256 certificate), HTTP/2 by ALPN or HTTP/1.1 only; "
-        f"rk6 `{common.git('rev-parse', '--short', 'HEAD')}`, k6 {common.version([k6, 'version'])}.",
+        f"rk6 `{common.git('rev-parse', '--short', 'HEAD')}`, {common.version([k6, 'version'])}.",
         "",
         "| protocol | tool | requests | CPU µs / request | peak RSS MiB |",
         "|---|---|---|---|---|",
