@@ -5,20 +5,23 @@ use std::time::Duration;
 
 use crate::error::LaunchError;
 
-/// Names k6 looks for on `PATH` when `K6_BROWSER_EXECUTABLE_PATH` is not set, in its order.
+/// What k6 looks for when `K6_BROWSER_EXECUTABLE_PATH` is not set, in its order (a headless
+/// shell first): names on `PATH`, and one absolute path.
 const PATH_NAMES: &[&str] = &[
+    "headless_shell",
+    "headless-shell",
     "chromium",
     "chromium-browser",
     "google-chrome",
     "google-chrome-stable",
     "google-chrome-beta",
     "google-chrome-unstable",
+    "/usr/bin/google-chrome",
     "chrome",
-    "headless_shell",
-    "headless-shell",
 ];
 
-/// Well-known install locations tried after `PATH`.
+/// Well-known install locations tried after k6's list, where a package puts Chromium outside
+/// `PATH`.
 const KNOWN_PATHS: &[&str] = &[
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
@@ -212,6 +215,12 @@ pub fn find_executable(
         };
     }
     for name in PATH_NAMES {
+        if name.starts_with('/') {
+            if is_executable(Path::new(name)) {
+                return Ok(PathBuf::from(name));
+            }
+            continue;
+        }
         for dir in path.unwrap_or("").split(':').filter(|d| !d.is_empty()) {
             let candidate = Path::new(dir).join(name);
             if is_executable(&candidate) {
@@ -258,14 +267,24 @@ mod tests {
     fn path_is_searched_in_k6s_order() {
         let dir = std::env::temp_dir().join(format!("rk6-cdp-find-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for name in ["google-chrome", "chromium-browser"] {
+        let add = |name: &str| {
             let p = dir.join(name);
             std::fs::write(&p, "#!/bin/sh\n").unwrap();
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-        let found = find_executable(None, Some(dir.to_str().unwrap())).unwrap();
-        assert_eq!(found, dir.join("chromium-browser"));
+        };
+        let find = || find_executable(None, Some(dir.to_str().unwrap())).unwrap();
+        add("google-chrome");
+        add("chromium-browser");
+        assert_eq!(find(), dir.join("chromium-browser"));
+        add("chromium");
+        assert_eq!(find(), dir.join("chromium"));
+        // k6 1.1.0 prefers a headless shell (Playwright's and Google's builds install one
+        // under this name) over a full Chromium on the same PATH.
+        add("headless-shell");
+        assert_eq!(find(), dir.join("headless-shell"));
+        add("headless_shell");
+        assert_eq!(find(), dir.join("headless_shell"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
