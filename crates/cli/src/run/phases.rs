@@ -168,6 +168,11 @@ pub(super) async fn execute(
     // `--linger`: the API stays up (at status 9, or 10 when stopped before the start) until
     // a signal; the summary comes after, so a teardown run through the API counts in it.
     // Meanwhile `GET /v1/status` reports the exit code the run will end with (k6 2.3).
+    // The API already says the run ended, so from now on a signal ends the wait silently,
+    // even one that comes while the verdict below is worked out.
+    if flow.linger && serving {
+        lingering.store(true, Ordering::Relaxed);
+    }
     if flow.linger && serving && !signalled.is_cancelled() {
         let code = match &result {
             Err(e) => e.code,
@@ -182,7 +187,6 @@ pub(super) async fn execute(
             }
         };
         test.control.set_exit_code(code as i32);
-        lingering.store(true, Ordering::Relaxed);
         signalled.cancelled().await;
     }
     result
