@@ -211,6 +211,7 @@ def main():
     ap.add_argument("--port", type=int, default=18190, help="ws echo port; grpc uses port+1")
     ap.add_argument("--pause", type=float, default=1.0)
     ap.add_argument("--no-readme", action="store_true")
+    ap.add_argument("--out", help="results file name without extension (default protocols, or protocols-quick)")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     args.duration = args.duration or (4 if args.quick else 10)
@@ -260,7 +261,7 @@ def main():
     common.log(f"all runs done in {time.time() - t0:.0f}s; logs in {logdir}")
     text, aggs = report(args, scens, results, meta)
     os.makedirs(RESULTS, exist_ok=True)
-    out = os.path.join(RESULTS, "protocols-quick.md" if args.quick else "protocols.md")
+    out = os.path.join(RESULTS, (args.out or ("protocols-quick" if args.quick else "protocols")) + ".md")
     with open(out, "w") as f:
         f.write("# rk6 vs k6: WebSockets and gRPC\n\n" + text + "\n")
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
